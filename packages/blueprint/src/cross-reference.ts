@@ -1,0 +1,167 @@
+/**
+ * Rules that relate one part of a blueprint to another. The schema has already checked each
+ * part on its own; here we check that names resolve, quotas nest (project ≤ department, limit
+ * ≥ deserved), and that every workload a generator can produce can run somewhere.
+ */
+import { BUILT_IN_PRIORITY_CLASSES, isPreemptible } from "./priority-classes.js";
+import { type BlueprintProblem, describeValue, type YamlPath } from "./problems.js";
+import type { Blueprint, NodePool } from "./schema.js";
+import { nodeName, podShape } from "./shape.js";
+
+export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
+  const problems: BlueprintProblem[] = [];
+  const error = (path: YamlPath, expected: string, found: string) =>
+    problems.push({ severity: "error", path, expected, found });
+  const warning = (path: YamlPath, expected: string, found: string) =>
+    problems.push({ severity: "warning", path, expected, found });
+
+  const unique = <T extends { name: string }>(items: readonly T[], section: string) => {
+    const seen = new Map<string, number>();
+    items.forEach((item, index) => {
+      const first = seen.get(item.name);
+      if (first !== undefined) error([section, index, "name"], `a name not used before in ${section}`, `"${item.name}", already at ${section}[${first}]`);
+      else seen.set(item.name, index);
+    });
+  };
+  unique(bp.nodePools, "nodePools");
+  unique(bp.departments, "departments");
+  unique(bp.projects, "projects");
+  unique(bp.workloads, "workloads");
+  unique(bp.priorityClasses, "priorityClasses");
+
+  const pools = new Map(bp.nodePools.map((pool) => [pool.name, pool]));
+  const poolNames = [...pools.keys()].map((n) => `"${n}"`).join(", ");
+  const departments = new Map(bp.departments.map((d) => [d.name, d]));
+  const projects = new Map(bp.projects.map((p) => [p.name, p]));
+  const builtIn = new Set(BUILT_IN_PRIORITY_CLASSES.map((c) => c.name));
+  const priorities = new Map(BUILT_IN_PRIORITY_CLASSES.map((c) => [c.name, c.value]));
+  bp.priorityClasses.forEach((c, index) => {
+    if (builtIn.has(c.name)) error(["priorityClasses", index, "name"], "a name that is not a built-in priority class", `"${c.name}"`);
+    priorities.set(c.name, c.value);
+  });
+
+  const unknownPool = (path: YamlPath, pool: string) => {
+    if (!pools.has(pool)) error(path, `a node pool declared in nodePools (${poolNames})`, `"${pool}"`);
+  };
+
+  bp.departments.forEach((dept, d) => {
+    for (const [pool, quota] of Object.entries(dept.nodePools)) {
+      unknownPool(["departments", d, "nodePools", pool], pool);
+      if (quota.limit >= 0 && quota.limit < quota.deserved) {
+        error(["departments", d, "nodePools", pool, "limit"], `a limit of at least the deserved quota (${quota.deserved}) or -1`, String(quota.limit));
+      }
+    }
+  });
+
+  bp.projects.forEach((project, p) => {
+    if (!departments.has(project.department)) {
+      error(["projects", p, "department"], `a department declared in departments (${bp.departments.map((d) => `"${d.name}"`).join(", ")})`, `"${project.department}"`);
+    }
+    if (Object.keys(project.nodePools).length === 0) {
+      error(["projects", p, "nodePools"], "quota in at least one node pool", "an empty mapping");
+    }
+    for (const [pool, quota] of Object.entries(project.nodePools)) {
+      unknownPool(["projects", p, "nodePools", pool], pool);
+      if (quota.limit >= 0 && quota.limit < quota.deserved) {
+        error(["projects", p, "nodePools", pool, "limit"], `a limit of at least the deserved quota (${quota.deserved}) or -1`, String(quota.limit));
+      }
+    }
+  });
+
+  // Run:ai: a department's quota should cover the sum of its projects' quotas, per node pool.
+  bp.departments.forEach((dept, d) => {
+    for (const pool of pools.keys()) {
+      const members = bp.projects.filter((p) => p.department === dept.name && p.nodePools[pool] !== undefined);
+      const sum = members.reduce((total, p) => total + (p.nodePools[pool]?.deserved ?? 0), 0);
+      if (sum === 0) continue;
+      const deptQuota = dept.nodePools[pool];
+      const detail = members.map((p) => `${p.name} ${p.nodePools[pool]?.deserved}`).join(", ");
+      if (deptQuota === undefined) {
+        error(["departments", d, "nodePools"], `a quota for node pool "${pool}" of at least ${sum} GPUs (its projects' deserved: ${detail})`, "no quota for that pool");
+      } else if (deptQuota.deserved < sum) {
+        error(["departments", d, "nodePools", pool, "deserved"], `at least the sum of its projects' deserved quotas, ${sum} (${detail})`, String(deptQuota.deserved));
+      }
+    }
+  });
+
+  // Quotas may over-subscribe a pool (Run:ai allows it), but then "deserved" is not guaranteed.
+  for (const [poolName, pool] of pools) {
+    const capacity = pool.nodes * pool.gpusPerNode;
+    const deserved = bp.departments.reduce((total, d) => total + (d.nodePools[poolName]?.deserved ?? 0), 0);
+    if (deserved > capacity) {
+      const index = bp.nodePools.indexOf(pool);
+      warning(["nodePools", index], `departments' deserved quotas within the pool's ${capacity} GPUs`, `${deserved} GPUs deserved in total`);
+    }
+  }
+
+  bp.workloads.forEach((gen, g) => {
+    const project = projects.get(gen.project);
+    if (project === undefined) {
+      error(["workloads", g, "project"], `a project declared in projects (${bp.projects.map((p) => `"${p.name}"`).join(", ")})`, `"${gen.project}"`);
+      return;
+    }
+    const chosen = gen.nodePools ?? Object.keys(project.nodePools);
+    (gen.nodePools ?? []).forEach((pool, i) => {
+      unknownPool(["workloads", g, "nodePools", i], pool);
+      if (pools.has(pool) && project.nodePools[pool] === undefined) {
+        error(["workloads", g, "nodePools", i], `a node pool in which project "${project.name}" has a quota (${Object.keys(project.nodePools).join(", ") || "none"})`, `"${pool}"`);
+      }
+    });
+    const usable = chosen.filter((name) => pools.has(name) && project.nodePools[name] !== undefined).map((name) => pools.get(name) as NodePool);
+    if (usable.length === 0) return;
+
+    gen.mix.forEach((kind, k) => {
+      const base: YamlPath = ["workloads", g, "mix", k];
+      const priority = priorities.get(kind.priorityClass);
+      if (priority === undefined) {
+        error([...base, "priorityClass"], `a priority class (${[...priorities.keys()].join(", ")})`, `"${kind.priorityClass}"`);
+      }
+      kind.gpus.forEach(([gpus, pct], i) => {
+        const previous = i === 0 ? 0 : (kind.gpus[i - 1]?.[1] ?? 0);
+        if (pct === previous) return; // a zero-probability point is never drawn
+        const fits = usable.filter((pool) => {
+          if (podShape(kind.type, gpus, pool) === undefined) return false;
+          const quota = project.nodePools[pool.name];
+          if (quota === undefined) return false;
+          if (quota.limit >= 0 && gpus > quota.limit) return false;
+          if (priority !== undefined && !isPreemptible(priority) && gpus > quota.deserved) return false;
+          return true;
+        });
+        if (fits.length > 0) return;
+        error([...base, "gpus", i, 0], neverFitsExplanation(kind.type, usable, project.nodePools, priority), describeValue(gpus));
+      });
+    });
+  });
+
+  const nodes = new Map<string, NodePool>();
+  for (const pool of bp.nodePools) for (let i = 0; i < pool.nodes; i++) nodes.set(nodeName(pool, i), pool);
+  bp.faults.injections.forEach((injection, i) => {
+    const pool = nodes.get(injection.node);
+    if (pool === undefined) {
+      const examples = bp.nodePools.map((p) => nodeName(p, 0)).join(", ");
+      error(["faults", "injections", i, "node"], `a node of the blueprint (names look like ${examples})`, describeValue(injection.node));
+    } else if (injection.gpu >= pool.gpusPerNode) {
+      error(["faults", "injections", i, "gpu"], `a GPU index below ${pool.gpusPerNode} (GPUs per node in pool "${pool.name}")`, String(injection.gpu));
+    }
+  });
+  return problems;
+}
+
+function neverFitsExplanation(
+  type: string,
+  usable: readonly NodePool[],
+  quotas: Blueprint["projects"][number]["nodePools"],
+  priority: number | undefined,
+): string {
+  const facts = usable.map((pool) => {
+    const quota = quotas[pool.name];
+    const limit = quota && quota.limit >= 0 ? `, limit ${quota.limit}` : "";
+    return `${pool.name}: ${pool.nodes}×${pool.gpusPerNode} GPUs, deserved ${quota?.deserved ?? 0}${limit}`;
+  });
+  const rule =
+    type === "distributed-training"
+      ? "a GPU count that splits evenly into at most one pod per node"
+      : "a GPU count that fits on one node (use type distributed-training to span nodes)";
+  const quotaRule = priority !== undefined && !isPreemptible(priority) ? ", within the deserved quota (non-preemptible) and the limit" : " and within the limit";
+  return `${rule}${quotaRule} in some node pool of the workload (${facts.join("; ")})`;
+}

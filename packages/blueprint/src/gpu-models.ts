@@ -1,0 +1,66 @@
+/**
+ * The GPU models a blueprint may declare, with the physical properties that later layers
+ * (DCGM values, capacity) derive from. Values and their sources are collected in
+ * ../shared/references/dcgm.md §3 ("Realistic values: A100-SXM4-80GB vs H100-SXM5-80GB").
+ * Where a value comes from a third-party `nvidia-smi` capture rather than a vendor document,
+ * the comment says so; a later capture from real hardware replaces it.
+ */
+
+export interface GpuModel {
+  /** The NVML device name (what nvidia-smi and dcgm-exporter's `modelName` show). */
+  readonly modelName: string;
+  /** GPU Feature Discovery's `nvidia.com/gpu.product` form of the name. */
+  readonly product: string;
+  readonly architecture: "ampere" | "hopper";
+  readonly framebufferMiB: number;
+  /** Framebuffer reserved by the driver at idle. */
+  readonly framebufferReservedMiB: number;
+  readonly powerLimitW: number;
+  readonly idlePowerW: number;
+  readonly smClockIdleMHz: number;
+  readonly smClockMaxMHz: number;
+  readonly memoryClockMHz: number;
+  readonly slowdownTempC: number;
+  readonly shutdownTempC: number;
+}
+
+export const GPU_MODELS = {
+  // A100 SXM4 80GB: name string and 81920 MiB from public nvidia-smi outputs [3p];
+  // 400 W default power limit from the A100 datasheet; idle power and clocks from NVIDIA's
+  // nvml-mock profile shipped by run-ai/fake-gpu-operator v0.2.0 (templates/profiles/builtin.yaml);
+  // 1593 MHz memory clock derived for HBM2e at 3.2 Gb/s (dcgm.md §3).
+  "A100-SXM4-80GB": {
+    modelName: "NVIDIA A100-SXM4-80GB",
+    product: "NVIDIA-A100-SXM4-80GB",
+    architecture: "ampere",
+    framebufferMiB: 81920,
+    framebufferReservedMiB: 583,
+    powerLimitW: 400,
+    idlePowerW: 72,
+    smClockIdleMHz: 210,
+    smClockMaxMHz: 1410,
+    memoryClockMHz: 1593,
+    slowdownTempC: 87,
+    shutdownTempC: 92,
+  },
+  // H100 SXM5 80GB: name and 81559 MiB total / 516 MiB reserved, 700 W limit, 345/1980 MHz SM and
+  // 2619 MHz memory clocks, 89/92 °C slowdown/shutdown from a real `nvidia-smi -q` of the same
+  // HBM3 80 GB board (H800) [3p]; idle power 74.7 W from the same capture.
+  "H100-80GB-HBM3": {
+    modelName: "NVIDIA H100 80GB HBM3",
+    product: "NVIDIA-H100-80GB-HBM3",
+    architecture: "hopper",
+    framebufferMiB: 81559,
+    framebufferReservedMiB: 516,
+    powerLimitW: 700,
+    idlePowerW: 75,
+    smClockIdleMHz: 345,
+    smClockMaxMHz: 1980,
+    memoryClockMHz: 2619,
+    slowdownTempC: 89,
+    shutdownTempC: 92,
+  },
+} as const satisfies Record<string, GpuModel>;
+
+export type GpuModelId = keyof typeof GPU_MODELS;
+export const GPU_MODEL_IDS = Object.keys(GPU_MODELS) as [GpuModelId, ...GpuModelId[]];

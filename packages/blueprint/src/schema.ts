@@ -1,0 +1,259 @@
+/**
+ * The blueprint schema: the one declaration of a simulated Run:ai cluster. Everything the
+ * simulation knows about the world comes from here. The JSON Schema in blueprints/ is generated
+ * from this file (`just gen`), so descriptions here are what editors show while typing.
+ *
+ * Structural rules live here; rules that relate one part of the blueprint to another (unknown
+ * project, quotas exceeding the department, a workload that can never fit) live in
+ * cross-reference.ts.
+ */
+import { z } from "zod";
+import { parseDuration } from "./duration.js";
+import { GPU_MODEL_IDS } from "./gpu-models.js";
+import { KNOWN_XIDS } from "./xid-catalogue.js";
+
+/** Kubernetes DNS-1123 label: names become namespaces, pod names and label values. */
+const K8S_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const name = (what: string) =>
+  z
+    .string()
+    .max(63)
+    .regex(K8S_NAME, {
+      message: `${what} must be a Kubernetes DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit)`,
+    });
+
+const DURATION_PATTERN = "^(\\d+(\\.\\d+)?(ms|s|m|h|d|w))+$";
+export const durationSchema = z
+  .string()
+  .regex(new RegExp(DURATION_PATTERN), { message: 'a duration such as "90s", "15m", "1h30m" or "7d"' })
+  .transform((text) => parseDuration(text) as number)
+  .meta({ description: 'Duration: digits with a unit (ms, s, m, h, d, w), e.g. "90s", "1h30m", "7d".' });
+
+const percent = z.number().min(0).max(100);
+
+/**
+ * An empirical CDF as the GPU-cluster traces publish them: [value, cumulative % of workloads
+ * with at most that value], ascending, ending at 100.
+ */
+function cdf<T extends z.ZodType<number, unknown>>(value: T, valueName: string) {
+  return z
+    .array(z.tuple([value, percent]))
+    .min(1)
+    .superRefine((points, ctx) => {
+      for (let i = 1; i < points.length; i++) {
+        const [prevValue, prevPct] = points[i - 1] as [number, number];
+        const [curValue, curPct] = points[i] as [number, number];
+        if (curValue <= prevValue) {
+          ctx.addIssue({
+            code: "custom",
+            path: [i, 0],
+            message: `expected ${valueName}s in ascending order (greater than the previous point's)`,
+            input: points[i]?.[0],
+          });
+        }
+        if (curPct < prevPct) {
+          ctx.addIssue({
+            code: "custom",
+            path: [i, 1],
+            message: `expected cumulative percentages that never decrease (previous point: ${prevPct})`,
+            input: curPct,
+          });
+        }
+      }
+      const last = points[points.length - 1] as [number, number];
+      if (last[1] !== 100) {
+        ctx.addIssue({
+          code: "custom",
+          path: [points.length - 1, 1],
+          message: "expected the last point of a CDF to reach 100 (%)",
+          input: last[1],
+        });
+      }
+    });
+}
+
+const gpuCount = z.int().min(1).max(4096);
+
+const nodePoolSchema = z
+  .strictObject({
+    name: name("node pool name"),
+    nodeLabel: z
+      .strictObject({
+        key: z.string().min(1).max(317),
+        value: z.string().max(63),
+      })
+      .meta({
+        description:
+          "The node label whose value puts a node in this pool (Run:ai node pools are defined by an admin-chosen node label).",
+      }),
+    nodes: z.int().min(1).max(20_000),
+    gpuModel: z.enum(GPU_MODEL_IDS),
+    gpusPerNode: z.int().min(1).max(16),
+    cpuCores: z.int().min(1).max(4096),
+    memoryGiB: z.int().min(1).max(65_536),
+    nodeNamePrefix: name("node name prefix")
+      .optional()
+      .meta({ description: 'Node names are <prefix><index>; default "<pool name>-node-".' }),
+  })
+  .meta({ description: "A Run:ai node pool: identical nodes sharing a label." });
+
+const departmentQuota = z.strictObject({
+  deserved: z.int().min(0).meta({ description: "GPUs the department is guaranteed in this node pool." }),
+  limit: z.int().min(-1).default(-1).meta({ description: "Maximum GPUs in this node pool; -1 for no limit." }),
+});
+
+const projectQuota = z.strictObject({
+  deserved: z.int().min(0).meta({ description: "Deserved (guaranteed) GPU quota in this node pool." }),
+  // Required: KAI-Scheduler applies no default over-quota weight in code, and Run:ai's UI
+  // default is not documented as a number, so a blueprint states it.
+  overQuotaWeight: z
+    .number()
+    .min(0)
+    .meta({ description: "Share of idle GPUs this project may borrow, relative to other projects' weights; 0 never borrows." }),
+  // -1 (no limit) is the documented default of KAI-Scheduler's queue `limit` (docs/queues/README.md).
+  limit: z.int().min(-1).default(-1).meta({ description: "Maximum GPUs in this node pool; -1 for no limit." }),
+});
+
+const WORKLOAD_TYPES = ["training", "distributed-training", "interactive", "inference"] as const;
+
+const workloadKindSchema = z.strictObject({
+  type: z.enum(WORKLOAD_TYPES).meta({
+    description:
+      "training and interactive run one pod; distributed-training is a gang of pods (one per node); inference runs one pod.",
+  }),
+  share: z.number().gt(0).meta({ description: "Relative weight of this kind among the generator's arrivals." }),
+  priorityClass: z.string().min(1),
+  gpus: cdf(gpuCount, "GPU count").meta({
+    description: "CDF of GPUs per workload: [GPUs, cumulative % of workloads]. A workload asks for exactly one of the listed counts.",
+  }),
+  duration: z.strictObject({
+    min: durationSchema.meta({ description: "Shortest run time (the CDF's 0 % point)." }),
+    cdf: cdf(durationSchema, "duration").meta({
+      description: "CDF of run time: [duration, cumulative % of workloads], interpolated linearly in log-time.",
+    }),
+  }),
+  failure: z
+    .strictObject({
+      probability: z.number().min(0).max(1),
+      earlyShare: z.number().min(0).max(1).meta({ description: "Share of failures that happen within earlyWithin of start." }),
+      earlyWithin: durationSchema,
+    })
+    .optional(),
+  cancel: z
+    .strictObject({
+      probability: z.number().min(0).max(1).meta({ description: "Probability the user stops the workload while it runs." }),
+    })
+    .optional(),
+  pendingPatience: durationSchema.optional().meta({
+    description: "The submitting user deletes the workload if it has not started after this long.",
+  }),
+});
+
+const generatorSchema = z.strictObject({
+  name: name("workload generator name")
+    .max(40)
+    .meta({ description: "Workloads are named <name>-<n>; keep it short so pod names stay valid." }),
+  project: z.string().min(1),
+  nodePools: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .meta({ description: "Node pools in order of preference; default: the project's node pools in declared order." }),
+  arrivals: z.strictObject({
+    perDay: z.number().gt(0).max(1_000_000).meta({ description: "Mean weekday submissions per day." }),
+    diurnal: z
+      .strictObject({
+        peakHour: z.number().min(0).lt(24).meta({ description: "Local hour of the busiest submission rate." }),
+        peakToMean: z.number().min(1).max(2).meta({ description: "Peak hourly rate divided by the daily mean." }),
+      })
+      .optional(),
+    weekendFactor: z.number().min(0).max(10).default(1).meta({ description: "Rate multiplier on Saturdays and Sundays." }),
+  }),
+  mix: z.array(workloadKindSchema).min(1),
+});
+
+const knownXid = z.int().refine((xid) => KNOWN_XIDS.includes(xid), {
+  message: `expected an XID from the catalogue (${KNOWN_XIDS.join(", ")})`,
+});
+
+const faultsSchema = z.strictObject({
+  hazards: z
+    .array(
+      z.strictObject({
+        category: z.string().min(1).meta({ description: "What fails, e.g. gpu, hbm, gsp (Llama 3 Table 5 categories)." }),
+        perGpuDay: z.number().min(0).max(1).meta({ description: "Interruptions per GPU per day." }),
+        xid: knownXid,
+      }),
+    )
+    .default([]),
+  injections: z
+    .array(
+      z.strictObject({
+        at: durationSchema.meta({ description: "Time after the simulation start." }),
+        node: z.string().min(1),
+        gpu: z.int().min(0),
+        xid: knownXid,
+      }),
+    )
+    .default([]),
+  gpuResetTime: durationSchema.default(5 * 60_000),
+  nodeRebootDelay: durationSchema
+    .default(30 * 60_000)
+    .meta({ description: "How long a node with a GPU off the bus is cordoned before it reboots." }),
+  nodeRebootTime: durationSchema.default(10 * 60_000),
+});
+
+export const blueprintSchema = z
+  .strictObject({
+    cluster: z.strictObject({
+      name: name("cluster name"),
+      clusterId: z.uuid(),
+    }),
+    seed: z.int().min(0).max(0xffff_ffff),
+    time: z.strictObject({
+      start: z.iso
+        .datetime({ offset: true })
+        .transform((text) => Date.parse(text))
+        .meta({ description: "Simulated start time, ISO 8601 with offset, e.g. 2026-01-05T00:00:00Z." }),
+      utcOffsetHours: z
+        .number()
+        .min(-12)
+        .max(14)
+        .default(0)
+        .meta({ description: "Users' local time zone, for the diurnal and weekly arrival shape." }),
+      schedulingPeriod: durationSchema.default(1_000).meta({ description: "Time between scheduling cycles." }),
+    }),
+    priorityClasses: z
+      .array(z.strictObject({ name: name("priority class name"), value: z.int().min(-1_000_000_000).max(1_000_000_000) }))
+      .default([])
+      .meta({ description: "PriorityClasses besides the built-in train, build-preemptible, interactive-preemptible, build, inference." }),
+    nodePools: z.array(nodePoolSchema).min(1),
+    departments: z.array(
+      z.strictObject({
+        name: name("department name"),
+        nodePools: z.record(z.string(), departmentQuota),
+      }),
+    ).min(1),
+    projects: z.array(
+      z.strictObject({
+        name: name("project name"),
+        department: z.string().min(1),
+        users: z.array(z.string().min(1).max(253)).min(1),
+        nodePools: z.record(z.string(), projectQuota),
+      }),
+    ).min(1),
+    workloads: z.array(generatorSchema).default([]),
+    faults: faultsSchema.default({ hazards: [], injections: [], gpuResetTime: 300_000, nodeRebootDelay: 1_800_000, nodeRebootTime: 600_000 }),
+  })
+  .meta({ title: "gpusynth blueprint", description: "A simulated Kubernetes GPU cluster scheduled by Run:ai." });
+
+export type Blueprint = z.output<typeof blueprintSchema>;
+export type BlueprintInput = z.input<typeof blueprintSchema>;
+export type NodePool = Blueprint["nodePools"][number];
+export type Department = Blueprint["departments"][number];
+export type Project = Blueprint["projects"][number];
+export type WorkloadGenerator = Blueprint["workloads"][number];
+export type WorkloadKind = WorkloadGenerator["mix"][number];
+export type WorkloadType = (typeof WORKLOAD_TYPES)[number];
+export type Faults = Blueprint["faults"];
+export type Cdf = ReadonlyArray<readonly [number, number]>;
