@@ -22,6 +22,11 @@ export interface GpuModel {
   readonly memoryClockMHz: number;
   readonly slowdownTempC: number;
   readonly shutdownTempC: number;
+  /**
+   * PCI bus numbers of the GPUs in the vendor's 8-GPU server (DGX), in nvidia-smi index order,
+   * as public `nvidia-smi` / `nvidia-smi topo -m` captures of DGX systems show them [3p].
+   */
+  readonly pciBusNumbers: readonly number[];
 }
 
 export const GPU_MODELS = {
@@ -42,6 +47,7 @@ export const GPU_MODELS = {
     memoryClockMHz: 1593,
     slowdownTempC: 87,
     shutdownTempC: 92,
+    pciBusNumbers: [0x07, 0x0f, 0x47, 0x4e, 0x87, 0x90, 0xb7, 0xbd],
   },
   // H100 SXM5 80GB: name and 81559 MiB total / 516 MiB reserved, 700 W limit, 345/1980 MHz SM and
   // 2619 MHz memory clocks, 89/92 °C slowdown/shutdown from a real `nvidia-smi -q` of the same
@@ -59,8 +65,15 @@ export const GPU_MODELS = {
     memoryClockMHz: 2619,
     slowdownTempC: 89,
     shutdownTempC: 92,
+    pciBusNumbers: [0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb],
   },
 } as const satisfies Record<string, GpuModel>;
 
 export type GpuModelId = keyof typeof GPU_MODELS;
 export const GPU_MODEL_IDS = Object.keys(GPU_MODELS) as [GpuModelId, ...GpuModelId[]];
+
+/** The PCI bus id as DCGM and nvidia-smi print it, e.g. "00000000:18:00.0". */
+export function pciBusId(model: GpuModel, index: number): string {
+  const bus = model.pciBusNumbers[index] ?? 0xc0 + index;
+  return `00000000:${bus.toString(16).toUpperCase().padStart(2, "0")}:00.0`;
+}

@@ -3,7 +3,7 @@ export { loadBlueprint, parseBlueprint, type LoadedBlueprint, MAX_BLUEPRINT_BYTE
 export { BlueprintError, type BlueprintProblem, formatProblem, formatPath } from "./problems.js";
 export { blueprintJsonSchema } from "./json-schema.js";
 export { parseDuration, formatDuration } from "./duration.js";
-export { GPU_MODELS, type GpuModel, type GpuModelId } from "./gpu-models.js";
+export { GPU_MODELS, type GpuModel, type GpuModelId, pciBusId } from "./gpu-models.js";
 export { BUILT_IN_PRIORITY_CLASSES, isPreemptible, type PriorityClass } from "./priority-classes.js";
 export { XID_CATALOGUE, type XidEffect, type XidEntry } from "./xid-catalogue.js";
 export { nodeName, podShape, type PodShape } from "./shape.js";

@@ -99,6 +99,11 @@ const nodePoolSchema = z
 
 const departmentQuota = z.strictObject({
   deserved: z.int().min(0).meta({ description: "GPUs the department is guaranteed in this node pool." }),
+  overQuotaWeight: z
+    .number()
+    .min(0)
+    .default(1)
+    .meta({ description: "Share of idle GPUs the department may borrow relative to other departments; default 1 (equal)." }),
   limit: z.int().min(-1).default(-1).meta({ description: "Maximum GPUs in this node pool; -1 for no limit." }),
 });
 
@@ -138,7 +143,8 @@ const workloadKindSchema = z.strictObject({
       earlyShare: z.number().min(0).max(1).meta({ description: "Share of failures that happen within earlyWithin of start." }),
       earlyWithin: durationSchema,
     })
-    .optional(),
+    .optional()
+    .meta({ description: "Chance the workload fails while running (outcomes are exclusive: failure + cancel ≤ 1)." }),
   cancel: z
     .strictObject({
       probability: z.number().min(0).max(1).meta({ description: "Probability the user stops the workload while it runs." }),
@@ -147,6 +153,11 @@ const workloadKindSchema = z.strictObject({
   pendingPatience: durationSchema.optional().meta({
     description: "The submitting user deletes the workload if it has not started after this long.",
   }),
+}).superRefine((kind, ctx) => {
+  const total = (kind.failure?.probability ?? 0) + (kind.cancel?.probability ?? 0);
+  if (total > 1) {
+    ctx.addIssue({ code: "custom", path: ["cancel", "probability"], message: "expected failure and cancel probabilities that add up to at most 1", input: total });
+  }
 });
 
 const generatorSchema = z.strictObject({

@@ -1,0 +1,63 @@
+/**
+ * gpusynth's command line: parses the command, runs it, and turns every mistake a user can
+ * make (bad flags, bad blueprints) into a message and exit code 2 rather than a stack trace.
+ */
+import { BlueprintError } from "@gpusynth/blueprint";
+import { runCommand, runHelp } from "./commands/run.js";
+import { validateCommand, validateHelp } from "./commands/validate.js";
+import { type Output, processOutput } from "./output.js";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./usage.js";
+
+interface Command {
+  readonly summary: string;
+  readonly help: string;
+  readonly run: (args: readonly string[], output: Output) => number;
+}
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  run: { summary: "run a blueprint's simulated cluster (offline, with a summary)", help: runHelp, run: runCommand },
+  validate: { summary: "check a blueprint and report every problem at once", help: validateHelp, run: validateCommand },
+};
+
+export const mainHelp = `gpusynth — emulated telemetry of a Kubernetes GPU cluster scheduled by Run:ai
+
+Usage: gpusynth <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, command]) => `  ${name.padEnd(10)}${command.summary}`)
+  .join("\n")}
+
+Run "gpusynth <command> --help" for a command's options.
+
+Examples:
+  gpusynth validate blueprints/lab.yaml
+  gpusynth run --offline --duration 24h --summary
+`;
+
+export async function main(argv: readonly string[], output: Output = processOutput): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    output.out(mainHelp);
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    output.err(`gpusynth: unknown command "${name}"\n\n${mainHelp}`);
+    return EXIT_USAGE;
+  }
+  if (args.includes("--help") || args.includes("-h")) {
+    output.out(command.help);
+    return EXIT_OK;
+  }
+  try {
+    return command.run(args, output);
+  } catch (error) {
+    if (error instanceof BlueprintError || error instanceof UsageError) {
+      output.err(`gpusynth ${name}: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    output.err(`gpusynth ${name}: internal error (please report it with the blueprint that caused it)\n${(error as Error).stack ?? String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Domain events: one for every transition in the simulated cluster, carrying what later layers
+ * need to tell the story (pods, nodes, GPU ids, reasons, who preempted whom and why a workload
+ * cannot be placed). Events are plain JSON-serialisable data; the same blueprint and seed
+ * always produce the same sequence.
+ */
+import type { WorkloadType, XidEffect } from "@gpusynth/blueprint";
+import type { Pod, Queue, Workload } from "./world.js";
+
+export interface WorkloadRef {
+  readonly id: number;
+  readonly uid: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly project: string;
+  readonly department: string;
+  readonly user: string;
+  readonly type: WorkloadType;
+  readonly priorityClass: string;
+  readonly priority: number;
+  readonly preemptible: boolean;
+  readonly gpus: number;
+}
+
+export interface GpuRef {
+  readonly index: number;
+  readonly uuid: string;
+}
+
+export interface PodPlacement {
+  readonly name: string;
+  readonly uid: string;
+  readonly node: string;
+  readonly gpus: readonly GpuRef[];
+}
+
+/** Why a workload could not be placed in one node pool (KAI-Scheduler's reasons). */
+export interface PendingReason {
+  readonly nodePool: string;
+  /**
+   * NonPreemptibleOverQuota and OverLimit are KAI's quota reasons (pkg/scheduler/api/unschedule_info.go);
+   * Unschedulable means no nodes had enough free GPUs.
+   */
+  readonly reason: "NonPreemptibleOverQuota" | "OverLimit" | "Unschedulable";
+  /** The queue whose quota or limit blocked it (project or department). */
+  readonly queue?: string;
+  readonly requested: number;
+  readonly deserved?: number;
+  readonly limit?: number;
+  readonly allocated?: number;
+  readonly allocatedNonPreemptible?: number;
+}
+
+export interface QueueState {
+  readonly name: string;
+  readonly nodePool: string;
+  readonly allocated: number;
+  readonly deserved: number;
+  readonly fairShare: number;
+}
+
+export type FailureCause =
+  | { readonly kind: "Error" }
+  | { readonly kind: "GpuFault"; readonly node: string; readonly gpu: GpuRef; readonly xid: number }
+  | { readonly kind: "NodeReboot"; readonly node: string };
+
+interface Base {
+  /** Simulated milliseconds since the blueprint's start time. */
+  readonly t: number;
+}
+
+export type DomainEvent =
+  | (Base & { readonly kind: "WorkloadSubmitted"; readonly workload: WorkloadRef; readonly nodePools: readonly string[] })
+  | (Base & { readonly kind: "WorkloadUnschedulable"; readonly workload: WorkloadRef; readonly reasons: readonly PendingReason[] })
+  | (Base & {
+      readonly kind: "WorkloadStarted";
+      readonly workload: WorkloadRef;
+      readonly nodePool: string;
+      readonly pods: readonly PodPlacement[];
+      readonly attempt: number;
+      /** Time since submission (first attempt) or since preemption (later attempts). */
+      readonly waitedMs: number;
+    })
+  | (Base & {
+      readonly kind: "WorkloadPreempted";
+      readonly workload: WorkloadRef;
+      readonly nodePool: string;
+      readonly pods: readonly PodPlacement[];
+      /** KAI action that evicted it: reclaim (across queues) or preempt (priority, same queue). */
+      readonly action: "reclaim" | "preempt";
+      readonly preemptor: WorkloadRef;
+      readonly victimQueue: QueueState;
+      readonly preemptorQueue: QueueState;
+    })
+  | (Base & { readonly kind: "WorkloadCompleted"; readonly workload: WorkloadRef; readonly nodePool: string; readonly pods: readonly PodPlacement[] })
+  | (Base & {
+      readonly kind: "WorkloadFailed";
+      readonly workload: WorkloadRef;
+      readonly nodePool: string;
+      readonly pods: readonly PodPlacement[];
+      readonly cause: FailureCause;
+    })
+  | (Base & {
+      readonly kind: "WorkloadCancelled";
+      readonly workload: WorkloadRef;
+      readonly nodePool: string | null;
+      readonly pods: readonly PodPlacement[];
+      readonly whilePending: boolean;
+    })
+  | (Base & {
+      readonly kind: "GpuFault";
+      readonly node: string;
+      readonly gpu: GpuRef;
+      readonly xid: number;
+      readonly effect: XidEffect;
+      readonly source: "hazard" | "injection";
+      readonly category?: string;
+      readonly affected: readonly WorkloadRef[];
+    })
+  | (Base & { readonly kind: "GpuResetStarted" | "GpuResetCompleted"; readonly node: string; readonly gpu: GpuRef })
+  | (Base & { readonly kind: "NodeCordoned"; readonly node: string; readonly xid: number })
+  | (Base & { readonly kind: "NodeRebootStarted" | "NodeReady"; readonly node: string });
+
+export type DomainEventKind = DomainEvent["kind"];
+
+export function workloadRef(w: Workload): WorkloadRef {
+  return {
+    id: w.id,
+    uid: w.uid,
+    name: w.name,
+    namespace: w.namespace,
+    project: w.project,
+    department: w.department,
+    user: w.user,
+    type: w.type,
+    priorityClass: w.priorityClass,
+    priority: w.priority,
+    preemptible: w.preemptible,
+    gpus: w.gpus,
+  };
+}
+
+export function podPlacements(pods: readonly Pod[]): PodPlacement[] {
+  return pods.map((pod) => ({
+    name: pod.name,
+    uid: pod.uid,
+    node: pod.node.name,
+    gpus: pod.gpus.map((gpu) => ({ index: gpu.index, uuid: gpu.uuid })),
+  }));
+}
+
+export function queueState(queue: Queue): QueueState {
+  return { name: queue.name, nodePool: queue.pool, allocated: queue.allocated, deserved: queue.deserved, fairShare: queue.fairShare };
+}

@@ -1,0 +1,320 @@
+/**
+ * One scheduling cycle with Run:ai semantics, following the open-source Run:ai scheduler,
+ * KAI-Scheduler (NVIDIA/KAI-Scheduler @72de64fc8eca), as the behavioural reference. Paths
+ * below are relative to its pkg/scheduler/. docs/scheduling.md lists what is simplified.
+ *
+ * Actions run in KAI's default order (conf_util/scheduler_conf_util.go): allocate, then
+ * reclaim, then preempt. Consolidation and stale-gang eviction are not simulated.
+ */
+import { podShape, type PodShape } from "@gpusynth/blueprint";
+import type { PendingReason } from "./events.js";
+import { divideFairShare } from "./fair-share.js";
+import { type Gpu, type Node, type Pool, type Queue, queueKey, schedulableFreeGpus, type Workload } from "./world.js";
+
+export interface PodAssignment {
+  readonly node: Node;
+  readonly gpus: readonly Gpu[];
+}
+
+export interface SchedulerActions {
+  bind(workload: Workload, pool: Pool, pods: readonly PodAssignment[]): void;
+  evict(victim: Workload, action: "reclaim" | "preempt", preemptor: Workload): void;
+  unschedulable(workload: Workload, reasons: readonly PendingReason[]): void;
+}
+
+export class Scheduler {
+  private readonly pools: ReadonlyMap<string, Pool>;
+  private readonly queues: ReadonlyMap<string, Queue>;
+
+  constructor(
+    pools: readonly Pool[],
+    private readonly allQueues: readonly Queue[],
+    private readonly actions: SchedulerActions,
+  ) {
+    this.pools = new Map(pools.map((pool) => [pool.name, pool]));
+    this.queues = new Map(allQueues.filter((q) => q.level === "project").map((q) => [queueKey(q.name, q.pool), q]));
+  }
+
+  /** The project queue of a workload in a pool (validation guarantees it exists). */
+  queueOf(workload: Workload, pool: string): Queue {
+    return this.queues.get(queueKey(workload.project, pool)) as Queue;
+  }
+
+  /**
+   * Runs allocate, reclaim and preempt over the pending workloads. `running` lists the
+   * workloads holding GPUs; both lists are read, never mutated (actions do that).
+   */
+  cycle(pending: readonly Workload[], running: readonly Workload[]): void {
+    this.updateFairShares(pending);
+    const reasons = new Map<Workload, PendingReason[]>();
+    const stillPending = this.allocate(pending, reasons);
+    const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, running, reasons));
+    const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, running, reasons));
+    for (const workload of afterPreempt) this.actions.unschedulable(workload, reasons.get(workload) ?? []);
+  }
+
+  /** plugins/proportion: fair share per queue, department level first, then projects. */
+  private updateFairShares(pending: readonly Workload[]): void {
+    const pendingGpus = new Map<Queue, number>();
+    for (const w of pending) {
+      // A pending workload's demand is counted in its preferred node pool only.
+      const queue = this.queueOf(w, w.nodePools[0] as string);
+      pendingGpus.set(queue, (pendingGpus.get(queue) ?? 0) + w.gpus);
+    }
+    for (const q of this.allQueues) q.requested = q.level === "project" ? q.allocated + (pendingGpus.get(q) ?? 0) : 0;
+    for (const q of this.allQueues) if (q.parent !== null) q.parent.requested += q.requested;
+
+    for (const pool of this.pools.values()) {
+      let capacity = 0;
+      for (const node of pool.nodes) {
+        if (node.status !== "ready") continue;
+        for (const gpu of node.gpus) if (gpu.health === "ok") capacity++;
+      }
+      const inPool = this.allQueues.filter((q) => q.pool === pool.name);
+      const tops = inPool.filter((q) => q.parent === null);
+      divideFairShare(capacity, tops).forEach((share, i) => {
+        (tops[i] as Queue).fairShare = share;
+      });
+      for (const parent of tops) {
+        const children = inPool.filter((q) => q.parent === parent);
+        divideFairShare(parent.fairShare, children).forEach((share, i) => {
+          (children[i] as Queue).fairShare = share;
+        });
+      }
+    }
+  }
+
+  /**
+   * actions/allocate: repeatedly take the best queue's best job. Queue order after
+   * plugins/proportion/queue_order: queues not over their fair share first, then those the job
+   * keeps within deserved quota, then the smaller share (allocated + job) / max(deserved,
+   * fair share), then the older queue. Job order within a queue: higher priority, then older.
+   */
+  private allocate(pending: readonly Workload[], reasons: Map<Workload, PendingReason[]>): Workload[] {
+    const byQueue = new Map<Queue, Workload[]>();
+    for (const w of [...pending].sort(jobOrder)) {
+      const queue = this.queueOf(w, w.nodePools[0] as string);
+      const list = byQueue.get(queue);
+      if (list === undefined) byQueue.set(queue, [w]);
+      else list.push(w);
+    }
+    const cursors = new Map<Queue, number>([...byQueue.keys()].map((q) => [q, 0]));
+    const left: Workload[] = [];
+    // Smallest GPU count per pool that already failed to fit in this cycle: larger ones fail too.
+    const failedSize = new Map<string, number>();
+    for (;;) {
+      let best: Queue | undefined;
+      let bestJob: Workload | undefined;
+      for (const [queue, cursor] of cursors) {
+        const job = (byQueue.get(queue) as Workload[])[cursor];
+        if (job === undefined) continue;
+        if (best === undefined || queueOrder(queue, job, best, bestJob as Workload) < 0) {
+          best = queue;
+          bestJob = job;
+        }
+      }
+      if (best === undefined || bestJob === undefined) break;
+      cursors.set(best, (cursors.get(best) as number) + 1);
+      if (!this.tryAllocate(bestJob, reasons, failedSize)) left.push(bestJob);
+    }
+    return left;
+  }
+
+  private tryAllocate(w: Workload, reasons: Map<Workload, PendingReason[]>, failedSize: Map<string, number>): boolean {
+    const found: PendingReason[] = [];
+    for (const poolName of w.nodePools) {
+      const pool = this.pools.get(poolName) as Pool;
+      const queue = this.queueOf(w, poolName);
+      const blocked = capacityPolicy(w, queue, 0);
+      if (blocked !== undefined) {
+        found.push({ ...blocked, nodePool: poolName });
+        continue;
+      }
+      const shape = podShape(w.type, w.gpus, pool.spec);
+      const known = failedSize.get(poolName);
+      const pods = shape === undefined || (known !== undefined && w.gpus >= known && shape.pods === 1) ? undefined : place(pool, shape);
+      if (pods === undefined) {
+        if (shape?.pods === 1) failedSize.set(poolName, Math.min(known ?? Number.POSITIVE_INFINITY, w.gpus));
+        found.push({ nodePool: poolName, reason: "Unschedulable", requested: w.gpus });
+        continue;
+      }
+      this.actions.bind(w, pool, pods);
+      return true;
+    }
+    reasons.set(w, found);
+    return false;
+  }
+
+  /**
+   * actions/reclaim: a workload whose project is within its fair share takes GPUs from
+   * preemptible workloads of queues above theirs (proportion/reclaimable). Victims come from
+   * the most over-served queue first, lowest priority and newest first within it, and each
+   * must leave its queue at or above max(deserved, fair share) — or at or above deserved when
+   * the reclaimer stays within its own deserved quota.
+   */
+  private reclaimFor(w: Workload, running: readonly Workload[], reasons: Map<Workload, PendingReason[]>): boolean {
+    for (const poolName of w.nodePools) {
+      if (!resourcesWereTheProblem(reasons.get(w), poolName)) continue;
+      const queue = this.queueOf(w, poolName);
+      if (queue.allocated + w.gpus > queue.fairShare) continue;
+      if (queue.parent !== null && queue.parent.allocated + w.gpus > queue.parent.fairShare) continue;
+      const withinDeserved = queue.allocated + w.gpus <= queue.deserved;
+      const candidates = running
+        .filter((v) => v.pool === poolName && v.preemptible && v.project !== w.project && v.phase === "Running")
+        .map((v) => ({ v, q: this.comparedQueue(v, queue) }))
+        .sort((a, b) => overService(b.q) - overService(a.q) || a.q.order - b.q.order || victimOrder(a.v, b.v));
+      const taken = new Map<Queue, number>();
+      const chosen = this.pickVictims(w, poolName, candidates, ({ v, q }) => {
+        const remaining = q.allocated - (taken.get(q) ?? 0) - v.gpus;
+        const ok = remaining >= Math.max(q.deserved, q.fairShare) || (withinDeserved && remaining >= q.deserved);
+        if (ok) taken.set(q, (taken.get(q) ?? 0) + v.gpus);
+        return ok;
+      });
+      if (chosen === undefined) continue;
+      for (const victim of chosen.victims) this.actions.evict(victim, "reclaim", w);
+      this.actions.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * actions/preempt: within one project queue and node pool, a workload takes GPUs from
+   * preemptible workloads of strictly lower priority, lowest priority and newest first.
+   */
+  private preemptFor(w: Workload, running: readonly Workload[], reasons: Map<Workload, PendingReason[]>): boolean {
+    for (const poolName of w.nodePools) {
+      const queue = this.queueOf(w, poolName);
+      const poolReasons = reasons.get(w)?.filter((r) => r.nodePool === poolName) ?? [];
+      // A job blocked by its non-preemptible quota cannot preempt its way in
+      // (preempt.go checks IsNonPreemptibleJobOverQuota first).
+      if (poolReasons.some((r) => r.reason === "NonPreemptibleOverQuota")) continue;
+      const candidates = running
+        .filter((v) => v.pool === poolName && v.project === w.project && v.preemptible && v.priority < w.priority && v.phase === "Running")
+        .sort(victimOrder)
+        .map((v) => ({ v, q: queue }));
+      if (candidates.length === 0) continue;
+      const chosen = this.pickVictims(w, poolName, candidates, () => true);
+      if (chosen === undefined) continue;
+      // The limit still applies once the victims have left.
+      if (capacityPolicy(w, queue, chosen.victims.reduce((sum, v) => sum + v.gpus, 0)) !== undefined) continue;
+      for (const victim of chosen.victims) this.actions.evict(victim, "preempt", w);
+      this.actions.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
+      return true;
+    }
+    return false;
+  }
+
+  /** Adds eligible victims in order until the workload fits; keeps only those whose GPUs it uses. */
+  private pickVictims<C extends { v: Workload; q: Queue }>(
+    w: Workload,
+    poolName: string,
+    candidates: readonly C[],
+    eligible: (candidate: C) => boolean,
+  ): { victims: Workload[]; pods: PodAssignment[] } | undefined {
+    const pool = this.pools.get(poolName) as Pool;
+    const shape = podShape(w.type, w.gpus, pool.spec);
+    if (shape === undefined) return undefined;
+    const freed = new Set<Gpu>();
+    const victims: Workload[] = [];
+    for (const candidate of candidates) {
+      if (!eligible(candidate)) continue;
+      victims.push(candidate.v);
+      for (const pod of candidate.v.pods) for (const gpu of pod.gpus) if (gpu.health === "ok") freed.add(gpu);
+      const pods = place(pool, shape, freed);
+      if (pods === undefined) continue;
+      const used = new Set(pods.flatMap((p) => p.gpus));
+      const needed = victims.filter((v) => v.pods.some((pod) => pod.gpus.some((gpu) => used.has(gpu))));
+      return { victims: needed, pods };
+    }
+    return undefined;
+  }
+
+  /** Queues are compared where their paths diverge: departments if they differ, else projects. */
+  private comparedQueue(victim: Workload, reclaimerQueue: Queue): Queue {
+    const victimQueue = this.queueOf(victim, victim.pool as string);
+    if (victimQueue.parent !== reclaimerQueue.parent && victimQueue.parent !== null) return victimQueue.parent;
+    return victimQueue;
+  }
+}
+
+/**
+ * capacity_policy: OverLimit when allocated + request exceeds the limit, and for
+ * non-preemptible workloads NonPreemptibleOverQuota when non-preemptible allocation + request
+ * exceeds the deserved quota — checked for the project queue and its department.
+ */
+function capacityPolicy(w: Workload, queue: Queue, releasing: number): Omit<PendingReason, "nodePool"> | undefined {
+  for (let q: Queue | null = queue; q !== null; q = q.parent) {
+    if (q.limit >= 0 && q.allocated - releasing + w.gpus > q.limit) {
+      return { reason: "OverLimit", queue: q.name, requested: w.gpus, limit: q.limit, allocated: q.allocated };
+    }
+    if (!w.preemptible && q.allocatedNonPreemptible + w.gpus > q.deserved) {
+      return {
+        reason: "NonPreemptibleOverQuota",
+        queue: q.name,
+        requested: w.gpus,
+        deserved: q.deserved,
+        allocatedNonPreemptible: q.allocatedNonPreemptible,
+      };
+    }
+  }
+  return undefined;
+}
+
+function resourcesWereTheProblem(reasons: readonly PendingReason[] | undefined, pool: string): boolean {
+  return reasons?.some((r) => r.nodePool === pool && r.reason === "Unschedulable") ?? false;
+}
+
+function overService(q: Queue): number {
+  return q.allocated / Math.max(q.deserved, q.fairShare, 1);
+}
+
+function jobOrder(a: Workload, b: Workload): number {
+  return b.priority - a.priority || a.submittedAt - b.submittedAt || a.id - b.id;
+}
+
+/** Victims: lowest priority first, then the most recently started. */
+function victimOrder(a: Workload, b: Workload): number {
+  return a.priority - b.priority || (b.runningSince ?? 0) - (a.runningSince ?? 0) || b.id - a.id;
+}
+
+function queueOrder(a: Queue, jobA: Workload, b: Queue, jobB: Workload): number {
+  const overA = a.allocated > a.fairShare ? 1 : 0;
+  const overB = b.allocated > b.fairShare ? 1 : 0;
+  if (overA !== overB) return overA - overB;
+  const exceedsA = a.allocated + jobA.gpus > a.deserved ? 1 : 0;
+  const exceedsB = b.allocated + jobB.gpus > b.deserved ? 1 : 0;
+  if (exceedsA !== exceedsB) return exceedsA - exceedsB;
+  const shareA = (a.allocated + jobA.gpus) / Math.max(a.deserved, a.fairShare, 1);
+  const shareB = (b.allocated + jobB.gpus) / Math.max(b.deserved, b.fairShare, 1);
+  if (shareA !== shareB) return shareA - shareB;
+  return a.order - b.order;
+}
+
+/**
+ * Bin-packing placement (plugins/nodeplacement, binpack is KAI's default): each pod goes to
+ * the node with the fewest free GPUs that still fits it; GPUs are taken lowest index first.
+ * `freed` GPUs count as free (held by victims that would be evicted).
+ */
+function place(pool: Pool, shape: PodShape, freed?: ReadonlySet<Gpu>): PodAssignment[] | undefined {
+  const used = new Set<Node>();
+  const result: PodAssignment[] = [];
+  for (let p = 0; p < shape.pods; p++) {
+    let best: Node | undefined;
+    let bestFree = Number.POSITIVE_INFINITY;
+    for (const node of pool.nodes) {
+      if (used.has(node)) continue; // one pod of a gang per node
+      let free = schedulableFreeGpus(node);
+      if (freed !== undefined && node.status === "ready") for (const gpu of node.gpus) if (freed.has(gpu)) free++;
+      if (free >= shape.gpusPerPod && free < bestFree) {
+        best = node;
+        bestFree = free;
+      }
+    }
+    if (best === undefined) return undefined;
+    used.add(best);
+    const gpus = best.gpus.filter((gpu) => gpu.health === "ok" && (gpu.holder === null || freed?.has(gpu) === true)).slice(0, shape.gpusPerPod);
+    result.push({ node: best, gpus });
+  }
+  return result;
+}

@@ -1,0 +1,422 @@
+/**
+ * The simulation: a virtual clock, an agenda of future happenings, the world's state and the
+ * rules that move it. Pure and deterministic: it reads nothing but the blueprint, writes
+ * nothing but domain events to its listeners, and knows no metric or log names.
+ */
+import { type Blueprint, BUILT_IN_PRIORITY_CLASSES, isPreemptible, XID_CATALOGUE, type XidEffect } from "@gpusynth/blueprint";
+import { ArrivalProcess, usersOf } from "./arrivals.js";
+import { EventQueue } from "./event-queue.js";
+import {
+  type DomainEvent,
+  type FailureCause,
+  type PendingReason,
+  podPlacements,
+  queueState,
+  workloadRef,
+} from "./events.js";
+import { Rng } from "./rng.js";
+import { type PodAssignment, Scheduler } from "./scheduler.js";
+import {
+  buildPools,
+  buildQueues,
+  type Gpu,
+  type Node,
+  type Pod,
+  type Pool,
+  type Queue,
+  releaseGpu,
+  setGpuHealth,
+  takeGpu,
+  type Workload,
+} from "./world.js";
+
+const DAY_MS = 86_400_000;
+
+type Happening =
+  | { readonly kind: "arrival"; readonly process: ArrivalProcess }
+  | { readonly kind: "cycle" }
+  | { readonly kind: "end"; readonly workload: Workload; readonly token: number }
+  | { readonly kind: "patience"; readonly workload: Workload }
+  | { readonly kind: "fault"; readonly gpu: Gpu; readonly xid: number; readonly source: "hazard" | "injection"; readonly category?: string }
+  | { readonly kind: "hazard" }
+  | { readonly kind: "gpu-reset-done"; readonly gpu: Gpu }
+  | { readonly kind: "node-reboot"; readonly node: Node }
+  | { readonly kind: "node-ready"; readonly node: Node };
+
+export type EventListener = (event: DomainEvent) => void;
+
+/** A read-only view of the cluster at the current simulated time. */
+export interface ClusterView {
+  readonly now: number;
+  readonly startMs: number;
+  readonly pools: readonly Pool[];
+  readonly queues: readonly Queue[];
+  readonly pending: readonly Workload[];
+  readonly running: readonly Workload[];
+}
+
+export interface SimulationOptions {
+  /** Overrides the blueprint's seed. */
+  readonly seed?: number;
+}
+
+export class Simulation {
+  private nowMs = 0;
+  private readonly agenda = new EventQueue<Happening>();
+  private readonly listeners: EventListener[] = [];
+  private readonly pools: Pool[];
+  private readonly queues: Queue[];
+  private readonly scheduler: Scheduler;
+  private readonly pending = new Set<Workload>();
+  private readonly running = new Set<Workload>();
+  private readonly ids: Rng;
+  private readonly faultRng: Rng;
+  private readonly priorities: Map<string, number>;
+  private readonly sequence = new Map<string, number>();
+  private cycleQueued = false;
+  private nextWorkloadId = 1;
+
+  constructor(
+    readonly blueprint: Blueprint,
+    options: SimulationOptions = {},
+  ) {
+    const root = new Rng(options.seed ?? blueprint.seed);
+    this.pools = buildPools(blueprint, root.fork("hardware"));
+    this.queues = buildQueues(blueprint);
+    this.ids = root.fork("identifiers");
+    this.faultRng = root.fork("faults");
+    this.priorities = new Map([...BUILT_IN_PRIORITY_CLASSES, ...blueprint.priorityClasses].map((c) => [c.name, c.value]));
+    this.scheduler = new Scheduler(this.pools, this.queues, {
+      bind: (w, pool, pods) => this.bind(w, pool, pods),
+      evict: (victim, action, preemptor) => this.evict(victim, action, preemptor),
+      unschedulable: (w, reasons) => this.unschedulable(w, reasons),
+    });
+
+    for (const generator of blueprint.workloads) {
+      const process = new ArrivalProcess(generator, usersOf(blueprint, generator.project), blueprint.time.start, blueprint.time.utcOffsetHours, root);
+      const first = process.nextArrival(0);
+      if (first !== undefined) this.agenda.push(first, { kind: "arrival", process });
+    }
+    const nodes = new Map(this.pools.flatMap((pool) => pool.nodes.map((node) => [node.name, node] as const)));
+    for (const injection of blueprint.faults.injections) {
+      const gpu = nodes.get(injection.node)?.gpus[injection.gpu];
+      if (gpu !== undefined) this.agenda.push(injection.at, { kind: "fault", gpu, xid: injection.xid, source: "injection" });
+    }
+    this.scheduleHazard();
+  }
+
+  get now(): number {
+    return this.nowMs;
+  }
+
+  /** Subscribes to domain events; returns a function that unsubscribes. */
+  onEvent(listener: EventListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** Advances the virtual clock to `t` (ms since start), running everything due until then. */
+  runUntil(t: number): void {
+    for (;;) {
+      const next = this.agenda.peekTime();
+      if (next === undefined || next > t) break;
+      const { time, item } = this.agenda.pop() as { time: number; item: Happening };
+      this.nowMs = time;
+      this.handle(item);
+    }
+    this.nowMs = Math.max(this.nowMs, t);
+  }
+
+  view(): ClusterView {
+    return {
+      now: this.nowMs,
+      startMs: this.blueprint.time.start,
+      pools: this.pools,
+      queues: this.queues,
+      pending: [...this.pending],
+      running: [...this.running],
+    };
+  }
+
+  private emit(event: DomainEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private handle(item: Happening): void {
+    switch (item.kind) {
+      case "arrival":
+        this.submit(item.process);
+        return;
+      case "cycle":
+        this.cycleQueued = false;
+        this.scheduler.cycle([...this.pending], [...this.running]);
+        return;
+      case "end":
+        if (item.workload.endToken === item.token && item.workload.phase === "Running") this.finish(item.workload);
+        return;
+      case "patience":
+        if (item.workload.phase === "Pending") this.cancelPending(item.workload);
+        return;
+      case "fault":
+        this.fault(item.gpu, item.xid, item.source, item.category);
+        return;
+      case "hazard":
+        this.hazard();
+        return;
+      case "gpu-reset-done":
+        setGpuHealth(item.gpu, "ok");
+        this.emit({ t: this.nowMs, kind: "GpuResetCompleted", node: item.gpu.node.name, gpu: gpuRef(item.gpu) });
+        this.requestCycle();
+        return;
+      case "node-reboot":
+        this.rebootNode(item.node);
+        return;
+      case "node-ready":
+        for (const gpu of item.node.gpus) setGpuHealth(gpu, "ok");
+        item.node.status = "ready";
+        item.node.bootedAt = this.nowMs;
+        this.emit({ t: this.nowMs, kind: "NodeReady", node: item.node.name });
+        this.requestCycle();
+        return;
+    }
+  }
+
+  /** Scheduling runs at the next period boundary after anything changed (KAI's 1 s loop, minus idle cycles). */
+  private requestCycle(): void {
+    if (this.cycleQueued) return;
+    this.cycleQueued = true;
+    const period = this.blueprint.time.schedulingPeriod;
+    this.agenda.push((Math.floor(this.nowMs / period) + 1) * period, { kind: "cycle" });
+  }
+
+  private submit(process: ArrivalProcess): void {
+    const generator = process.generator;
+    const draw = process.draw();
+    const project = this.blueprint.projects.find((p) => p.name === generator.project);
+    if (project === undefined) throw new Error(`generator ${generator.name}: unknown project (validation should have caught it)`);
+    const n = (this.sequence.get(generator.name) ?? 0) + 1;
+    this.sequence.set(generator.name, n);
+    const priority = this.priorities.get(draw.kind.priorityClass) as number;
+    const workload: Workload = {
+      id: this.nextWorkloadId++,
+      uid: this.ids.uuid(),
+      name: `${generator.name}-${n}`,
+      // Run:ai projects are namespaces named runai-<project> (Run:ai docs, k8s-metadata §2a).
+      namespace: `runai-${project.name}`,
+      project: project.name,
+      department: project.department,
+      user: draw.user,
+      generator: generator.name,
+      type: draw.kind.type,
+      priorityClass: draw.kind.priorityClass,
+      priority,
+      preemptible: isPreemptible(priority),
+      gpus: draw.gpus,
+      nodePools: generator.nodePools ?? Object.keys(project.nodePools),
+      submittedAt: this.nowMs,
+      pendingSince: this.nowMs,
+      runMs: draw.runMs,
+      ending: draw.ending,
+      pendingPatienceMs: draw.kind.pendingPatience,
+      phase: "Pending",
+      pool: null,
+      pods: [],
+      attempts: 0,
+      firstStartedAt: null,
+      runningSince: null,
+      ranMs: 0,
+      endToken: 0,
+      pendingKey: "",
+    };
+    this.pending.add(workload);
+    this.emit({ t: this.nowMs, kind: "WorkloadSubmitted", workload: workloadRef(workload), nodePools: workload.nodePools });
+    if (workload.pendingPatienceMs !== undefined) this.agenda.push(this.nowMs + workload.pendingPatienceMs, { kind: "patience", workload });
+    this.requestCycle();
+    const next = process.nextArrival(this.nowMs);
+    if (next !== undefined) this.agenda.push(next, { kind: "arrival", process });
+  }
+
+  private bind(w: Workload, pool: Pool, assignments: readonly PodAssignment[]): void {
+    const pods: Pod[] = assignments.map((a, i) => {
+      const pod: Pod = { name: podName(w, i), uid: this.ids.uuid(), workload: w, node: a.node, gpus: a.gpus };
+      for (const gpu of a.gpus) takeGpu(gpu, pod);
+      return pod;
+    });
+    this.account(w, pool.name, +1);
+    w.pods = pods;
+    w.pool = pool.name;
+    w.phase = "Running";
+    w.attempts++;
+    w.firstStartedAt ??= this.nowMs;
+    w.runningSince = this.nowMs;
+    w.pendingKey = "";
+    this.pending.delete(w);
+    this.running.add(w);
+    this.agenda.push(this.nowMs + Math.max(0, w.runMs - w.ranMs), { kind: "end", workload: w, token: w.endToken });
+    this.emit({
+      t: this.nowMs,
+      kind: "WorkloadStarted",
+      workload: workloadRef(w),
+      nodePool: pool.name,
+      pods: podPlacements(pods),
+      attempt: w.attempts,
+      waitedMs: this.nowMs - w.pendingSince,
+    });
+  }
+
+  /** Adds (+1) or removes (-1) a workload's GPUs from its project and department queues. */
+  private account(w: Workload, pool: string, sign: 1 | -1): void {
+    for (let q: Queue | null = this.scheduler.queueOf(w, pool); q !== null; q = q.parent) {
+      q.allocated += sign * w.gpus;
+      if (!w.preemptible) q.allocatedNonPreemptible += sign * w.gpus;
+    }
+  }
+
+  /** Frees a running workload's GPUs; returns where its pods were. */
+  private release(w: Workload) {
+    const placements = podPlacements(w.pods);
+    const pool = w.pool as string;
+    for (const pod of w.pods) for (const gpu of pod.gpus) releaseGpu(gpu);
+    this.account(w, pool, -1);
+    w.ranMs += this.nowMs - (w.runningSince ?? this.nowMs);
+    w.runningSince = null;
+    w.pods = [];
+    w.endToken++;
+    this.running.delete(w);
+    this.requestCycle();
+    return { placements, pool };
+  }
+
+  private evict(victim: Workload, action: "reclaim" | "preempt", preemptor: Workload): void {
+    const victimQueue = queueState(this.scheduler.queueOf(victim, victim.pool as string));
+    const preemptorPool = victim.pool as string;
+    const preemptorQueue = queueState(this.scheduler.queueOf(preemptor, preemptorPool));
+    const { placements, pool } = this.release(victim);
+    victim.phase = "Pending";
+    victim.pendingSince = this.nowMs;
+    victim.pool = null;
+    this.pending.add(victim);
+    this.emit({
+      t: this.nowMs,
+      kind: "WorkloadPreempted",
+      workload: workloadRef(victim),
+      nodePool: pool,
+      pods: placements,
+      action,
+      preemptor: workloadRef(preemptor),
+      victimQueue,
+      preemptorQueue,
+    });
+  }
+
+  private unschedulable(w: Workload, reasons: readonly PendingReason[]): void {
+    const key = JSON.stringify(reasons);
+    if (key === w.pendingKey) return;
+    w.pendingKey = key;
+    this.emit({ t: this.nowMs, kind: "WorkloadUnschedulable", workload: workloadRef(w), reasons });
+  }
+
+  private finish(w: Workload): void {
+    const { placements, pool } = this.release(w);
+    const base = { t: this.nowMs, workload: workloadRef(w), nodePool: pool, pods: placements };
+    if (w.ending === "complete") {
+      w.phase = "Completed";
+      this.emit({ ...base, kind: "WorkloadCompleted" });
+    } else if (w.ending === "fail") {
+      w.phase = "Failed";
+      this.emit({ ...base, kind: "WorkloadFailed", cause: { kind: "Error" } });
+    } else {
+      w.phase = "Cancelled";
+      this.emit({ ...base, kind: "WorkloadCancelled", whilePending: false });
+    }
+  }
+
+  private fail(w: Workload, cause: FailureCause): void {
+    const { placements, pool } = this.release(w);
+    w.phase = "Failed";
+    this.emit({ t: this.nowMs, kind: "WorkloadFailed", workload: workloadRef(w), nodePool: pool, pods: placements, cause });
+  }
+
+  private cancelPending(w: Workload): void {
+    this.pending.delete(w);
+    w.phase = "Cancelled";
+    this.emit({ t: this.nowMs, kind: "WorkloadCancelled", workload: workloadRef(w), nodePool: null, pods: [], whilePending: true });
+    this.requestCycle();
+  }
+
+  /** Next background fault: a Poisson process over all GPUs at the summed hazard rate. */
+  private scheduleHazard(): void {
+    const perGpuDay = this.blueprint.faults.hazards.reduce((sum, h) => sum + h.perGpuDay, 0);
+    const gpus = this.pools.reduce((sum, pool) => sum + pool.nodes.length * pool.spec.gpusPerNode, 0);
+    const ratePerMs = (perGpuDay * gpus) / DAY_MS;
+    if (ratePerMs <= 0) return;
+    this.agenda.push(this.nowMs + Math.max(1, Math.round(this.faultRng.exponential(ratePerMs))), { kind: "hazard" });
+  }
+
+  private hazard(): void {
+    const hazards = this.blueprint.faults.hazards;
+    const hazard = hazards[this.faultRng.weightedIndex(hazards.map((h) => h.perGpuDay))];
+    const pool = this.pools[this.faultRng.weightedIndex(this.pools.map((p) => p.nodes.length * p.spec.gpusPerNode))] as Pool;
+    const node = this.faultRng.pick(pool.nodes);
+    const gpu = this.faultRng.pick(node.gpus);
+    // A GPU that is off the bus, resetting or in a rebooting node cannot fault again.
+    if (hazard !== undefined) this.fault(gpu, hazard.xid, "hazard", hazard.category);
+    this.scheduleHazard();
+  }
+
+  private fault(gpu: Gpu, xid: number, source: "hazard" | "injection", category?: string): void {
+    if (gpu.health !== "ok" || gpu.node.status === "rebooting") return;
+    const effect: XidEffect = XID_CATALOGUE.get(xid)?.effect ?? "none";
+    const victim = effect === "none" ? undefined : gpu.holder?.workload;
+    this.emit({
+      t: this.nowMs,
+      kind: "GpuFault",
+      node: gpu.node.name,
+      gpu: gpuRef(gpu),
+      xid,
+      effect,
+      source,
+      ...(category === undefined ? {} : { category }),
+      affected: victim === undefined ? [] : [workloadRef(victim)],
+    });
+    // Any rank lost ends the whole job: a gang fails with its faulted pod.
+    if (victim !== undefined) this.fail(victim, { kind: "GpuFault", node: gpu.node.name, gpu: gpuRef(gpu), xid });
+    if (effect === "gpu-reset") {
+      setGpuHealth(gpu, "resetting");
+      this.emit({ t: this.nowMs, kind: "GpuResetStarted", node: gpu.node.name, gpu: gpuRef(gpu) });
+      this.agenda.push(this.nowMs + this.blueprint.faults.gpuResetTime, { kind: "gpu-reset-done", gpu });
+    } else if (effect === "node-reboot") {
+      setGpuHealth(gpu, "off-bus");
+      if (gpu.node.status === "ready") {
+        gpu.node.status = "cordoned";
+        this.emit({ t: this.nowMs, kind: "NodeCordoned", node: gpu.node.name, xid });
+        this.agenda.push(this.nowMs + this.blueprint.faults.nodeRebootDelay, { kind: "node-reboot", node: gpu.node });
+      }
+    }
+  }
+
+  private rebootNode(node: Node): void {
+    node.status = "rebooting";
+    const onNode = [...this.running].filter((w) => w.pods.some((pod) => pod.node === node));
+    for (const w of onNode) this.fail(w, { kind: "NodeReboot", node: node.name });
+    this.emit({ t: this.nowMs, kind: "NodeRebootStarted", node: node.name });
+    this.agenda.push(this.nowMs + this.blueprint.faults.nodeRebootTime, { kind: "node-ready", node });
+  }
+}
+
+function gpuRef(gpu: Gpu) {
+  return { index: gpu.index, uuid: gpu.uuid };
+}
+
+/**
+ * Pod names as the workload controllers create them: a Run:ai training or workspace pod is
+ * <workload>-0-0; a distributed (PyTorchJob-style) gang has <workload>-master-0 and
+ * <workload>-worker-<i>. Simplified: inference pods use the single-pod form too.
+ */
+function podName(w: Workload, index: number): string {
+  if (w.type !== "distributed-training") return `${w.name}-0-0`;
+  return index === 0 ? `${w.name}-master-0` : `${w.name}-worker-${index - 1}`;
+}

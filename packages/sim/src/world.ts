@@ -1,0 +1,215 @@
+/**
+ * The simulated cluster's state: node pools, nodes, GPUs, queues, workloads and their pods.
+ * Plain mutable objects owned by the Simulation; everything outside the sim package sees them
+ * through the read-only types exported from index.ts.
+ */
+import {
+  type Blueprint,
+  GPU_MODELS,
+  type GpuModel,
+  isPreemptible,
+  type NodePool,
+  nodeName,
+  pciBusId,
+  type WorkloadType,
+} from "@gpusynth/blueprint";
+import type { Rng } from "./rng.js";
+
+export type GpuHealth = "ok" | "resetting" | "off-bus";
+export type NodeStatus = "ready" | "cordoned" | "rebooting";
+export type WorkloadPhase = "Pending" | "Running" | "Completed" | "Failed" | "Cancelled";
+export type Ending = "complete" | "fail" | "cancel";
+
+export interface Gpu {
+  readonly index: number;
+  readonly uuid: string;
+  readonly pciBusId: string;
+  readonly node: Node;
+  health: GpuHealth;
+  holder: Pod | null;
+}
+
+export interface Node {
+  readonly name: string;
+  readonly index: number;
+  readonly pool: Pool;
+  readonly gpus: readonly Gpu[];
+  status: NodeStatus;
+  /** Healthy GPUs no pod holds; kept in step by takeGpu / releaseGpu / setGpuHealth. */
+  freeGpus: number;
+  /** Simulated time the node last finished booting (0 for nodes up at the start). */
+  bootedAt: number;
+}
+
+export interface Pool {
+  readonly name: string;
+  readonly spec: NodePool;
+  readonly model: GpuModel;
+  readonly nodes: readonly Node[];
+}
+
+/** A Run:ai scheduling queue: one per project (or department) and node pool. */
+export interface Queue {
+  readonly name: string;
+  readonly pool: string;
+  readonly level: "department" | "project";
+  readonly parent: Queue | null;
+  readonly deserved: number;
+  /** -1: no limit. */
+  readonly limit: number;
+  readonly overQuotaWeight: number;
+  /** Declaration order; KAI breaks ties by queue age. */
+  readonly order: number;
+  allocated: number;
+  allocatedNonPreemptible: number;
+  /** Recomputed at the start of every scheduling cycle. */
+  fairShare: number;
+  /** Allocated plus pending GPUs, recomputed with the fair share. */
+  requested: number;
+}
+
+export interface Pod {
+  readonly name: string;
+  readonly uid: string;
+  readonly workload: Workload;
+  readonly node: Node;
+  readonly gpus: readonly Gpu[];
+}
+
+export interface Workload {
+  readonly id: number;
+  readonly uid: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly project: string;
+  readonly department: string;
+  readonly user: string;
+  readonly generator: string;
+  readonly type: WorkloadType;
+  readonly priorityClass: string;
+  readonly priority: number;
+  readonly preemptible: boolean;
+  readonly gpus: number;
+  /** Node pools the workload may run in, most preferred first. */
+  readonly nodePools: readonly string[];
+  readonly submittedAt: number;
+  /** When it last became Pending: submission, or its latest preemption. */
+  pendingSince: number;
+  /** Run time the workload needs before `ending` happens. */
+  readonly runMs: number;
+  readonly ending: Ending;
+  readonly pendingPatienceMs: number | undefined;
+  phase: WorkloadPhase;
+  pool: string | null;
+  pods: Pod[];
+  /** Times started; 1 on the first start, +1 after each preemption. */
+  attempts: number;
+  firstStartedAt: number | null;
+  runningSince: number | null;
+  /** Run time accumulated before the current attempt (checkpointed progress). */
+  ranMs: number;
+  /** Bumped whenever a scheduled end is invalidated (preemption, failure). */
+  endToken: number;
+  /** The pending reasons last reported, to report only changes. */
+  pendingKey: string;
+}
+
+export function isTerminal(phase: WorkloadPhase): boolean {
+  return phase === "Completed" || phase === "Failed" || phase === "Cancelled";
+}
+
+export { isPreemptible };
+
+export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
+  return bp.nodePools.map((spec) => {
+    const model = GPU_MODELS[spec.gpuModel];
+    const nodes: Node[] = [];
+    const pool: Pool = { name: spec.name, spec, model, nodes };
+    for (let n = 0; n < spec.nodes; n++) {
+      const gpus: Gpu[] = [];
+      const node: Node = { name: nodeName(spec, n), index: n, pool, gpus, status: "ready", freeGpus: spec.gpusPerNode, bootedAt: 0 };
+      for (let g = 0; g < spec.gpusPerNode; g++) {
+        gpus.push({ index: g, uuid: `GPU-${rng.uuid()}`, pciBusId: pciBusId(model, g), node, health: "ok", holder: null });
+      }
+      nodes.push(node);
+    }
+    return pool;
+  });
+}
+
+/** Department queues per pool, then project queues under them, in declaration order. */
+export function buildQueues(bp: Blueprint): Queue[] {
+  const queues: Queue[] = [];
+  let order = 0;
+  const fresh = { allocated: 0, allocatedNonPreemptible: 0, fairShare: 0, requested: 0 };
+  for (const pool of bp.nodePools) {
+    const departmentQueues = new Map<string, Queue>();
+    for (const dept of bp.departments) {
+      const quota = dept.nodePools[pool.name];
+      const hasProjects = bp.projects.some((p) => p.department === dept.name && p.nodePools[pool.name] !== undefined);
+      if (quota === undefined && !hasProjects) continue;
+      const queue: Queue = {
+        name: dept.name,
+        pool: pool.name,
+        level: "department",
+        parent: null,
+        deserved: quota?.deserved ?? 0,
+        limit: quota?.limit ?? -1,
+        overQuotaWeight: quota?.overQuotaWeight ?? 1,
+        order: order++,
+        ...fresh,
+      };
+      departmentQueues.set(dept.name, queue);
+      queues.push(queue);
+    }
+    for (const project of bp.projects) {
+      const quota = project.nodePools[pool.name];
+      if (quota === undefined) continue;
+      queues.push({
+        name: project.name,
+        pool: pool.name,
+        level: "project",
+        parent: departmentQueues.get(project.department) ?? null,
+        deserved: quota.deserved,
+        limit: quota.limit,
+        overQuotaWeight: quota.overQuotaWeight,
+        order: order++,
+        ...fresh,
+      });
+    }
+  }
+  return queues;
+}
+
+export function queueKey(project: string, pool: string): string {
+  return `${project}\u0000${pool}`;
+}
+
+function isFree(gpu: Gpu): boolean {
+  return gpu.health === "ok" && gpu.holder === null;
+}
+
+export function takeGpu(gpu: Gpu, pod: Pod): void {
+  if (!isFree(gpu)) throw new Error(`GPU ${gpu.uuid} on ${gpu.node.name} is not free`);
+  gpu.holder = pod;
+  gpu.node.freeGpus--;
+}
+
+export function releaseGpu(gpu: Gpu): void {
+  const wasFree = isFree(gpu);
+  gpu.holder = null;
+  if (!wasFree && isFree(gpu)) gpu.node.freeGpus++;
+}
+
+export function setGpuHealth(gpu: Gpu, health: GpuHealth): void {
+  const wasFree = isFree(gpu);
+  gpu.health = health;
+  const nowFree = isFree(gpu);
+  if (wasFree && !nowFree) gpu.node.freeGpus--;
+  else if (!wasFree && nowFree) gpu.node.freeGpus++;
+}
+
+/** GPUs a new pod may be placed on: healthy, free, on a node that accepts pods. */
+export function schedulableFreeGpus(node: Node): number {
+  return node.status === "ready" ? node.freeGpus : 0;
+}
