@@ -5,21 +5,20 @@
  */
 import { BUILT_IN_PRIORITY_CLASSES, isPreemptible } from "./priority-classes.js";
 import { type BlueprintProblem, describeValue, type YamlPath } from "./problems.js";
-import type { Blueprint, NodePool } from "./schema.js";
+import type { Blueprint, NodePool, WorkloadType } from "./schema.js";
 import { nodeName, podShape } from "./shape.js";
 
 export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
   const problems: BlueprintProblem[] = [];
-  const error = (path: YamlPath, expected: string, found: string) =>
-    problems.push({ severity: "error", path, expected, found });
-  const warning = (path: YamlPath, expected: string, found: string) =>
-    problems.push({ severity: "warning", path, expected, found });
+  const error = (path: YamlPath, expected: string, found: string) => problems.push({ severity: "error", path, expected, found });
+  const warning = (path: YamlPath, expected: string, found: string) => problems.push({ severity: "warning", path, expected, found });
 
   const unique = <T extends { name: string }>(items: readonly T[], section: string) => {
     const seen = new Map<string, number>();
     items.forEach((item, index) => {
       const first = seen.get(item.name);
-      if (first !== undefined) error([section, index, "name"], `a name not used before in ${section}`, `"${item.name}", already at ${section}[${first}]`);
+      if (first !== undefined)
+        error([section, index, "name"], `a name not used before in ${section}`, `"${item.name}", already at ${section}[${first}]`);
       else seen.set(item.name, index);
     });
   };
@@ -27,6 +26,7 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
   unique(bp.departments, "departments");
   unique(bp.projects, "projects");
   unique(bp.workloads, "workloads");
+  unique(bp.submissions, "submissions");
   unique(bp.priorityClasses, "priorityClasses");
 
   const pools = new Map(bp.nodePools.map((pool) => [pool.name, pool]));
@@ -48,14 +48,22 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
     for (const [pool, quota] of Object.entries(dept.nodePools)) {
       unknownPool(["departments", d, "nodePools", pool], pool);
       if (quota.limit >= 0 && quota.limit < quota.deserved) {
-        error(["departments", d, "nodePools", pool, "limit"], `a limit of at least the deserved quota (${quota.deserved}) or -1`, String(quota.limit));
+        error(
+          ["departments", d, "nodePools", pool, "limit"],
+          `a limit of at least the deserved quota (${quota.deserved}) or -1`,
+          String(quota.limit),
+        );
       }
     }
   });
 
   bp.projects.forEach((project, p) => {
     if (!departments.has(project.department)) {
-      error(["projects", p, "department"], `a department declared in departments (${bp.departments.map((d) => `"${d.name}"`).join(", ")})`, `"${project.department}"`);
+      error(
+        ["projects", p, "department"],
+        `a department declared in departments (${bp.departments.map((d) => `"${d.name}"`).join(", ")})`,
+        `"${project.department}"`,
+      );
     }
     if (Object.keys(project.nodePools).length === 0) {
       error(["projects", p, "nodePools"], "quota in at least one node pool", "an empty mapping");
@@ -63,7 +71,11 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
     for (const [pool, quota] of Object.entries(project.nodePools)) {
       unknownPool(["projects", p, "nodePools", pool], pool);
       if (quota.limit >= 0 && quota.limit < quota.deserved) {
-        error(["projects", p, "nodePools", pool, "limit"], `a limit of at least the deserved quota (${quota.deserved}) or -1`, String(quota.limit));
+        error(
+          ["projects", p, "nodePools", pool, "limit"],
+          `a limit of at least the deserved quota (${quota.deserved}) or -1`,
+          String(quota.limit),
+        );
       }
     }
   });
@@ -77,9 +89,17 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
       const deptQuota = dept.nodePools[pool];
       const detail = members.map((p) => `${p.name} ${p.nodePools[pool]?.deserved}`).join(", ");
       if (deptQuota === undefined) {
-        error(["departments", d, "nodePools"], `a quota for node pool "${pool}" of at least ${sum} GPUs (its projects' deserved: ${detail})`, "no quota for that pool");
+        error(
+          ["departments", d, "nodePools"],
+          `a quota for node pool "${pool}" of at least ${sum} GPUs (its projects' deserved: ${detail})`,
+          "no quota for that pool",
+        );
       } else if (deptQuota.deserved < sum) {
-        error(["departments", d, "nodePools", pool, "deserved"], `at least the sum of its projects' deserved quotas, ${sum} (${detail})`, String(deptQuota.deserved));
+        error(
+          ["departments", d, "nodePools", pool, "deserved"],
+          `at least the sum of its projects' deserved quotas, ${sum} (${detail})`,
+          String(deptQuota.deserved),
+        );
       }
     }
   });
@@ -90,47 +110,94 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
     const deserved = bp.departments.reduce((total, d) => total + (d.nodePools[poolName]?.deserved ?? 0), 0);
     if (deserved > capacity) {
       const index = bp.nodePools.indexOf(pool);
-      warning(["nodePools", index], `departments' deserved quotas within the pool's ${capacity} GPUs`, `${deserved} GPUs deserved in total`);
+      warning(
+        ["nodePools", index],
+        `departments' deserved quotas within the pool's ${capacity} GPUs`,
+        `${deserved} GPUs deserved in total`,
+      );
     }
   }
 
-  bp.workloads.forEach((gen, g) => {
-    const project = projects.get(gen.project);
+  /** Checks that a workload's project, node pools, priority class and GPU counts work out. */
+  const checkWorkload = (
+    base: YamlPath,
+    projectName: string,
+    declaredPools: readonly string[] | undefined,
+    kinds: ReadonlyArray<{
+      path: YamlPath;
+      type: WorkloadType;
+      priorityClass: string;
+      gpus: ReadonlyArray<{ gpus: number; path: YamlPath }>;
+    }>,
+  ) => {
+    const project = projects.get(projectName);
     if (project === undefined) {
-      error(["workloads", g, "project"], `a project declared in projects (${bp.projects.map((p) => `"${p.name}"`).join(", ")})`, `"${gen.project}"`);
+      error(
+        [...base, "project"],
+        `a project declared in projects (${bp.projects.map((p) => `"${p.name}"`).join(", ")})`,
+        `"${projectName}"`,
+      );
       return;
     }
-    const chosen = gen.nodePools ?? Object.keys(project.nodePools);
-    (gen.nodePools ?? []).forEach((pool, i) => {
-      unknownPool(["workloads", g, "nodePools", i], pool);
+    (declaredPools ?? []).forEach((pool, i) => {
+      unknownPool([...base, "nodePools", i], pool);
       if (pools.has(pool) && project.nodePools[pool] === undefined) {
-        error(["workloads", g, "nodePools", i], `a node pool in which project "${project.name}" has a quota (${Object.keys(project.nodePools).join(", ") || "none"})`, `"${pool}"`);
+        error(
+          [...base, "nodePools", i],
+          `a node pool in which project "${project.name}" has a quota (${Object.keys(project.nodePools).join(", ") || "none"})`,
+          `"${pool}"`,
+        );
       }
     });
-    const usable = chosen.filter((name) => pools.has(name) && project.nodePools[name] !== undefined).map((name) => pools.get(name) as NodePool);
+    const chosen = declaredPools ?? Object.keys(project.nodePools);
+    const usable = chosen.filter((n) => pools.has(n) && project.nodePools[n] !== undefined).map((n) => pools.get(n) as NodePool);
     if (usable.length === 0) return;
-
-    gen.mix.forEach((kind, k) => {
-      const base: YamlPath = ["workloads", g, "mix", k];
+    for (const kind of kinds) {
       const priority = priorities.get(kind.priorityClass);
       if (priority === undefined) {
-        error([...base, "priorityClass"], `a priority class (${[...priorities.keys()].join(", ")})`, `"${kind.priorityClass}"`);
+        error([...kind.path, "priorityClass"], `a priority class (${[...priorities.keys()].join(", ")})`, `"${kind.priorityClass}"`);
       }
-      kind.gpus.forEach(([gpus, pct], i) => {
-        const previous = i === 0 ? 0 : (kind.gpus[i - 1]?.[1] ?? 0);
-        if (pct === previous) return; // a zero-probability point is never drawn
-        const fits = usable.filter((pool) => {
-          if (podShape(kind.type, gpus, pool) === undefined) return false;
+      for (const { gpus, path } of kind.gpus) {
+        const fits = usable.some((pool) => {
           const quota = project.nodePools[pool.name];
-          if (quota === undefined) return false;
+          if (quota === undefined || podShape(kind.type, gpus, pool) === undefined) return false;
           if (quota.limit >= 0 && gpus > quota.limit) return false;
-          if (priority !== undefined && !isPreemptible(priority) && gpus > quota.deserved) return false;
-          return true;
+          return priority === undefined || isPreemptible(priority) || gpus <= quota.deserved;
         });
-        if (fits.length > 0) return;
-        error([...base, "gpus", i, 0], neverFitsExplanation(kind.type, usable, project.nodePools, priority), describeValue(gpus));
-      });
-    });
+        if (!fits) error(path, neverFitsExplanation(kind.type, usable, project.nodePools, priority), describeValue(gpus));
+      }
+    }
+  };
+
+  bp.workloads.forEach((gen, g) => {
+    checkWorkload(
+      ["workloads", g],
+      gen.project,
+      gen.nodePools,
+      gen.mix.map((kind, k) => ({
+        path: ["workloads", g, "mix", k],
+        type: kind.type,
+        priorityClass: kind.priorityClass,
+        // A zero-probability point of the CDF is never drawn, so it need not fit.
+        gpus: kind.gpus
+          .map(([gpus], i) => ({
+            gpus,
+            path: ["workloads", g, "mix", k, "gpus", i, 0] as YamlPath,
+            drawn: kind.gpus[i]?.[1] !== (i === 0 ? 0 : kind.gpus[i - 1]?.[1]),
+          }))
+          .filter((point) => point.drawn),
+      })),
+    );
+  });
+  bp.submissions.forEach((sub, s) => {
+    checkWorkload(["submissions", s], sub.project, sub.nodePools, [
+      {
+        path: ["submissions", s],
+        type: sub.type,
+        priorityClass: sub.priorityClass,
+        gpus: [{ gpus: sub.gpus, path: ["submissions", s, "gpus"] }],
+      },
+    ]);
   });
 
   const nodes = new Map<string, NodePool>();
@@ -141,7 +208,11 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
       const examples = bp.nodePools.map((p) => nodeName(p, 0)).join(", ");
       error(["faults", "injections", i, "node"], `a node of the blueprint (names look like ${examples})`, describeValue(injection.node));
     } else if (injection.gpu >= pool.gpusPerNode) {
-      error(["faults", "injections", i, "gpu"], `a GPU index below ${pool.gpusPerNode} (GPUs per node in pool "${pool.name}")`, String(injection.gpu));
+      error(
+        ["faults", "injections", i, "gpu"],
+        `a GPU index below ${pool.gpusPerNode} (GPUs per node in pool "${pool.name}")`,
+        String(injection.gpu),
+      );
     }
   });
   return problems;
@@ -162,6 +233,9 @@ function neverFitsExplanation(
     type === "distributed-training"
       ? "a GPU count that splits evenly into at most one pod per node"
       : "a GPU count that fits on one node (use type distributed-training to span nodes)";
-  const quotaRule = priority !== undefined && !isPreemptible(priority) ? ", within the deserved quota (non-preemptible) and the limit" : " and within the limit";
+  const quotaRule =
+    priority !== undefined && !isPreemptible(priority)
+      ? ", within the deserved quota (non-preemptible) and the limit"
+      : " and within the limit";
   return `${rule}${quotaRule} in some node pool of the workload (${facts.join("; ")})`;
 }

@@ -1,9 +1,23 @@
-export { type Cdf, type Blueprint, type BlueprintInput, type Department, type Faults, type NodePool, type Project, type WorkloadGenerator, type WorkloadKind, type WorkloadType, blueprintSchema } from "./schema.js";
-export { loadBlueprint, parseBlueprint, type LoadedBlueprint, MAX_BLUEPRINT_BYTES, MAX_NESTING_DEPTH } from "./load.js";
-export { BlueprintError, type BlueprintProblem, formatProblem, formatPath } from "./problems.js";
-export { blueprintJsonSchema } from "./json-schema.js";
-export { parseDuration, formatDuration } from "./duration.js";
+export { formatDuration, parseDuration } from "./duration.js";
 export { GPU_MODELS, type GpuModel, type GpuModelId, pciBusId } from "./gpu-models.js";
+export { blueprintJsonSchema } from "./json-schema.js";
+export { type LoadedBlueprint, loadBlueprint, MAX_BLUEPRINT_BYTES, MAX_NESTING_DEPTH, parseBlueprint } from "./load.js";
 export { BUILT_IN_PRIORITY_CLASSES, isPreemptible, type PriorityClass } from "./priority-classes.js";
+export { BlueprintError, type BlueprintProblem, formatPath, formatProblem } from "./problems.js";
+export {
+  type Blueprint,
+  type BlueprintInput,
+  blueprintSchema,
+  type Cdf,
+  type Department,
+  type Ending,
+  type Faults,
+  type NodePool,
+  type Project,
+  type Submission,
+  type WorkloadGenerator,
+  type WorkloadKind,
+  type WorkloadType,
+} from "./schema.js";
+export { nodeName, type PodShape, podShape } from "./shape.js";
 export { XID_CATALOGUE, type XidEffect, type XidEntry } from "./xid-catalogue.js";
-export { nodeName, podShape, type PodShape } from "./shape.js";

@@ -4,7 +4,7 @@
  * Nothing here throws anything but BlueprintError for a user's mistake.
  */
 import { readFileSync, statSync } from "node:fs";
-import { isCollection, isScalar, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { type Document, isCollection, isScalar, LineCounter, type Node, parseDocument } from "yaml";
 import { crossReferenceProblems } from "./cross-reference.js";
 import { BlueprintError, type BlueprintProblem, type YamlPath } from "./problems.js";
 import { type Blueprint, blueprintSchema } from "./schema.js";
@@ -40,7 +40,9 @@ export function loadBlueprint(file: string): LoadedBlueprint {
   try {
     text = readFileSync(file, "utf8");
   } catch (cause) {
-    throw new BlueprintError(file, [fileProblem("a readable blueprint YAML file", (cause as NodeJS.ErrnoException).code ?? "unknown error")]);
+    throw new BlueprintError(file, [
+      fileProblem("a readable blueprint YAML file", (cause as NodeJS.ErrnoException).code ?? "unknown error"),
+    ]);
   }
   return parseBlueprint(text, file);
 }
@@ -50,7 +52,8 @@ export function parseBlueprint(text: string, file = "<blueprint>"): LoadedBluepr
   if (text.length > MAX_BLUEPRINT_BYTES) {
     throw new BlueprintError(file, [fileProblem(`a blueprint of at most ${MAX_BLUEPRINT_BYTES} bytes`, `${text.length} characters`)]);
   }
-  if (text.trim() === "") throw new BlueprintError(file, [fileProblem("a YAML mapping with cluster, nodePools, departments, projects, …", "an empty file")]);
+  if (text.trim() === "")
+    throw new BlueprintError(file, [fileProblem("a YAML mapping with cluster, nodePools, departments, projects, …", "an empty file")]);
   const depth = flowNestingDepth(text);
   if (depth > MAX_NESTING_DEPTH) {
     throw new BlueprintError(file, [fileProblem(`nesting of at most ${MAX_NESTING_DEPTH} levels`, `${depth} levels of brackets`)]);
@@ -68,7 +71,14 @@ export function parseBlueprint(text: string, file = "<blueprint>"): LoadedBluepr
       file,
       doc.errors.map((e) => {
         const pos = lines.linePos(e.pos[0]);
-        return { severity: "error", path: [], expected: "well-formed YAML", found: e.message.split("\n")[0] ?? e.code, line: pos.line, column: pos.col };
+        return {
+          severity: "error",
+          path: [],
+          expected: "well-formed YAML",
+          found: e.message.split("\n")[0] ?? e.code,
+          line: pos.line,
+          column: pos.col,
+        };
       }),
     );
   }
@@ -84,7 +94,9 @@ export function parseBlueprint(text: string, file = "<blueprint>"): LoadedBluepr
     throw new BlueprintError(file, [fileProblem("YAML without excessive alias expansion", (cause as Error).message)]);
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw new BlueprintError(file, [fileProblem("a YAML mapping with cluster, nodePools, departments, projects, …", Array.isArray(data) ? "a list" : typeof data)]);
+    throw new BlueprintError(file, [
+      fileProblem("a YAML mapping with cluster, nodePools, departments, projects, …", Array.isArray(data) ? "a list" : typeof data),
+    ]);
   }
 
   const locate = (problem: BlueprintProblem): BlueprintProblem => {

@@ -83,8 +83,7 @@ const nodePoolSchema = z
         value: z.string().max(63),
       })
       .meta({
-        description:
-          "The node label whose value puts a node in this pool (Run:ai node pools are defined by an admin-chosen node label).",
+        description: "The node label whose value puts a node in this pool (Run:ai node pools are defined by an admin-chosen node label).",
       }),
     nodes: z.int().min(1).max(20_000),
     gpuModel: z.enum(GPU_MODEL_IDS),
@@ -121,44 +120,50 @@ const projectQuota = z.strictObject({
 
 const WORKLOAD_TYPES = ["training", "distributed-training", "interactive", "inference"] as const;
 
-const workloadKindSchema = z.strictObject({
-  type: z.enum(WORKLOAD_TYPES).meta({
-    description:
-      "training and interactive run one pod; distributed-training is a gang of pods (one per node); inference runs one pod.",
-  }),
-  share: z.number().gt(0).meta({ description: "Relative weight of this kind among the generator's arrivals." }),
-  priorityClass: z.string().min(1),
-  gpus: cdf(gpuCount, "GPU count").meta({
-    description: "CDF of GPUs per workload: [GPUs, cumulative % of workloads]. A workload asks for exactly one of the listed counts.",
-  }),
-  duration: z.strictObject({
-    min: durationSchema.meta({ description: "Shortest run time (the CDF's 0 % point)." }),
-    cdf: cdf(durationSchema, "duration").meta({
-      description: "CDF of run time: [duration, cumulative % of workloads], interpolated linearly in log-time.",
+const workloadKindSchema = z
+  .strictObject({
+    type: z.enum(WORKLOAD_TYPES).meta({
+      description: "training and interactive run one pod; distributed-training is a gang of pods (one per node); inference runs one pod.",
     }),
-  }),
-  failure: z
-    .strictObject({
-      probability: z.number().min(0).max(1),
-      earlyShare: z.number().min(0).max(1).meta({ description: "Share of failures that happen within earlyWithin of start." }),
-      earlyWithin: durationSchema,
-    })
-    .optional()
-    .meta({ description: "Chance the workload fails while running (outcomes are exclusive: failure + cancel ≤ 1)." }),
-  cancel: z
-    .strictObject({
-      probability: z.number().min(0).max(1).meta({ description: "Probability the user stops the workload while it runs." }),
-    })
-    .optional(),
-  pendingPatience: durationSchema.optional().meta({
-    description: "The submitting user deletes the workload if it has not started after this long.",
-  }),
-}).superRefine((kind, ctx) => {
-  const total = (kind.failure?.probability ?? 0) + (kind.cancel?.probability ?? 0);
-  if (total > 1) {
-    ctx.addIssue({ code: "custom", path: ["cancel", "probability"], message: "expected failure and cancel probabilities that add up to at most 1", input: total });
-  }
-});
+    share: z.number().gt(0).meta({ description: "Relative weight of this kind among the generator's arrivals." }),
+    priorityClass: z.string().min(1),
+    gpus: cdf(gpuCount, "GPU count").meta({
+      description: "CDF of GPUs per workload: [GPUs, cumulative % of workloads]. A workload asks for exactly one of the listed counts.",
+    }),
+    duration: z.strictObject({
+      min: durationSchema.meta({ description: "Shortest run time (the CDF's 0 % point)." }),
+      cdf: cdf(durationSchema, "duration").meta({
+        description: "CDF of run time: [duration, cumulative % of workloads], interpolated linearly in log-time.",
+      }),
+    }),
+    failure: z
+      .strictObject({
+        probability: z.number().min(0).max(1),
+        earlyShare: z.number().min(0).max(1).meta({ description: "Share of failures that happen within earlyWithin of start." }),
+        earlyWithin: durationSchema,
+      })
+      .optional()
+      .meta({ description: "Chance the workload fails while running (outcomes are exclusive: failure + cancel ≤ 1)." }),
+    cancel: z
+      .strictObject({
+        probability: z.number().min(0).max(1).meta({ description: "Probability the user stops the workload while it runs." }),
+      })
+      .optional(),
+    pendingPatience: durationSchema.optional().meta({
+      description: "The submitting user deletes the workload if it has not started after this long.",
+    }),
+  })
+  .superRefine((kind, ctx) => {
+    const total = (kind.failure?.probability ?? 0) + (kind.cancel?.probability ?? 0);
+    if (total > 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["cancel", "probability"],
+        message: "expected failure and cancel probabilities that add up to at most 1",
+        input: total,
+      });
+    }
+  });
 
 const generatorSchema = z.strictObject({
   name: name("workload generator name")
@@ -182,6 +187,22 @@ const generatorSchema = z.strictObject({
   }),
   mix: z.array(workloadKindSchema).min(1),
 });
+
+const submissionSchema = z
+  .strictObject({
+    at: durationSchema.meta({ description: "Submission time after the simulation start." }),
+    name: name("workload name").max(40),
+    project: z.string().min(1),
+    user: z.string().min(1).max(253).optional().meta({ description: "Submitting user; default: the project's first user." }),
+    type: z.enum(WORKLOAD_TYPES),
+    priorityClass: z.string().min(1),
+    gpus: gpuCount,
+    runFor: durationSchema.meta({ description: "Run time until the workload ends as `ending` says." }),
+    ending: z.enum(["complete", "fail", "cancel"]).default("complete"),
+    nodePools: z.array(z.string().min(1)).min(1).optional(),
+    pendingPatience: durationSchema.optional(),
+  })
+  .meta({ description: "One workload submitted at a fixed time: for scenarios that must happen exactly when declared." });
 
 const knownXid = z.int().refine((xid) => KNOWN_XIDS.includes(xid), {
   message: `expected an XID from the catalogue (${KNOWN_XIDS.join(", ")})`,
@@ -239,22 +260,33 @@ export const blueprintSchema = z
       .default([])
       .meta({ description: "PriorityClasses besides the built-in train, build-preemptible, interactive-preemptible, build, inference." }),
     nodePools: z.array(nodePoolSchema).min(1),
-    departments: z.array(
-      z.strictObject({
-        name: name("department name"),
-        nodePools: z.record(z.string(), departmentQuota),
-      }),
-    ).min(1),
-    projects: z.array(
-      z.strictObject({
-        name: name("project name"),
-        department: z.string().min(1),
-        users: z.array(z.string().min(1).max(253)).min(1),
-        nodePools: z.record(z.string(), projectQuota),
-      }),
-    ).min(1),
+    departments: z
+      .array(
+        z.strictObject({
+          name: name("department name"),
+          nodePools: z.record(z.string(), departmentQuota),
+        }),
+      )
+      .min(1),
+    projects: z
+      .array(
+        z.strictObject({
+          name: name("project name"),
+          department: z.string().min(1),
+          users: z.array(z.string().min(1).max(253)).min(1),
+          nodePools: z.record(z.string(), projectQuota),
+        }),
+      )
+      .min(1),
     workloads: z.array(generatorSchema).default([]),
-    faults: faultsSchema.default({ hazards: [], injections: [], gpuResetTime: 300_000, nodeRebootDelay: 1_800_000, nodeRebootTime: 600_000 }),
+    submissions: z.array(submissionSchema).default([]),
+    faults: faultsSchema.default({
+      hazards: [],
+      injections: [],
+      gpuResetTime: 300_000,
+      nodeRebootDelay: 1_800_000,
+      nodeRebootTime: 600_000,
+    }),
   })
   .meta({ title: "gpusynth blueprint", description: "A simulated Kubernetes GPU cluster scheduled by Run:ai." });
 
@@ -266,5 +298,8 @@ export type Project = Blueprint["projects"][number];
 export type WorkloadGenerator = Blueprint["workloads"][number];
 export type WorkloadKind = WorkloadGenerator["mix"][number];
 export type WorkloadType = (typeof WORKLOAD_TYPES)[number];
+export type Submission = Blueprint["submissions"][number];
+/** How a workload's run ends if nothing (preemption, a fault) ends it first. */
+export type Ending = Submission["ending"];
 export type Faults = Blueprint["faults"];
 export type Cdf = ReadonlyArray<readonly [number, number]>;

@@ -22,13 +22,13 @@ export interface XidEntry {
   readonly effect: XidEffect;
 }
 
-const entry = (
-  xid: number,
-  mnemonic: string,
-  immediateAction: string,
-  fatal: boolean,
-  effect: XidEffect,
-): XidEntry => ({ xid, mnemonic, immediateAction, fatal, effect });
+const entry = (xid: number, mnemonic: string, immediateAction: string, fatal: boolean, effect: XidEffect): XidEntry => ({
+  xid,
+  mnemonic,
+  immediateAction,
+  fatal,
+  effect,
+});
 
 export const XID_CATALOGUE: ReadonlyMap<number, XidEntry> = new Map(
   [

@@ -57,7 +57,9 @@ export async function main(argv: readonly string[], output: Output = processOutp
       output.err(`gpusynth ${name}: ${error.message}\n`);
       return EXIT_USAGE;
     }
-    output.err(`gpusynth ${name}: internal error (please report it with the blueprint that caused it)\n${(error as Error).stack ?? String(error)}\n`);
+    output.err(
+      `gpusynth ${name}: internal error (please report it with the blueprint that caused it)\n${(error as Error).stack ?? String(error)}\n`,
+    );
     return EXIT_FAILURE;
   }
 }

@@ -63,7 +63,22 @@ export function summaryJson(summary: Summary, pending: PendingCounts) {
 const wait = (ms: number | null) => (ms === null ? "-" : formatDuration(Math.round(ms / 1000) * 1000));
 
 function table(title: string, gpuColumn: string, records: readonly SummaryRecord[]): string {
-  const header = [title, gpuColumn, "alloc GPUs", "alloc %", "submitted", "started", "wait p50", "wait mean", "wait p90", "completed", "failed", "cancelled", "preempted", "pending"];
+  const header = [
+    title,
+    gpuColumn,
+    "alloc GPUs",
+    "alloc %",
+    "submitted",
+    "started",
+    "wait p50",
+    "wait mean",
+    "wait p90",
+    "completed",
+    "failed",
+    "cancelled",
+    "preempted",
+    "pending",
+  ];
   const rows = records.map((r) => [
     r.name,
     String(r.gpus),
@@ -81,7 +96,8 @@ function table(title: string, gpuColumn: string, records: readonly SummaryRecord
     String(r.pendingAtEnd),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number))).join("  ");
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number))).join("  ");
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 

@@ -4,10 +4,9 @@
  * diurnal sinusoid and weekend factor in the users' local time. Each generator draws from its
  * own random streams, so one generator's draws never shift another's.
  */
-import type { Blueprint, WorkloadGenerator, WorkloadKind } from "@gpusynth/blueprint";
+import type { Blueprint, Ending, WorkloadGenerator, WorkloadKind } from "@gpusynth/blueprint";
 import type { Rng } from "./rng.js";
 import { sampleDiscrete, sampleDuration } from "./sampling.js";
-import type { Ending } from "./world.js";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;

@@ -92,7 +92,12 @@ export type DomainEvent =
       readonly victimQueue: QueueState;
       readonly preemptorQueue: QueueState;
     })
-  | (Base & { readonly kind: "WorkloadCompleted"; readonly workload: WorkloadRef; readonly nodePool: string; readonly pods: readonly PodPlacement[] })
+  | (Base & {
+      readonly kind: "WorkloadCompleted";
+      readonly workload: WorkloadRef;
+      readonly nodePool: string;
+      readonly pods: readonly PodPlacement[];
+    })
   | (Base & {
       readonly kind: "WorkloadFailed";
       readonly workload: WorkloadRef;

@@ -6,7 +6,7 @@
  * Actions run in KAI's default order (conf_util/scheduler_conf_util.go): allocate, then
  * reclaim, then preempt. Consolidation and stale-gang eviction are not simulated.
  */
-import { podShape, type PodShape } from "@gpusynth/blueprint";
+import { type PodShape, podShape } from "@gpusynth/blueprint";
 import type { PendingReason } from "./events.js";
 import { divideFairShare } from "./fair-share.js";
 import { type Gpu, type Node, type Pool, type Queue, queueKey, schedulableFreeGpus, type Workload } from "./world.js";
@@ -197,7 +197,14 @@ export class Scheduler {
       const chosen = this.pickVictims(w, poolName, candidates, () => true);
       if (chosen === undefined) continue;
       // The limit still applies once the victims have left.
-      if (capacityPolicy(w, queue, chosen.victims.reduce((sum, v) => sum + v.gpus, 0)) !== undefined) continue;
+      if (
+        capacityPolicy(
+          w,
+          queue,
+          chosen.victims.reduce((sum, v) => sum + v.gpus, 0),
+        ) !== undefined
+      )
+        continue;
       for (const victim of chosen.victims) this.actions.evict(victim, "preempt", w);
       this.actions.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
       return true;
@@ -313,7 +320,9 @@ function place(pool: Pool, shape: PodShape, freed?: ReadonlySet<Gpu>): PodAssign
     }
     if (best === undefined) return undefined;
     used.add(best);
-    const gpus = best.gpus.filter((gpu) => gpu.health === "ok" && (gpu.holder === null || freed?.has(gpu) === true)).slice(0, shape.gpusPerPod);
+    const gpus = best.gpus
+      .filter((gpu) => gpu.health === "ok" && (gpu.holder === null || freed?.has(gpu) === true))
+      .slice(0, shape.gpusPerPod);
     result.push({ node: best, gpus });
   }
   return result;

@@ -3,17 +3,19 @@
  * rules that move it. Pure and deterministic: it reads nothing but the blueprint, writes
  * nothing but domain events to its listeners, and knows no metric or log names.
  */
-import { type Blueprint, BUILT_IN_PRIORITY_CLASSES, isPreemptible, XID_CATALOGUE, type XidEffect } from "@gpusynth/blueprint";
+import {
+  type Blueprint,
+  BUILT_IN_PRIORITY_CLASSES,
+  type Ending,
+  isPreemptible,
+  type Submission,
+  type WorkloadType,
+  XID_CATALOGUE,
+  type XidEffect,
+} from "@gpusynth/blueprint";
 import { ArrivalProcess, usersOf } from "./arrivals.js";
 import { EventQueue } from "./event-queue.js";
-import {
-  type DomainEvent,
-  type FailureCause,
-  type PendingReason,
-  podPlacements,
-  queueState,
-  workloadRef,
-} from "./events.js";
+import { type DomainEvent, type FailureCause, type PendingReason, podPlacements, queueState, workloadRef } from "./events.js";
 import { Rng } from "./rng.js";
 import { type PodAssignment, Scheduler } from "./scheduler.js";
 import {
@@ -34,6 +36,7 @@ const DAY_MS = 86_400_000;
 
 type Happening =
   | { readonly kind: "arrival"; readonly process: ArrivalProcess }
+  | { readonly kind: "submission"; readonly submission: Submission }
   | { readonly kind: "cycle" }
   | { readonly kind: "end"; readonly workload: Workload; readonly token: number }
   | { readonly kind: "patience"; readonly workload: Workload }
@@ -93,10 +96,17 @@ export class Simulation {
     });
 
     for (const generator of blueprint.workloads) {
-      const process = new ArrivalProcess(generator, usersOf(blueprint, generator.project), blueprint.time.start, blueprint.time.utcOffsetHours, root);
+      const process = new ArrivalProcess(
+        generator,
+        usersOf(blueprint, generator.project),
+        blueprint.time.start,
+        blueprint.time.utcOffsetHours,
+        root,
+      );
       const first = process.nextArrival(0);
       if (first !== undefined) this.agenda.push(first, { kind: "arrival", process });
     }
+    for (const submission of blueprint.submissions) this.agenda.push(submission.at, { kind: "submission", submission });
     const nodes = new Map(this.pools.flatMap((pool) => pool.nodes.map((node) => [node.name, node] as const)));
     for (const injection of blueprint.faults.injections) {
       const gpu = nodes.get(injection.node)?.gpus[injection.gpu];
@@ -148,8 +158,13 @@ export class Simulation {
   private handle(item: Happening): void {
     switch (item.kind) {
       case "arrival":
-        this.submit(item.process);
+        this.arrive(item.process);
         return;
+      case "submission": {
+        const sub = item.submission;
+        this.submit({ ...sub, generator: "", user: sub.user ?? (this.projectOf(sub.project).users[0] as string), runMs: sub.runFor });
+        return;
+      }
       case "cycle":
         this.cycleQueued = false;
         this.scheduler.cycle([...this.pending], [...this.running]);
@@ -192,35 +207,71 @@ export class Simulation {
     this.agenda.push((Math.floor(this.nowMs / period) + 1) * period, { kind: "cycle" });
   }
 
-  private submit(process: ArrivalProcess): void {
+  private projectOf(name: string) {
+    const project = this.blueprint.projects.find((p) => p.name === name);
+    if (project === undefined) throw new Error(`unknown project ${name} (validation should have caught it)`);
+    return project;
+  }
+
+  /** A generator's next arrival: draw the workload, submit it, and schedule the one after. */
+  private arrive(process: ArrivalProcess): void {
     const generator = process.generator;
     const draw = process.draw();
-    const project = this.blueprint.projects.find((p) => p.name === generator.project);
-    if (project === undefined) throw new Error(`generator ${generator.name}: unknown project (validation should have caught it)`);
     const n = (this.sequence.get(generator.name) ?? 0) + 1;
     this.sequence.set(generator.name, n);
-    const priority = this.priorities.get(draw.kind.priorityClass) as number;
+    this.submit({
+      name: `${generator.name}-${n}`,
+      generator: generator.name,
+      project: generator.project,
+      user: draw.user,
+      type: draw.kind.type,
+      priorityClass: draw.kind.priorityClass,
+      gpus: draw.gpus,
+      nodePools: generator.nodePools,
+      runMs: draw.runMs,
+      ending: draw.ending,
+      pendingPatience: draw.kind.pendingPatience,
+    });
+    const next = process.nextArrival(this.nowMs);
+    if (next !== undefined) this.agenda.push(next, { kind: "arrival", process });
+  }
+
+  private submit(spec: {
+    name: string;
+    generator: string;
+    project: string;
+    user: string;
+    type: WorkloadType;
+    priorityClass: string;
+    gpus: number;
+    nodePools?: readonly string[] | undefined;
+    runMs: number;
+    ending: Ending;
+    pendingPatience?: number | undefined;
+  }): void {
+    const project = this.projectOf(spec.project);
+    const priority = this.priorities.get(spec.priorityClass) as number;
     const workload: Workload = {
       id: this.nextWorkloadId++,
       uid: this.ids.uuid(),
-      name: `${generator.name}-${n}`,
+      name: spec.name,
       // Run:ai projects are namespaces named runai-<project> (Run:ai docs, k8s-metadata §2a).
       namespace: `runai-${project.name}`,
       project: project.name,
       department: project.department,
-      user: draw.user,
-      generator: generator.name,
-      type: draw.kind.type,
-      priorityClass: draw.kind.priorityClass,
+      user: spec.user,
+      generator: spec.generator,
+      type: spec.type,
+      priorityClass: spec.priorityClass,
       priority,
       preemptible: isPreemptible(priority),
-      gpus: draw.gpus,
-      nodePools: generator.nodePools ?? Object.keys(project.nodePools),
+      gpus: spec.gpus,
+      nodePools: spec.nodePools ?? Object.keys(project.nodePools),
       submittedAt: this.nowMs,
       pendingSince: this.nowMs,
-      runMs: draw.runMs,
-      ending: draw.ending,
-      pendingPatienceMs: draw.kind.pendingPatience,
+      runMs: spec.runMs,
+      ending: spec.ending,
+      pendingPatienceMs: spec.pendingPatience,
       phase: "Pending",
       pool: null,
       pods: [],
@@ -235,8 +286,6 @@ export class Simulation {
     this.emit({ t: this.nowMs, kind: "WorkloadSubmitted", workload: workloadRef(workload), nodePools: workload.nodePools });
     if (workload.pendingPatienceMs !== undefined) this.agenda.push(this.nowMs + workload.pendingPatienceMs, { kind: "patience", workload });
     this.requestCycle();
-    const next = process.nextArrival(this.nowMs);
-    if (next !== undefined) this.agenda.push(next, { kind: "arrival", process });
   }
 
   private bind(w: Workload, pool: Pool, assignments: readonly PodAssignment[]): void {

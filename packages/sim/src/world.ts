@@ -5,6 +5,7 @@
  */
 import {
   type Blueprint,
+  type Ending,
   GPU_MODELS,
   type GpuModel,
   isPreemptible,
@@ -18,7 +19,6 @@ import type { Rng } from "./rng.js";
 export type GpuHealth = "ok" | "resetting" | "off-bus";
 export type NodeStatus = "ready" | "cordoned" | "rebooting";
 export type WorkloadPhase = "Pending" | "Running" | "Completed" | "Failed" | "Cancelled";
-export type Ending = "complete" | "fail" | "cancel";
 
 export interface Gpu {
   readonly index: number;

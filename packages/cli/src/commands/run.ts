@@ -1,4 +1,4 @@
-import { formatDuration, loadBlueprint, formatProblem, parseDuration } from "@gpusynth/blueprint";
+import { formatDuration, formatProblem, loadBlueprint, parseDuration } from "@gpusynth/blueprint";
 import { Simulation, SummaryCollector } from "@gpusynth/sim";
 import { DEFAULT_BLUEPRINT } from "../default-blueprint.js";
 import type { Output } from "../output.js";
@@ -45,7 +45,9 @@ export function runCommand(args: readonly string[], output: Output): number {
     "run",
   );
   if (values.offline !== true) {
-    throw new UsageError('live runs (metrics and logs paced to the wall clock) are not built yet: add --offline.\nRun "gpusynth run --help" for usage.');
+    throw new UsageError(
+      'live runs (metrics and logs paced to the wall clock) are not built yet: add --offline.\nRun "gpusynth run --help" for usage.',
+    );
   }
   if (positionals.length > 1) throw new UsageError(`expected at most one blueprint, found ${positionals.length}: ${positionals.join(" ")}`);
   const durationText = typeof values.duration === "string" ? values.duration : "24h";
@@ -57,7 +59,8 @@ export function runCommand(args: readonly string[], output: Output): number {
   let seed: number | undefined;
   if (seedText !== undefined) {
     seed = Number(seedText);
-    if (!/^\d+$/.test(seedText) || seed > 0xffff_ffff) throw new UsageError(`--seed: expected an integer from 0 to 4294967295, found "${seedText}"`);
+    if (!/^\d+$/.test(seedText) || seed > 0xffff_ffff)
+      throw new UsageError(`--seed: expected an integer from 0 to 4294967295, found "${seedText}"`);
   }
 
   const file = positionals[0] ?? DEFAULT_BLUEPRINT;
@@ -92,7 +95,11 @@ export function runCommand(args: readonly string[], output: Output): number {
       byPool.set(pool, (byPool.get(pool) ?? 0) + 1);
     }
     const summary = collector.summary(simulation.now);
-    output.out(values.json === true ? `${JSON.stringify(summaryJson(summary, { byProject, byPool }), null, 2)}\n` : summaryText(summary, { byProject, byPool }));
+    output.out(
+      values.json === true
+        ? `${JSON.stringify(summaryJson(summary, { byProject, byPool }), null, 2)}\n`
+        : summaryText(summary, { byProject, byPool }),
+    );
   } else {
     output.out(`simulated ${formatDuration(durationMs)} of "${blueprint.cluster.name}"; add --summary for the totals\n`);
   }

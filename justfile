@@ -1,0 +1,40 @@
+# gpusynth tasks. `just` comes from the rust-just npm package: run `npm ci` first.
+# Every recipe is also an npm script (npm run <recipe>).
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+# Everything CI checks.
+check: fmt-check lint typecheck gen-check test race
+
+build:
+    npx tsc -b
+
+fmt:
+    npx biome format --write .
+
+fmt-check:
+    npx biome format .
+
+lint:
+    npx biome check --formatter-enabled=false .
+
+typecheck: build
+    npx tsc -p tsconfig.test.json
+
+# Regenerate blueprints/blueprint.schema.json from the zod schema.
+gen: build
+    node scripts/gen-schema.mjs
+
+gen-check: build
+    node scripts/gen-schema.mjs --check
+
+test: build
+    npx vitest run
+
+# The suite in random order: tests must not depend on each other.
+race: build
+    npx vitest run --sequence.shuffle
+
+# Simulation speed benchmark; writes bench/results/.
+bench: build
+    node --expose-gc bench/sim-speed.mjs
