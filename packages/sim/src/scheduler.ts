@@ -148,25 +148,30 @@ export class Scheduler {
   /**
    * actions/reclaim: a workload whose project is within its fair share takes GPUs from
    * preemptible workloads of queues above theirs (proportion/reclaimable). Victims come from
-   * the most over-served queue first, lowest priority and newest first within it, and each
-   * must leave its queue at or above max(deserved, fair share) — or at or above deserved when
-   * the reclaimer stays within its own deserved quota.
+   * the most over-served queue first, lowest priority and newest first within it. A victim is
+   * allowed while its queue (after the victims already chosen) is still above max(deserved,
+   * fair share) — MaintainFairShare — or, when the reclaimer stays within its deserved quota,
+   * still above deserved — GuaranteeDeservedQuota (proportion/reclaimable/strategies).
+   * Workloads are indivisible, so the last victim may take its queue below that line.
    */
   private reclaimFor(w: Workload, running: readonly Workload[], reasons: Map<Workload, PendingReason[]>): boolean {
     for (const poolName of w.nodePools) {
       if (!resourcesWereTheProblem(reasons.get(w), poolName)) continue;
       const queue = this.queueOf(w, poolName);
       if (queue.allocated + w.gpus > queue.fairShare) continue;
-      if (queue.parent !== null && queue.parent.allocated + w.gpus > queue.parent.fairShare) continue;
+      // Across departments the department queues are compared too (the level where paths diverge).
+      const departmentWithinShare = queue.parent === null || queue.parent.allocated + w.gpus <= queue.parent.fairShare;
       const withinDeserved = queue.allocated + w.gpus <= queue.deserved;
       const candidates = running
         .filter((v) => v.pool === poolName && v.preemptible && v.project !== w.project && v.phase === "Running")
+        .filter((v) => departmentWithinShare || v.department === w.department)
         .map((v) => ({ v, q: this.comparedQueue(v, queue) }))
         .sort((a, b) => overService(b.q) - overService(a.q) || a.q.order - b.q.order || victimOrder(a.v, b.v));
       const taken = new Map<Queue, number>();
       const chosen = this.pickVictims(w, poolName, candidates, ({ v, q }) => {
-        const remaining = q.allocated - (taken.get(q) ?? 0) - v.gpus;
-        const ok = remaining >= Math.max(q.deserved, q.fairShare) || (withinDeserved && remaining >= q.deserved);
+        // What the victim's queue still holds after the victims already chosen (before this one).
+        const remaining = q.allocated - (taken.get(q) ?? 0);
+        const ok = remaining > Math.max(q.deserved, q.fairShare) || (withinDeserved && remaining > q.deserved);
         if (ok) taken.set(q, (taken.get(q) ?? 0) + v.gpus);
         return ok;
       });

@@ -1,0 +1,35 @@
+import { fileURLToPath } from "node:url";
+import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
+import { type DomainEvent, Simulation } from "@gpusynth/sim";
+
+export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+export const repoFile = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
+
+export const MINUTE = 60_000;
+export const HOUR = 3_600_000;
+export const DAY = 86_400_000;
+
+export interface Run {
+  readonly blueprint: Blueprint;
+  readonly simulation: Simulation;
+  readonly events: DomainEvent[];
+}
+
+/** Loads a blueprint file and runs it offline for `durationMs`, collecting every event. */
+export function run(file: string, durationMs: number, seed?: number): Run {
+  const { blueprint } = loadBlueprint(file);
+  const simulation = new Simulation(blueprint, seed === undefined ? {} : { seed });
+  const events: DomainEvent[] = [];
+  simulation.onEvent((event) => events.push(event));
+  simulation.runUntil(durationMs);
+  return { blueprint, simulation, events };
+}
+
+/** The events about one workload, by the workload's name. */
+export function eventsOf(events: readonly DomainEvent[], name: string): DomainEvent[] {
+  return events.filter((e) => "workload" in e && e.workload.name === name);
+}
+
+export function only<K extends DomainEvent["kind"]>(events: readonly DomainEvent[], kind: K): Extract<DomainEvent, { kind: K }>[] {
+  return events.filter((e): e is Extract<DomainEvent, { kind: K }> => e.kind === kind);
+}

@@ -1,0 +1,138 @@
+/**
+ * Scheduling scenarios, one small blueprint each (fixtures/), checked against the Run:ai /
+ * KAI-Scheduler behaviour docs/scheduling.md describes. Workload names come from the fixtures.
+ */
+import { describe, expect, it } from "vitest";
+import { eventsOf, fixture, HOUR, MINUTE, only, run } from "./helpers.js";
+
+describe("over-quota borrowing and reclaim", () => {
+  const { blueprint, events } = run(fixture("reclaim.yaml"), 6 * HOUR);
+  const [borrower, owner] = blueprint.submissions.map((s) => s.name) as [string, string];
+
+  it("lets a preemptible workload use idle GPUs beyond its project's deserved quota", () => {
+    const [start] = only(eventsOf(events, borrower), "WorkloadStarted");
+    expect(start?.t).toBeLessThanOrEqual(1_000);
+    expect(start?.pods.flatMap((p) => p.gpus)).toHaveLength(6);
+  });
+
+  it("reclaims the borrowed GPUs when the owning project needs its deserved quota", () => {
+    const [preempted] = only(eventsOf(events, borrower), "WorkloadPreempted");
+    expect(preempted?.action).toBe("reclaim");
+    expect(preempted?.preemptor.name).toBe(owner);
+    const [ownerStart] = only(eventsOf(events, owner), "WorkloadStarted");
+    expect(ownerStart?.t).toBe(preempted?.t);
+    expect(ownerStart?.t).toBeLessThan(10 * MINUTE + 2_000);
+    expect(ownerStart?.waitedMs).toBeLessThan(2_000);
+  });
+
+  it("returns the reclaimed workload to Pending and restarts it when GPUs free up, keeping its progress", () => {
+    const starts = only(eventsOf(events, borrower), "WorkloadStarted");
+    const [ownerDone] = only(eventsOf(events, owner), "WorkloadCompleted");
+    expect(starts.map((s) => s.attempt)).toEqual([1, 2]);
+    expect(starts[1]?.t).toBeGreaterThanOrEqual(ownerDone?.t ?? Number.POSITIVE_INFINITY);
+    const [done] = only(eventsOf(events, borrower), "WorkloadCompleted");
+    const ranBefore = (only(eventsOf(events, borrower), "WorkloadPreempted")[0]?.t ?? 0) - (starts[0]?.t ?? 0);
+    expect((done?.t ?? 0) - (starts[1]?.t ?? 0)).toBe(2 * HOUR - ranBefore);
+  });
+});
+
+describe("priority preemption inside a project", () => {
+  const { blueprint, events } = run(fixture("preempt.yaml"), 4 * HOUR);
+  const [low, high] = blueprint.submissions.map((s) => s.name) as [string, string];
+
+  it("evicts the lower-priority preemptible workload for a higher-priority one", () => {
+    const [preempted] = only(eventsOf(events, low), "WorkloadPreempted");
+    expect(preempted?.action).toBe("preempt");
+    expect(preempted?.preemptor.name).toBe(high);
+    const [highStart] = only(eventsOf(events, high), "WorkloadStarted");
+    expect(highStart?.t).toBe(preempted?.t);
+  });
+
+  it("gives the preemptor GPUs the victim held", () => {
+    const [lowStart] = only(eventsOf(events, low), "WorkloadStarted");
+    const [highStart] = only(eventsOf(events, high), "WorkloadStarted");
+    const victimGpus = new Set(lowStart?.pods.flatMap((p) => p.gpus.map((g) => g.uuid)));
+    for (const gpu of highStart?.pods.flatMap((p) => p.gpus) ?? []) expect(victimGpus.has(gpu.uuid)).toBe(true);
+  });
+});
+
+describe("non-preemptible workloads stay within deserved quota", () => {
+  const { blueprint, events } = run(fixture("non-preemptible.yaml"), 4 * HOUR);
+  const [first, second] = blueprint.submissions.map((s) => s.name) as [string, string];
+
+  it("keeps the second workspace pending with NonPreemptibleOverQuota while 4 GPUs sit idle", () => {
+    const [pending] = only(eventsOf(events, second), "WorkloadUnschedulable");
+    expect(pending?.reasons).toEqual([
+      expect.objectContaining({ reason: "NonPreemptibleOverQuota", requested: 2, deserved: 4, allocatedNonPreemptible: 4 }),
+    ]);
+  });
+
+  it("starts it once the first workspace ends", () => {
+    const [firstDone] = only(eventsOf(events, first), "WorkloadCompleted");
+    const [secondStart] = only(eventsOf(events, second), "WorkloadStarted");
+    expect(firstDone?.t).toBe(2 * HOUR + 1_000);
+    expect(secondStart?.t).toBeGreaterThanOrEqual(firstDone?.t ?? 0);
+    expect((secondStart?.t ?? 0) - (firstDone?.t ?? 0)).toBeLessThanOrEqual(1_000);
+  });
+});
+
+describe("limits", () => {
+  const { blueprint, events } = run(fixture("limit.yaml"), 4 * HOUR);
+  const [, second] = blueprint.submissions.map((s) => s.name) as [string, string];
+
+  it("keeps a workload pending with OverLimit when its project is at its limit", () => {
+    const [pending] = only(eventsOf(events, second), "WorkloadUnschedulable");
+    expect(pending?.reasons).toEqual([expect.objectContaining({ reason: "OverLimit", limit: 4, allocated: 4, requested: 2 })]);
+    const [start] = only(eventsOf(events, second), "WorkloadStarted");
+    expect(start?.t).toBeGreaterThan(2 * HOUR);
+  });
+});
+
+describe("gang scheduling", () => {
+  const { blueprint, events } = run(fixture("gang.yaml"), 3 * HOUR);
+  const [small, gang] = blueprint.submissions.map((s) => s.name) as [string, string];
+
+  it("starts no pod of the gang until every pod fits, then starts all of them together", () => {
+    const starts = only(eventsOf(events, gang), "WorkloadStarted");
+    const [smallDone] = only(eventsOf(events, small), "WorkloadCompleted");
+    expect(starts).toHaveLength(1);
+    expect(starts[0]?.t).toBeGreaterThanOrEqual(smallDone?.t ?? Number.POSITIVE_INFINITY);
+    expect(starts[0]?.pods).toHaveLength(2);
+    expect(new Set(starts[0]?.pods.map((p) => p.node)).size).toBe(2);
+    for (const pod of starts[0]?.pods ?? []) expect(pod.gpus).toHaveLength(8);
+    expect(only(eventsOf(events, gang), "WorkloadUnschedulable")[0]?.reasons[0]?.reason).toBe("Unschedulable");
+  });
+});
+
+describe("GPU faults", () => {
+  const { blueprint, events } = run(fixture("gpu-fault.yaml"), 6 * HOUR);
+  const [victim, waitsForReboot, waitsForReset] = blueprint.submissions.map((s) => s.name) as [string, string, string];
+  const node = blueprint.faults.injections[0]?.node as string;
+
+  it("fails the workload on a GPU that falls off the bus (XID 79), naming node, GPU and XID", () => {
+    const [failed] = only(eventsOf(events, victim), "WorkloadFailed");
+    expect(failed?.t).toBe(HOUR);
+    expect(failed?.cause).toEqual({ kind: "GpuFault", node, gpu: expect.objectContaining({ index: 3 }), xid: 79 });
+  });
+
+  it("cordons the node, reboots it after the drain delay, and schedules on it only when it is back", () => {
+    const kinds = events.filter((e) => e.kind.startsWith("Node")).map((e) => [e.kind, e.t]);
+    expect(kinds).toEqual([
+      ["NodeCordoned", HOUR],
+      ["NodeRebootStarted", HOUR + 30 * MINUTE],
+      ["NodeReady", HOUR + 40 * MINUTE],
+    ]);
+    const [start] = only(eventsOf(events, waitsForReboot), "WorkloadStarted");
+    expect(start?.t).toBeGreaterThanOrEqual(HOUR + 40 * MINUTE);
+    expect(start?.t).toBeLessThanOrEqual(HOUR + 40 * MINUTE + 1_000);
+  });
+
+  it("fails the workload on an uncontained ECC error (XID 95) and keeps the GPU out until its reset", () => {
+    const [failed] = only(eventsOf(events, waitsForReboot), "WorkloadFailed");
+    expect(failed?.cause).toMatchObject({ kind: "GpuFault", xid: 95 });
+    const reset = only(events, "GpuResetCompleted")[0];
+    expect(reset?.t).toBe(3 * HOUR + 5 * MINUTE);
+    const [start] = only(eventsOf(events, waitsForReset), "WorkloadStarted");
+    expect(start?.t).toBeGreaterThanOrEqual(reset?.t ?? Number.POSITIVE_INFINITY);
+  });
+});
