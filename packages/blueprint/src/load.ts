@@ -93,10 +93,9 @@ export function parseBlueprint(text: string, file = "<blueprint>"): LoadedBluepr
   } catch (cause) {
     throw new BlueprintError(file, [fileProblem("YAML without excessive alias expansion", (cause as Error).message)]);
   }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw new BlueprintError(file, [
-      fileProblem("a YAML mapping with cluster, nodePools, departments, projects, …", Array.isArray(data) ? "a list" : typeof data),
-    ]);
+  if (data === null || data === undefined || typeof data !== "object" || Array.isArray(data)) {
+    const found = data === null || data === undefined ? "an empty document" : Array.isArray(data) ? "a list" : `a ${typeof data}`;
+    throw new BlueprintError(file, [fileProblem("a YAML mapping with cluster, nodePools, departments, projects, …", found)]);
   }
 
   const locate = (problem: BlueprintProblem): BlueprintProblem => {

@@ -1,0 +1,252 @@
+/**
+ * A table of broken blueprints, each made by one edit to the shipped lab.yaml: every error
+ * must name the YAML path, what was expected and what was found, and carry a line number.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { BlueprintError, type BlueprintProblem, formatPath, parseBlueprint } from "@gpusynth/blueprint";
+import { describe, expect, it } from "vitest";
+import { type Document, parseDocument } from "yaml";
+
+const labText = readFileSync(fileURLToPath(new URL("../../../blueprints/lab.yaml", import.meta.url)), "utf8");
+
+function problemsAfter(edit: (doc: Document) => void): BlueprintProblem[] {
+  const doc = parseDocument(labText);
+  edit(doc);
+  try {
+    parseBlueprint(doc.toString(), "edited-lab.yaml");
+  } catch (error) {
+    if (error instanceof BlueprintError) return [...error.problems];
+    throw error;
+  }
+  return [];
+}
+
+interface Case {
+  readonly name: string;
+  readonly edit: (doc: Document) => void;
+  readonly path: string;
+  readonly expected: RegExp;
+  readonly found: RegExp;
+}
+
+const cases: Case[] = [
+  {
+    name: "unknown department",
+    edit: (d) => d.setIn(["projects", 0, "department"], "nope"),
+    path: "projects[0].department",
+    expected: /department declared in departments/,
+    found: /"nope"/,
+  },
+  {
+    name: "unknown project",
+    edit: (d) => d.setIn(["workloads", 0, "project"], "ghost"),
+    path: "workloads[0].project",
+    expected: /project declared in projects/,
+    found: /"ghost"/,
+  },
+  {
+    name: "projects' quotas exceed their department",
+    edit: (d) => d.setIn(["projects", 0, "nodePools", "default", "deserved"], 30),
+    path: "departments[0].nodePools.default.deserved",
+    expected: /sum of its projects' deserved quotas, 54/,
+    found: /^32$/,
+  },
+  {
+    name: "limit below deserved quota",
+    edit: (d) => d.setIn(["projects", 0, "nodePools", "default", "limit"], 4),
+    path: "projects[0].nodePools.default.limit",
+    expected: /at least the deserved quota \(8\)/,
+    found: /^4$/,
+  },
+  {
+    name: "quota in an unknown node pool",
+    edit: (d) => d.setIn(["projects", 0, "nodePools", "nowhere"], { deserved: 0, overQuotaWeight: 1 }),
+    path: "projects[0].nodePools.nowhere",
+    expected: /node pool declared in nodePools/,
+    found: /"nowhere"/,
+  },
+  {
+    name: "a single-pod workload larger than a node",
+    edit: (d) => d.setIn(["workloads", 0, "mix", 0, "gpus"], [[16, 100]]),
+    path: "workloads[0].mix[0].gpus[0][0]",
+    expected: /fits on one node.*distributed-training/,
+    found: /^16$/,
+  },
+  {
+    name: "nodes too small for the declared sizes",
+    edit: (d) => d.setIn(["nodePools", 0, "gpusPerNode"], 4),
+    path: "workloads[0].mix[0].gpus[3][0]",
+    expected: /fits on one node/,
+    found: /^8$/,
+  },
+  {
+    name: "a gang that cannot split evenly across nodes",
+    edit: (d) => d.setIn(["workloads", 0, "mix", 1, "gpus"], [[9, 100]]),
+    path: "workloads[0].mix[1].gpus[0][0]",
+    expected: /splits evenly/,
+    found: /^9$/,
+  },
+  {
+    name: "non-preemptible workload above its project's deserved quota",
+    edit: (d) =>
+      d.setIn(
+        ["submissions"],
+        [
+          {
+            at: "1m",
+            name: "x",
+            project: d.getIn(["projects", 0, "name"]),
+            type: "interactive",
+            priorityClass: "build",
+            gpus: 16,
+            runFor: "1h",
+          },
+        ],
+      ),
+    path: "submissions[0].gpus",
+    expected: /deserved quota \(non-preemptible\)/,
+    found: /^16$/,
+  },
+  {
+    name: "unknown priority class",
+    edit: (d) => d.setIn(["workloads", 0, "mix", 0, "priorityClass"], "trian"),
+    path: "workloads[0].mix[0].priorityClass",
+    expected: /priority class \(train, build-preemptible/,
+    found: /"trian"/,
+  },
+  {
+    name: "unknown GPU model",
+    edit: (d) => d.setIn(["nodePools", 0, "gpuModel"], "V100"),
+    path: "nodePools[0].gpuModel",
+    expected: /one of "A100-SXM4-80GB", "H100-80GB-HBM3"/,
+    found: /"V100"/,
+  },
+  {
+    name: "misspelt key",
+    edit: (d) => d.setIn(["nodePools", 0, "nodez"], 4),
+    path: "nodePools[0].nodez",
+    expected: /only known keys/,
+    found: /unknown key "nodez"/,
+  },
+  {
+    name: "missing key",
+    edit: (d) => d.deleteIn(["nodePools", 0, "nodes"]),
+    path: "nodePools[0].nodes",
+    expected: /a number/,
+    found: /key is missing/,
+  },
+  {
+    name: "cluster id not a UUID",
+    edit: (d) => d.setIn(["cluster", "clusterId"], "not-a-uuid"),
+    path: "cluster.clusterId",
+    expected: /valid uuid/,
+    found: /"not-a-uuid"/,
+  },
+  {
+    name: "start time not ISO 8601",
+    edit: (d) => d.setIn(["time", "start"], "yesterday"),
+    path: "time.start",
+    expected: /valid datetime/,
+    found: /"yesterday"/,
+  },
+  { name: "negative seed", edit: (d) => d.setIn(["seed"], -1), path: "seed", expected: /at least 0/, found: /^-1$/ },
+  {
+    name: "duration that is not a duration",
+    edit: (d) => d.setIn(["workloads", 0, "mix", 0, "duration", "min"], "5 minutes"),
+    path: "workloads[0].mix[0].duration.min",
+    expected: /duration such as "90s"/,
+    found: /"5 minutes"/,
+  },
+  {
+    name: "CDF out of order",
+    edit: (d) =>
+      d.setIn(
+        ["workloads", 0, "mix", 0, "duration", "cdf"],
+        [
+          ["1m", 50],
+          ["30s", 100],
+        ],
+      ),
+    path: "workloads[0].mix[0].duration.cdf[1][0]",
+    expected: /ascending order/,
+    found: /^30000$/,
+  },
+  {
+    name: "CDF not reaching 100 %",
+    edit: (d) => d.setIn(["workloads", 0, "mix", 0, "gpus"], [[1, 50]]),
+    path: "workloads[0].mix[0].gpus[0][1]",
+    expected: /reach 100/,
+    found: /^50$/,
+  },
+  {
+    name: "failure and cancel above certainty",
+    edit: (d) => d.setIn(["workloads", 0, "mix", 0, "cancel", "probability"], 0.9),
+    path: "workloads[0].mix[0].cancel.probability",
+    expected: /add up to at most 1/,
+    found: /^1\.1$/,
+  },
+  {
+    name: "duplicate project name",
+    edit: (d) => d.setIn(["projects", 1, "name"], d.getIn(["projects", 0, "name"])),
+    path: "projects[1].name",
+    expected: /not used before/,
+    found: /already at projects\[0\]/,
+  },
+  {
+    name: "fault on an unknown node",
+    edit: (d) => d.setIn(["faults", "injections"], [{ at: "1h", node: "missing-node", gpu: 0, xid: 79 }]),
+    path: "faults.injections[0].node",
+    expected: /node of the blueprint \(names look like default-node-0\)/,
+    found: /"missing-node"/,
+  },
+  {
+    name: "fault on a GPU index the node lacks",
+    edit: (d) => d.setIn(["faults", "injections"], [{ at: "1h", node: "default-node-0", gpu: 8, xid: 79 }]),
+    path: "faults.injections[0].gpu",
+    expected: /GPU index below 8/,
+    found: /^8$/,
+  },
+  {
+    name: "XID outside the catalogue",
+    edit: (d) => d.setIn(["faults", "hazards", 0, "xid"], 999),
+    path: "faults.hazards[0].xid",
+    expected: /XID from the catalogue/,
+    found: /^999$/,
+  },
+];
+
+describe("bad blueprints", () => {
+  it.each(cases)("$name → $path", ({ edit, path, expected, found }) => {
+    const problems = problemsAfter(edit);
+    const problem = problems.find((p) => formatPath(p.path) === path);
+    expect(problem, `no problem at ${path}; got ${problems.map((p) => formatPath(p.path)).join(", ")}`).toBeDefined();
+    expect(problem?.expected).toMatch(expected);
+    expect(problem?.found).toMatch(found);
+    expect(problem?.line).toBeGreaterThan(0);
+  });
+
+  it("reports every cross-reference error of a blueprint at once", () => {
+    const problems = problemsAfter((d) => {
+      d.setIn(["projects", 0, "department"], "nope");
+      d.setIn(["workloads", 1, "project"], "ghost");
+      d.setIn(["projects", 2, "nodePools", "default", "limit"], 1);
+    });
+    expect(problems.map((p) => formatPath(p.path))).toEqual(
+      expect.arrayContaining(["projects[0].department", "workloads[1].project", "projects[2].nodePools.default.limit"]),
+    );
+  });
+
+  it("reports every schema error of a blueprint at once", () => {
+    const problems = problemsAfter((d) => {
+      d.setIn(["seed"], "x");
+      d.setIn(["nodePools", 0, "gpuModel"], "V100");
+      d.setIn(["time", "start"], "later");
+    });
+    expect(problems.map((p) => formatPath(p.path))).toEqual(expect.arrayContaining(["seed", "nodePools[0].gpuModel", "time.start"]));
+  });
+
+  it("accepts the shipped lab blueprint without problems", () => {
+    expect(problemsAfter(() => {})).toEqual([]);
+  });
+});

@@ -1,0 +1,76 @@
+/** Files that are not blueprints at all: a clear message, never a crash or a hang. */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BlueprintError, loadBlueprint, MAX_BLUEPRINT_BYTES } from "@gpusynth/blueprint";
+import { afterAll, describe, expect, it } from "vitest";
+
+const dir = mkdtempSync(join(tmpdir(), "gpusynth-bad-files-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function errorFor(content: string | Buffer | null, name = "bp.yaml"): BlueprintError {
+  const file = join(dir, name);
+  if (content !== null) writeFileSync(file, content);
+  try {
+    loadBlueprint(file);
+  } catch (error) {
+    if (error instanceof BlueprintError) return error;
+    throw error;
+  }
+  throw new Error("expected the blueprint to be rejected");
+}
+
+const bomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+for (let i = 0; i < 9; i++)
+  bomb.push(
+    `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${new Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(",")}]`,
+  );
+
+describe.each([
+  { name: "a missing file", content: null, file: "missing.yaml", message: /expected a readable blueprint YAML file, found no such file/ },
+  { name: "an empty file", content: "", file: "empty.yaml", message: /found an empty file/ },
+  {
+    name: "only whitespace and comments",
+    content: "  \n# nothing\n",
+    file: "blank.yaml",
+    message: /expected a YAML mapping.*found an empty document/,
+  },
+  {
+    name: "malformed YAML",
+    content: "cluster: [1, 2\nseed: }",
+    file: "malformed.yaml",
+    message: /:2:\d+: error: \(document root\): expected well-formed YAML/,
+  },
+  { name: "a plain scalar", content: "hello", file: "scalar.yaml", message: /expected a YAML mapping.*found a string/ },
+  { name: "a list instead of a mapping", content: "- 1\n- 2\n", file: "list.yaml", message: /expected a YAML mapping.*found a list/ },
+  {
+    name: "a huge file",
+    content: `# ${"x".repeat(MAX_BLUEPRINT_BYTES + 10)}\n`,
+    file: "huge.yaml",
+    message: /expected a blueprint of at most \d+ bytes/,
+  },
+  {
+    name: "deeply nested flow collections",
+    content: `a: ${"[".repeat(100_000)}`,
+    file: "deep-flow.yaml",
+    message: /expected nesting of at most 64 levels/,
+  },
+  {
+    name: "deeply nested block mappings",
+    content: Array.from({ length: 200 }, (_, i) => `${" ".repeat(i)}k${i}:`).join("\n"),
+    file: "deep-block.yaml",
+    message: /expected nesting of at most 64 levels/,
+  },
+  { name: "an alias bomb", content: bomb.join("\n"), file: "bomb.yaml", message: /expected YAML without excessive alias expansion/ },
+  { name: "binary garbage", content: Buffer.from([0, 159, 146, 150, 255, 0, 1, 2]), file: "garbage.yaml", message: /error/ },
+])("$name", ({ content, file, message }) => {
+  it("is rejected with a clear message", () => {
+    const error = errorFor(content, file);
+    expect(error.message).toMatch(message);
+    expect(error.message).toContain(file);
+  });
+});
+
+it("rejects a directory", () => {
+  expect(errorFor(null, ".").message).toMatch(/expected a blueprint YAML file, found a directory/);
+});

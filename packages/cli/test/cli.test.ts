@@ -1,0 +1,118 @@
+/**
+ * The gpusynth command as a user runs it: the built binary in a child process, its output
+ * and exit code. (`just test` builds before testing.)
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const bin = join(root, "packages/cli/bin/gpusynth.js");
+const lab = join(root, "blueprints/lab.yaml");
+const dir = mkdtempSync(join(tmpdir(), "gpusynth-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function gpusynth(...args: string[]) {
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const stackTrace = /\n\s+at .+\(.+:\d+:\d+\)/;
+
+describe("gpusynth --help", () => {
+  it.each([[], ["--help"], ["help"]])("lists the commands for %j", (...args) => {
+    const { stdout } = gpusynth(...args);
+    expect(stdout).toMatch(/Commands:\n\s+run\s.*\n\s+validate\s/);
+  });
+
+  it.each(["run", "validate"])("explains %s with usage, options and examples", (command) => {
+    const { code, stdout } = gpusynth(command, "--help");
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Usage: gpusynth ${command}`);
+    expect(stdout).toContain("Example");
+  });
+
+  it("rejects an unknown command with exit code 2", () => {
+    const { code, stderr } = gpusynth("frobnicate");
+    expect(code).toBe(2);
+    expect(stderr).toContain('unknown command "frobnicate"');
+  });
+});
+
+describe("gpusynth validate", () => {
+  it("accepts the default blueprint when given no file", () => {
+    const { code, stdout } = gpusynth("validate");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/valid blueprint "lab": 1 node pool\(s\), 32 GPUs/);
+  });
+
+  it("exits 2 and names file, line, path, expectation and finding for an invalid blueprint", () => {
+    const bad = join(dir, "bad.yaml");
+    writeFileSync(bad, "cluster: { name: x, clusterId: 7 }\nseed: 1\n");
+    const { code, stderr } = gpusynth("validate", bad);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`${bad}:1:`);
+    expect(stderr).toMatch(/cluster\.clusterId: expected a string, found 7/);
+    expect(stderr).toMatch(/time: expected an? \w+, found nothing \(the key is missing\)/);
+    expect(stderr).not.toMatch(stackTrace);
+  });
+
+  it("exits 2 without a stack trace for a directory or a missing file", () => {
+    for (const target of [dir, join(dir, "nope.yaml")]) {
+      const { code, stderr } = gpusynth("validate", target);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/expected a (blueprint|readable blueprint) YAML file/);
+      expect(stderr).not.toMatch(stackTrace);
+    }
+  });
+});
+
+describe("gpusynth run --offline --summary", () => {
+  const { blueprint } = loadBlueprint(lab);
+
+  it("prints a row per project and node pool of the blueprint", () => {
+    const { code, stdout } = gpusynth("run", "--offline", "--duration", "24h", "--summary", lab);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Simulated 1d.");
+    for (const name of [...blueprint.projects.map((p) => p.name), ...blueprint.nodePools.map((p) => p.name)]) {
+      expect(stdout).toMatch(new RegExp(`^${name}\\s+\\d+\\s+\\d+\\.\\d`, "m"));
+    }
+  });
+
+  it("prints the same numbers as JSON, consistent with themselves", () => {
+    const { code, stdout } = gpusynth("run", "--offline", "--duration", "3d", "--json", "--seed", "9");
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout) as {
+      simulatedMs: number;
+      projects: Array<{ submitted: number; started: number; pendingAtEnd: number; completed: number; failed: number; cancelled: number }>;
+      nodePools: Array<{ submitted: number; meanAllocatedGpus: number; gpus: number }>;
+    };
+    expect(summary.simulatedMs).toBe(3 * 86_400_000);
+    const total = (key: "submitted" | "started") => summary.projects.reduce((sum, p) => sum + p[key], 0);
+    expect(total("submitted")).toBe(summary.nodePools.reduce((sum, p) => sum + p.submitted, 0));
+    for (const p of summary.projects) expect(p.started + p.pendingAtEnd).toBeLessThanOrEqual(p.submitted);
+    for (const pool of summary.nodePools) expect(pool.meanAllocatedGpus).toBeLessThanOrEqual(pool.gpus);
+  });
+
+  it("gives identical output for the same seed and different output for another", () => {
+    const a = gpusynth("run", "--offline", "--duration", "2d", "--json", "--seed", "1").stdout;
+    expect(gpusynth("run", "--offline", "--duration", "2d", "--json", "--seed", "1").stdout).toBe(a);
+    expect(gpusynth("run", "--offline", "--duration", "2d", "--json", "--seed", "2").stdout).not.toBe(a);
+  });
+
+  it.each([
+    [["run", "--duration", "1h"], /add --offline/],
+    [["run", "--offline", "--duration", "soon"], /--duration: expected a positive duration/],
+    [["run", "--offline", "--seed", "1e3"], /--seed: expected an integer/],
+    [["run", "--offline", "--bogus"], /Unknown option '--bogus'/],
+  ])("refuses %j with exit code 2", (args, message) => {
+    const { code, stderr } = gpusynth(...args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toMatch(stackTrace);
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * Invariants over long random runs with many seeds: whatever the arrivals, faults and
+ * preemptions, the cluster's bookkeeping must stay physically possible.
+ */
+import type { DomainEvent, Simulation } from "@gpusynth/sim";
+import { describe, expect, it } from "vitest";
+import { DAY, fixture, HOUR, repoFile, run } from "./helpers.js";
+
+type Phase = "Pending" | "Running" | "Completed" | "Failed" | "Cancelled";
+
+/** Which event may move a workload from which phase, and to where. */
+function transition(from: Phase | undefined, event: DomainEvent): Phase | "illegal" {
+  switch (event.kind) {
+    case "WorkloadSubmitted":
+      return from === undefined ? "Pending" : "illegal";
+    case "WorkloadUnschedulable":
+      return from === "Pending" ? "Pending" : "illegal";
+    case "WorkloadStarted":
+      return from === "Pending" ? "Running" : "illegal";
+    case "WorkloadPreempted":
+      return from === "Running" ? "Pending" : "illegal";
+    case "WorkloadCompleted":
+      return from === "Running" ? "Completed" : "illegal";
+    case "WorkloadFailed":
+      return from === "Running" ? "Failed" : "illegal";
+    case "WorkloadCancelled":
+      return from === (event.whilePending ? "Pending" : "Running") ? "Cancelled" : "illegal";
+    default:
+      return "illegal";
+  }
+}
+
+/** Checks the event stream as it happens; returns the problems found. */
+function watch(simulation: Simulation): { problems: string[]; checkView: () => void; counts: Map<string, number> } {
+  const problems: string[] = [];
+  const counts = new Map<string, number>();
+  const phase = new Map<number, Phase>();
+  const pendingSince = new Map<number, number>();
+  const holder = new Map<string, string>(); // GPU UUID → pod UID
+  let lastT = 0;
+  simulation.onEvent((event) => {
+    counts.set(event.kind, (counts.get(event.kind) ?? 0) + 1);
+    if (event.t < lastT) problems.push(`time went backwards at ${event.kind}`);
+    lastT = event.t;
+    if (!("workload" in event) || event.kind === "GpuFault") return;
+    const id = event.workload.id;
+    const next = transition(phase.get(id), event);
+    if (next === "illegal") problems.push(`illegal ${event.kind} from ${phase.get(id)} for workload ${id}`);
+    else phase.set(id, next);
+
+    if (event.kind === "WorkloadSubmitted") pendingSince.set(id, event.t);
+    if (event.kind === "WorkloadStarted") {
+      if (event.waitedMs !== event.t - (pendingSince.get(id) ?? Number.NaN)) problems.push(`wait of ${id} is not start − pending since`);
+      let gpus = 0;
+      for (const pod of event.pods) {
+        for (const gpu of pod.gpus) {
+          gpus++;
+          if (holder.has(gpu.uuid)) problems.push(`GPU ${gpu.uuid} given to ${pod.uid} while ${holder.get(gpu.uuid)} holds it`);
+          holder.set(gpu.uuid, pod.uid);
+        }
+      }
+      if (gpus !== event.workload.gpus) problems.push(`workload ${id} started with ${gpus} GPUs, asked for ${event.workload.gpus}`);
+    }
+    if ("pods" in event && event.kind !== "WorkloadStarted") {
+      for (const pod of event.pods) {
+        for (const gpu of pod.gpus) {
+          if (holder.get(gpu.uuid) !== pod.uid) problems.push(`${event.kind}: pod ${pod.uid} released GPU ${gpu.uuid} it did not hold`);
+          holder.delete(gpu.uuid);
+        }
+      }
+      if (event.kind === "WorkloadPreempted") pendingSince.set(id, event.t);
+    }
+  });
+
+  const checkView = () => {
+    const view = simulation.view();
+    for (const pool of view.pools) {
+      let held = 0;
+      for (const node of pool.nodes) {
+        for (const gpu of node.gpus) {
+          if (gpu.holder === null) continue;
+          held++;
+          if (gpu.health !== "ok") problems.push(`GPU ${gpu.uuid} is ${gpu.health} but held by ${gpu.holder.name}`);
+          if (!gpu.holder.gpus.includes(gpu)) problems.push(`GPU ${gpu.uuid} names a holder that does not list it`);
+        }
+        const free = node.gpus.filter((g) => g.health === "ok" && g.holder === null).length;
+        if (free !== node.freeGpus) problems.push(`node ${node.name} counts ${node.freeGpus} free GPUs, has ${free}`);
+      }
+      const allocated = view.queues.filter((q) => q.pool === pool.name && q.level === "project").reduce((sum, q) => sum + q.allocated, 0);
+      if (allocated !== held) problems.push(`pool ${pool.name}: queues account ${allocated} GPUs, ${held} are held`);
+      if (held > pool.nodes.length * pool.spec.gpusPerNode) problems.push(`pool ${pool.name}: ${held} GPUs held, more than exist`);
+    }
+    for (const w of view.running) {
+      const gpus = w.pods.flatMap((p) => p.gpus);
+      if (gpus.length !== w.gpus) problems.push(`running workload ${w.id} holds ${gpus.length} GPUs, asked for ${w.gpus}`);
+      for (const pod of w.pods)
+        for (const gpu of pod.gpus) if (gpu.holder !== pod) problems.push(`pod ${pod.name} lists a GPU it does not hold`);
+    }
+    for (const q of view.queues) {
+      if (q.allocated < 0 || q.allocatedNonPreemptible < 0 || q.allocatedNonPreemptible > q.allocated)
+        problems.push(`queue ${q.name}/${q.pool} accounting broken`);
+    }
+  };
+  return { problems, checkView, counts };
+}
+
+describe.each([
+  { name: "lab blueprint", file: repoFile("blueprints/lab.yaml"), days: 7, seeds: [1, 2, 3, 4, 5, 6] },
+  { name: "stress fixture", file: fixture("stress.yaml"), days: 3, seeds: [11, 12, 13, 14, 15, 16] },
+])("invariants over long runs: $name", ({ file, days, seeds }) => {
+  it.each(seeds)("seed %i keeps every GPU, pod and queue consistent", (seed) => {
+    const { simulation } = run(file, 0, seed);
+    const { problems, checkView, counts } = watch(simulation);
+    for (let t = HOUR; t <= days * DAY; t += HOUR) {
+      simulation.runUntil(t);
+      checkView();
+      if (problems.length > 0) break;
+    }
+    expect(problems.slice(0, 5)).toEqual([]);
+    expect(counts.get("WorkloadStarted") ?? 0).toBeGreaterThan(0);
+  });
+});
+
+it("the stress fixture exercises every kind of transition", () => {
+  const kinds = new Set<string>();
+  for (const seed of [11, 12, 13]) {
+    const { events } = run(fixture("stress.yaml"), 3 * DAY, seed);
+    for (const event of events) kinds.add(event.kind === "WorkloadCancelled" ? `${event.kind}/${event.whilePending}` : event.kind);
+  }
+  expect([...kinds].sort()).toEqual(
+    [
+      "GpuFault",
+      "GpuResetCompleted",
+      "GpuResetStarted",
+      "NodeCordoned",
+      "NodeReady",
+      "NodeRebootStarted",
+      "WorkloadCancelled/false",
+      "WorkloadCancelled/true",
+      "WorkloadCompleted",
+      "WorkloadFailed",
+      "WorkloadPreempted",
+      "WorkloadStarted",
+      "WorkloadSubmitted",
+      "WorkloadUnschedulable",
+    ].sort(),
+  );
+});
