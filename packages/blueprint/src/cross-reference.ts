@@ -5,7 +5,7 @@
  */
 import { BUILT_IN_PRIORITY_CLASSES, isPreemptible } from "./priority-classes.js";
 import { type BlueprintProblem, describeValue, type YamlPath } from "./problems.js";
-import type { Blueprint, NodePool, WorkloadType } from "./schema.js";
+import type { Blueprint, NodePool, Project, WorkloadType } from "./schema.js";
 import { nodeName, podShape } from "./shape.js";
 
 export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
@@ -118,86 +118,82 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
     }
   }
 
-  /** Checks that a workload's project, node pools, priority class and GPU counts work out. */
-  const checkWorkload = (
-    base: YamlPath,
-    projectName: string,
-    declaredPools: readonly string[] | undefined,
-    kinds: ReadonlyArray<{
-      path: YamlPath;
-      type: WorkloadType;
-      priorityClass: string;
-      gpus: ReadonlyArray<{ gpus: number; path: YamlPath }>;
-    }>,
-  ) => {
-    const project = projects.get(projectName);
-    if (project === undefined) {
-      error(
-        [...base, "project"],
-        `a project declared in projects (${bp.projects.map((p) => `"${p.name}"`).join(", ")})`,
-        `"${projectName}"`,
-      );
-      return;
-    }
-    (declaredPools ?? []).forEach((pool, i) => {
-      unknownPool([...base, "nodePools", i], pool);
+  /** A workload's declared node pools must exist and hold a quota of its project. */
+  const checkPoolList = (project: Project, path: YamlPath, declared: readonly string[] | undefined) => {
+    (declared ?? []).forEach((pool, i) => {
+      unknownPool([...path, i], pool);
       if (pools.has(pool) && project.nodePools[pool] === undefined) {
         error(
-          [...base, "nodePools", i],
+          [...path, i],
           `a node pool in which project "${project.name}" has a quota (${Object.keys(project.nodePools).join(", ") || "none"})`,
           `"${pool}"`,
         );
       }
     });
-    const chosen = declaredPools ?? Object.keys(project.nodePools);
-    const usable = chosen.filter((n) => pools.has(n) && project.nodePools[n] !== undefined).map((n) => pools.get(n) as NodePool);
+  };
+
+  /** Every GPU count a workload can ask for must fit some pool it may use, within quota rules. */
+  const checkFits = (
+    project: Project,
+    chosenPools: readonly string[],
+    kind: { path: YamlPath; type: WorkloadType; priorityClass: string; gpus: ReadonlyArray<{ gpus: number; path: YamlPath }> },
+  ) => {
+    const priority = priorities.get(kind.priorityClass);
+    if (priority === undefined) {
+      error([...kind.path, "priorityClass"], `a priority class (${[...priorities.keys()].join(", ")})`, `"${kind.priorityClass}"`);
+    }
+    const usable = chosenPools.filter((n) => pools.has(n) && project.nodePools[n] !== undefined).map((n) => pools.get(n) as NodePool);
     if (usable.length === 0) return;
-    for (const kind of kinds) {
-      const priority = priorities.get(kind.priorityClass);
-      if (priority === undefined) {
-        error([...kind.path, "priorityClass"], `a priority class (${[...priorities.keys()].join(", ")})`, `"${kind.priorityClass}"`);
-      }
-      for (const { gpus, path } of kind.gpus) {
-        const fits = usable.some((pool) => {
-          const quota = project.nodePools[pool.name];
-          if (quota === undefined || podShape(kind.type, gpus, pool) === undefined) return false;
-          if (quota.limit >= 0 && gpus > quota.limit) return false;
-          return priority === undefined || isPreemptible(priority) || gpus <= quota.deserved;
-        });
-        if (!fits) error(path, neverFitsExplanation(kind.type, usable, project.nodePools, priority), describeValue(gpus));
-      }
+    for (const { gpus, path } of kind.gpus) {
+      const fits = usable.some((pool) => {
+        const quota = project.nodePools[pool.name];
+        if (quota === undefined || podShape(kind.type, gpus, pool) === undefined) return false;
+        if (quota.limit >= 0 && gpus > quota.limit) return false;
+        return priority === undefined || isPreemptible(priority) || gpus <= quota.deserved;
+      });
+      if (!fits) error(path, neverFitsExplanation(kind.type, usable, project.nodePools, priority), describeValue(gpus));
     }
   };
 
+  const projectOf = (path: YamlPath, name: string) => {
+    const project = projects.get(name);
+    if (project === undefined)
+      error(path, `a project declared in projects (${bp.projects.map((p) => `"${p.name}"`).join(", ")})`, `"${name}"`);
+    return project;
+  };
+
   bp.workloads.forEach((gen, g) => {
-    checkWorkload(
-      ["workloads", g],
-      gen.project,
-      gen.nodePools,
-      gen.mix.map((kind, k) => ({
-        path: ["workloads", g, "mix", k],
+    const project = projectOf(["workloads", g, "project"], gen.project);
+    if (project === undefined) return;
+    checkPoolList(project, ["workloads", g, "nodePools"], gen.nodePools);
+    gen.mix.forEach((kind, k) => {
+      const path: YamlPath = ["workloads", g, "mix", k];
+      checkPoolList(project, [...path, "nodePools"], kind.nodePools);
+      checkFits(project, kind.nodePools ?? gen.nodePools ?? Object.keys(project.nodePools), {
+        path,
         type: kind.type,
         priorityClass: kind.priorityClass,
         // A zero-probability point of the CDF is never drawn, so it need not fit.
         gpus: kind.gpus
-          .map(([gpus], i) => ({
+          .map(([gpus, pct], i) => ({
             gpus,
-            path: ["workloads", g, "mix", k, "gpus", i, 0] as YamlPath,
-            drawn: kind.gpus[i]?.[1] !== (i === 0 ? 0 : kind.gpus[i - 1]?.[1]),
+            path: [...path, "gpus", i, 0] as YamlPath,
+            drawn: pct !== (i === 0 ? 0 : kind.gpus[i - 1]?.[1]),
           }))
           .filter((point) => point.drawn),
-      })),
-    );
+      });
+    });
   });
   bp.submissions.forEach((sub, s) => {
-    checkWorkload(["submissions", s], sub.project, sub.nodePools, [
-      {
-        path: ["submissions", s],
-        type: sub.type,
-        priorityClass: sub.priorityClass,
-        gpus: [{ gpus: sub.gpus, path: ["submissions", s, "gpus"] }],
-      },
-    ]);
+    const project = projectOf(["submissions", s, "project"], sub.project);
+    if (project === undefined) return;
+    checkPoolList(project, ["submissions", s, "nodePools"], sub.nodePools);
+    checkFits(project, sub.nodePools ?? Object.keys(project.nodePools), {
+      path: ["submissions", s],
+      type: sub.type,
+      priorityClass: sub.priorityClass,
+      gpus: [{ gpus: sub.gpus, path: ["submissions", s, "gpus"] }],
+    });
   });
 
   const nodes = new Map<string, NodePool>();

@@ -127,6 +127,11 @@ const workloadKindSchema = z
     }),
     share: z.number().gt(0).meta({ description: "Relative weight of this kind among the generator's arrivals." }),
     priorityClass: z.string().min(1),
+    nodePools: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .meta({ description: "Node pools for this kind, most preferred first; default: the generator's." }),
     gpus: cdf(gpuCount, "GPU count").meta({
       description: "CDF of GPUs per workload: [GPUs, cumulative % of workloads]. A workload asks for exactly one of the listed counts.",
     }),

@@ -227,7 +227,7 @@ export class Simulation {
       type: draw.kind.type,
       priorityClass: draw.kind.priorityClass,
       gpus: draw.gpus,
-      nodePools: generator.nodePools,
+      nodePools: draw.kind.nodePools ?? generator.nodePools,
       runMs: draw.runMs,
       ending: draw.ending,
       pendingPatience: draw.kind.pendingPatience,

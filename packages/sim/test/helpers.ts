@@ -30,6 +30,6 @@ export function eventsOf(events: readonly DomainEvent[], name: string): DomainEv
   return events.filter((e) => "workload" in e && e.workload.name === name);
 }
 
-export function only<K extends DomainEvent["kind"]>(events: readonly DomainEvent[], kind: K): Extract<DomainEvent, { kind: K }>[] {
-  return events.filter((e): e is Extract<DomainEvent, { kind: K }> => e.kind === kind);
+export function only<K extends DomainEvent["kind"]>(events: readonly DomainEvent[], kind: K): (DomainEvent & { kind: K })[] {
+  return events.filter((e): e is DomainEvent & { kind: K } => e.kind === kind);
 }

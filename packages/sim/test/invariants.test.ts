@@ -42,7 +42,7 @@ function watch(simulation: Simulation): { problems: string[]; checkView: () => v
     counts.set(event.kind, (counts.get(event.kind) ?? 0) + 1);
     if (event.t < lastT) problems.push(`time went backwards at ${event.kind}`);
     lastT = event.t;
-    if (!("workload" in event) || event.kind === "GpuFault") return;
+    if (!("workload" in event)) return;
     const id = event.workload.id;
     const next = transition(phase.get(id), event);
     if (next === "illegal") problems.push(`illegal ${event.kind} from ${phase.get(id)} for workload ${id}`);

@@ -70,7 +70,8 @@ describe("arrivals", () => {
     for (;;) {
       t = arrivals.nextArrival(t) as number;
       if (t >= 2_000 * 86_400_000) break;
-      hourly[Math.floor((t % 86_400_000) / 3_600_000)]++;
+      const hour = Math.floor((t % 86_400_000) / 3_600_000);
+      hourly[hour] = (hourly[hour] ?? 0) + 1;
     }
     const mean = hourly.reduce((a, b) => a + b, 0) / 24;
     const peakHour = hourly.indexOf(Math.max(...hourly));

@@ -28,7 +28,7 @@ export function validateCommand(args: readonly string[], output: Output): number
   const gpus = blueprint.nodePools.reduce((sum, pool) => sum + pool.nodes * pool.gpusPerNode, 0);
   output.out(
     `${file}: valid blueprint "${blueprint.cluster.name}": ${blueprint.nodePools.length} node pool(s), ${gpus} GPUs, ` +
-      `${blueprint.departments.length} department(s), ${blueprint.projects.length} project(s), ${blueprint.workloads.length} workload generator(s)\n`,
+      `${blueprint.departments.length} department(s), ${blueprint.projects.length} project(s), ${blueprint.workloads.length} workload generator(s), ${blueprint.submissions.length} scripted submission(s)\n`,
   );
   return EXIT_OK;
 }
