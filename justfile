@@ -1,5 +1,6 @@
 # gpusynth tasks. `just` comes from the rust-just npm package: run `npm ci` first.
-# Every recipe is also an npm script (npm run <recipe>).
+# Every recipe is also an npm script (npm run <recipe>; `just test` is `npm run test:unit`,
+# `just check` is `npm test`).
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
@@ -29,7 +30,7 @@ gen-check: build
     node scripts/gen-schema.mjs --check
 
 test: build
-    npx vitest run
+    npx vitest run --reporter=default --reporter=json --outputFile=.vitest-report.json
 
 # The suite in random order: tests must not depend on each other.
 race: build
