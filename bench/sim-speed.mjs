@@ -1,0 +1,98 @@
+// Simulation speed benchmark (issue: 24 simulated hours of a 512-GPU, three-pool cluster at
+// about 1.5 GPU workloads per GPU-day in under 2 s on one core; memory flat over a week).
+// Node.js runs the simulation on one thread, so one core is what it uses.
+// Run: `npx just bench` (builds first). Writes bench/results/sim-speed.{json,md}.
+import { writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { loadBlueprint } from "../packages/blueprint/dist/index.js";
+import { Simulation } from "../packages/sim/dist/index.js";
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const file = new URL("../blueprints/enterprise.yaml", import.meta.url).pathname;
+const { blueprint } = loadBlueprint(file);
+const gpus = blueprint.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0);
+
+function runDay(seed) {
+  const sim = new Simulation(blueprint, { seed });
+  let submitted = 0;
+  let events = 0;
+  sim.onEvent((e) => {
+    events++;
+    if (e.kind === "WorkloadSubmitted") submitted++;
+  });
+  const start = process.hrtime.bigint();
+  sim.runUntil(DAY);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return { seconds, submitted, events };
+}
+
+runDay(1); // warm-up: JIT compilation
+const runs = [1, 2, 3, 4, 5].map((i) => runDay(100 + i));
+const times = runs.map((r) => r.seconds).sort((a, b) => a - b);
+const median = times[Math.floor(times.length / 2)];
+const perGpuDay = runs.reduce((s, r) => s + r.submitted, 0) / runs.length / gpus;
+
+// Memory over a simulated week, measured after a full GC at each simulated day.
+const week = new Simulation(blueprint, { seed: 7 });
+const memory = [];
+for (let day = 1; day <= 7; day++) {
+  week.runUntil(day * DAY);
+  globalThis.gc?.();
+  const m = process.memoryUsage();
+  memory.push({
+    day,
+    heapUsedMiB: +(m.heapUsed / 2 ** 20).toFixed(1),
+    rssMiB: +(m.rss / 2 ** 20).toFixed(1),
+    pending: week.view().pending.length,
+    running: week.view().running.length,
+  });
+}
+
+const result = {
+  date: new Date().toISOString().slice(0, 10),
+  machine: {
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    gcExposed: typeof globalThis.gc === "function",
+  },
+  blueprint: "blueprints/enterprise.yaml",
+  gpus,
+  workloadsPerGpuDay: +perGpuDay.toFixed(2),
+  day: {
+    runs: runs.length,
+    medianSeconds: +median.toFixed(3),
+    minSeconds: +times[0].toFixed(3),
+    maxSeconds: +times[times.length - 1].toFixed(3),
+    eventsPerRun: Math.round(runs.reduce((s, r) => s + r.events, 0) / runs.length),
+  },
+  simulatedHoursPerSecond: +(24 / median).toFixed(1),
+  goal: { daySeconds: 2, met: median < 2 },
+  weekMemory: memory,
+};
+const json = `${JSON.stringify(result, null, 2)}\n`;
+writeFileSync(new URL("./results/sim-speed.json", import.meta.url), json);
+const md = `# Simulation speed
+
+Measured ${result.date} on ${result.machine.cpu} (${result.machine.cores} cores, ${result.machine.memoryGiB} GiB), Node.js ${result.machine.node}; the simulation runs on one thread.
+
+Blueprint \`${result.blueprint}\`: ${gpus} GPUs in three node pools, ${result.workloadsPerGpuDay} GPU workloads submitted per GPU-day.
+
+| measure | value | goal |
+|---|---|---|
+| 24 simulated hours, median of ${runs.length} runs | ${result.day.medianSeconds} s (min ${result.day.minSeconds}, max ${result.day.maxSeconds}) | under 2 s |
+| simulated hours per wall-clock second | ${result.simulatedHoursPerSecond} | over 12 |
+| domain events per simulated day | ${result.day.eventsPerRun} | |
+
+Memory after a full GC at the end of each simulated day of one week:
+
+| day | heap used (MiB) | RSS (MiB) | pending | running |
+|---|---|---|---|---|
+${memory.map((m) => `| ${m.day} | ${m.heapUsedMiB} | ${m.rssMiB} | ${m.pending} | ${m.running} |`).join("\n")}
+
+Reproduce: \`npx just bench\` (or \`npm run bench\`).
+`;
+writeFileSync(new URL("./results/sim-speed.md", import.meta.url), md);
+process.stdout.write(md);
