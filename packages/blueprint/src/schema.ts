@@ -118,6 +118,14 @@ const projectQuota = z.strictObject({
   limit: z.int().min(-1).default(-1).meta({ description: "Maximum GPUs in this node pool; -1 for no limit." }),
 });
 
+/** Node pools a workload may use, most preferred first (Run:ai's node-pool priority list). */
+const nodePoolPreference = (fallback: string) =>
+  z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .meta({ description: `Node pools in order of preference; default: ${fallback}.` });
+
 const WORKLOAD_TYPES = ["training", "distributed-training", "interactive", "inference"] as const;
 
 const workloadKindSchema = z
@@ -127,11 +135,7 @@ const workloadKindSchema = z
     }),
     share: z.number().gt(0).meta({ description: "Relative weight of this kind among the generator's arrivals." }),
     priorityClass: z.string().min(1),
-    nodePools: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .meta({ description: "Node pools for this kind, most preferred first; default: the generator's." }),
+    nodePools: nodePoolPreference("the generator's"),
     gpus: cdf(gpuCount, "GPU count").meta({
       description: "CDF of GPUs per workload: [GPUs, cumulative % of workloads]. A workload asks for exactly one of the listed counts.",
     }),
@@ -175,11 +179,7 @@ const generatorSchema = z.strictObject({
     .max(40)
     .meta({ description: "Workloads are named <name>-<n>; keep it short so pod names stay valid." }),
   project: z.string().min(1),
-  nodePools: z
-    .array(z.string().min(1))
-    .min(1)
-    .optional()
-    .meta({ description: "Node pools in order of preference; default: the project's node pools in declared order." }),
+  nodePools: nodePoolPreference("the project's node pools in declared order"),
   arrivals: z.strictObject({
     perDay: z.number().gt(0).max(1_000_000).meta({ description: "Mean weekday submissions per day." }),
     diurnal: z
@@ -204,7 +204,7 @@ const submissionSchema = z
     gpus: gpuCount,
     runFor: durationSchema.meta({ description: "Run time until the workload ends as `ending` says." }),
     ending: z.enum(["complete", "fail", "cancel"]).default("complete"),
-    nodePools: z.array(z.string().min(1)).min(1).optional(),
+    nodePools: nodePoolPreference("the project's node pools in declared order"),
     pendingPatience: durationSchema.optional(),
   })
   .meta({ description: "One workload submitted at a fixed time: for scenarios that must happen exactly when declared." });

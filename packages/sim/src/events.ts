@@ -4,23 +4,14 @@
  * cannot be placed). Events are plain JSON-serialisable data; the same blueprint and seed
  * always produce the same sequence.
  */
-import type { WorkloadType, XidEffect } from "@gpusynth/blueprint";
+import type { XidEffect } from "@gpusynth/blueprint";
 import type { Pod, Queue, Workload } from "./world.js";
 
-export interface WorkloadRef {
-  readonly id: number;
-  readonly uid: string;
-  readonly name: string;
-  readonly namespace: string;
-  readonly project: string;
-  readonly department: string;
-  readonly user: string;
-  readonly type: WorkloadType;
-  readonly priorityClass: string;
-  readonly priority: number;
-  readonly preemptible: boolean;
-  readonly gpus: number;
-}
+/** A workload as events carry it: its identity and what it asked for, frozen at the event. */
+export type WorkloadRef = Pick<
+  Workload,
+  "id" | "uid" | "name" | "namespace" | "project" | "department" | "user" | "type" | "priorityClass" | "priority" | "preemptible" | "gpus"
+>;
 
 export interface GpuRef {
   readonly index: number;

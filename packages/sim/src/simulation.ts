@@ -48,14 +48,21 @@ type Happening =
 
 export type EventListener = (event: DomainEvent) => void;
 
-/** A read-only view of the cluster at the current simulated time. */
+/** Read-only all the way down: what later layers may look at but never change. */
+export type DeepReadonly<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/** A read-only view of the cluster at the current simulated time (live objects, not copies). */
 export interface ClusterView {
   readonly now: number;
   readonly startMs: number;
-  readonly pools: readonly Pool[];
-  readonly queues: readonly Queue[];
-  readonly pending: readonly Workload[];
-  readonly running: readonly Workload[];
+  readonly pools: readonly DeepReadonly<Pool>[];
+  readonly queues: readonly DeepReadonly<Queue>[];
+  readonly pending: readonly DeepReadonly<Workload>[];
+  readonly running: readonly DeepReadonly<Workload>[];
 }
 
 export interface SimulationOptions {
