@@ -259,6 +259,12 @@ export const blueprintSchema = z
         .default(0)
         .meta({ description: "Users' local time zone, for the diurnal and weekly arrival shape." }),
       schedulingPeriod: durationSchema.default(1_000).meta({ description: "Time between scheduling cycles." }),
+      // Assumption: finished pods are cleaned up within the hour (Kubernetes itself keeps them
+      // until their owner is deleted or kube-controller-manager's --terminated-pod-gc-threshold
+      // of 12500 pods is reached).
+      finishedPodRetention: durationSchema
+        .default(3_600_000)
+        .meta({ description: "How long a Succeeded or Failed pod stays in the API before it is deleted (default 1h)." }),
     }),
     priorityClasses: z
       .array(z.strictObject({ name: name("priority class name"), value: z.int().min(-1_000_000_000).max(1_000_000_000) }))

@@ -8,6 +8,7 @@ import {
   BUILT_IN_PRIORITY_CLASSES,
   type Ending,
   isPreemptible,
+  podShape,
   type Submission,
   type WorkloadType,
   XID_CATALOGUE,
@@ -21,9 +22,11 @@ import { type PodAssignment, Scheduler } from "./scheduler.js";
 import {
   buildPools,
   buildQueues,
+  type FinishedPod,
   type Gpu,
   type Node,
   type Pod,
+  type PodIdentity,
   type Pool,
   type Queue,
   releaseGpu,
@@ -63,6 +66,8 @@ export interface ClusterView {
   readonly queues: readonly DeepReadonly<Queue>[];
   readonly pending: readonly DeepReadonly<Workload>[];
   readonly running: readonly DeepReadonly<Workload>[];
+  /** Terminated pods not yet deleted (Succeeded or Failed), oldest first. */
+  readonly finishedPods: readonly DeepReadonly<FinishedPod>[];
 }
 
 export interface SimulationOptions {
@@ -83,6 +88,8 @@ export class Simulation {
   private readonly faultRng: Rng;
   private readonly priorities: Map<string, number>;
   private readonly sequence = new Map<string, number>();
+  /** Terminated pods still in the API, oldest first, until finishedPodRetention has passed. */
+  private finishedPods: FinishedPod[] = [];
   private cycleQueued = false;
   private nextWorkloadId = 1;
 
@@ -148,7 +155,9 @@ export class Simulation {
   }
 
   view(): ClusterView {
+    this.deleteExpiredPods();
     return {
+      finishedPods: this.finishedPods,
       now: this.nowMs,
       startMs: this.blueprint.time.start,
       pools: this.pools,
@@ -156,6 +165,13 @@ export class Simulation {
       pending: [...this.pending],
       running: [...this.running],
     };
+  }
+
+  /** Finished pods older than the retention are deleted from the API. */
+  private deleteExpiredPods(): void {
+    const retention = this.blueprint.time.finishedPodRetention;
+    const keepFrom = this.finishedPods.findIndex((pod) => this.nowMs - pod.finishedAt <= retention);
+    if (keepFrom !== 0) this.finishedPods = keepFrom < 0 ? [] : this.finishedPods.slice(keepFrom);
   }
 
   private emit(event: DomainEvent): void {
@@ -190,6 +206,7 @@ export class Simulation {
         return;
       case "gpu-reset-done":
         setGpuHealth(item.gpu, "ok");
+        item.gpu.initialisedAt = this.nowMs;
         this.emit({ t: this.nowMs, kind: "GpuResetCompleted", node: item.gpu.node.name, gpu: gpuRef(item.gpu) });
         this.requestCycle();
         return;
@@ -197,7 +214,11 @@ export class Simulation {
         this.rebootNode(item.node);
         return;
       case "node-ready":
-        for (const gpu of item.node.gpus) setGpuHealth(gpu, "ok");
+        for (const gpu of item.node.gpus) {
+          setGpuHealth(gpu, "ok");
+          gpu.lastXid = 0; // the driver reloaded: DCGM's last-XID field starts over
+          gpu.initialisedAt = this.nowMs;
+        }
         item.node.status = "ready";
         item.node.bootedAt = this.nowMs;
         this.emit({ t: this.nowMs, kind: "NodeReady", node: item.node.name });
@@ -212,6 +233,13 @@ export class Simulation {
     this.cycleQueued = true;
     const period = this.blueprint.time.schedulingPeriod;
     this.agenda.push((Math.floor(this.nowMs / period) + 1) * period, { kind: "cycle" });
+  }
+
+  /** The pods a workload's controller creates for it, shaped for its preferred node pool. */
+  private createPods(w: Workload): PodIdentity[] {
+    const pool = this.pools.find((p) => p.name === w.nodePools[0]);
+    const count = pool === undefined ? 1 : (podShape(w.type, w.gpus, pool.spec)?.pods ?? 1);
+    return Array.from({ length: count }, (_, i) => ({ name: podName(w, i), uid: this.ids.uuid(), createdAt: this.nowMs }));
   }
 
   private projectOf(name: string) {
@@ -282,6 +310,7 @@ export class Simulation {
       phase: "Pending",
       pool: null,
       pods: [],
+      pendingPods: [],
       attempts: 0,
       firstStartedAt: null,
       runningSince: null,
@@ -289,6 +318,7 @@ export class Simulation {
       endToken: 0,
       pendingKey: "",
     };
+    workload.pendingPods = this.createPods(workload);
     this.pending.add(workload);
     this.emit({ t: this.nowMs, kind: "WorkloadSubmitted", workload: workloadRef(workload), nodePools: workload.nodePools });
     if (workload.pendingPatienceMs !== undefined) this.agenda.push(this.nowMs + workload.pendingPatienceMs, { kind: "patience", workload });
@@ -297,12 +327,14 @@ export class Simulation {
 
   private bind(w: Workload, pool: Pool, assignments: readonly PodAssignment[]): void {
     const pods: Pod[] = assignments.map((a, i) => {
-      const pod: Pod = { name: podName(w, i), uid: this.ids.uuid(), workload: w, node: a.node, gpus: a.gpus };
+      const identity = w.pendingPods[i] ?? { name: podName(w, i), uid: this.ids.uuid(), createdAt: this.nowMs };
+      const pod: Pod = { ...identity, workload: w, node: a.node, gpus: a.gpus, startedAt: this.nowMs };
       for (const gpu of a.gpus) takeGpu(gpu, pod);
       return pod;
     });
     this.account(w, pool.name, +1);
     w.pods = pods;
+    w.pendingPods = [];
     w.pool = pool.name;
     w.phase = "Running";
     w.attempts++;
@@ -332,8 +364,24 @@ export class Simulation {
   }
 
   /** Frees a running workload's GPUs; returns where its pods were. */
-  private release(w: Workload) {
+  private release(w: Workload, outcome?: { phase: "Succeeded" | "Failed"; reason: "Completed" | "Error" }) {
     const placements = podPlacements(w.pods);
+    if (outcome !== undefined) {
+      this.deleteExpiredPods();
+      for (const pod of w.pods) {
+        this.finishedPods.push({
+          ...outcome,
+          name: pod.name,
+          uid: pod.uid,
+          createdAt: pod.createdAt,
+          workload: w,
+          node: pod.node,
+          gpuCount: pod.gpus.length,
+          startedAt: pod.startedAt,
+          finishedAt: this.nowMs,
+        });
+      }
+    }
     const pool = w.pool as string;
     for (const pod of w.pods) for (const gpu of pod.gpus) releaseGpu(gpu);
     this.account(w, pool, -1);
@@ -354,6 +402,8 @@ export class Simulation {
     victim.phase = "Pending";
     victim.pendingSince = this.nowMs;
     victim.pool = null;
+    // KAI deletes the victim's pods; the workload's controller creates new ones (new UIDs).
+    victim.pendingPods = this.createPods(victim);
     this.pending.add(victim);
     this.emit({
       t: this.nowMs,
@@ -376,7 +426,8 @@ export class Simulation {
   }
 
   private finish(w: Workload): void {
-    const { placements, pool } = this.release(w);
+    const outcome = w.ending === "complete" ? SUCCEEDED : w.ending === "fail" ? FAILED : undefined;
+    const { placements, pool } = this.release(w, outcome);
     const base = { t: this.nowMs, workload: workloadRef(w), nodePool: pool, pods: placements };
     if (w.ending === "complete") {
       w.phase = "Completed";
@@ -391,13 +442,14 @@ export class Simulation {
   }
 
   private fail(w: Workload, cause: FailureCause): void {
-    const { placements, pool } = this.release(w);
+    const { placements, pool } = this.release(w, FAILED);
     w.phase = "Failed";
     this.emit({ t: this.nowMs, kind: "WorkloadFailed", workload: workloadRef(w), nodePool: pool, pods: placements, cause });
   }
 
   private cancelPending(w: Workload): void {
     this.pending.delete(w);
+    w.pendingPods = [];
     w.phase = "Cancelled";
     this.emit({ t: this.nowMs, kind: "WorkloadCancelled", workload: workloadRef(w), nodePool: null, pods: [], whilePending: true });
     this.requestCycle();
@@ -426,6 +478,7 @@ export class Simulation {
   private fault(gpu: Gpu, xid: number, source: "hazard" | "injection", category?: string): void {
     if (gpu.health !== "ok" || gpu.node.status === "rebooting") return;
     const effect: XidEffect = XID_CATALOGUE.get(xid)?.effect ?? "none";
+    gpu.lastXid = xid;
     const victim = effect === "none" ? undefined : gpu.holder?.workload;
     this.emit({
       t: this.nowMs,
@@ -462,6 +515,9 @@ export class Simulation {
     this.agenda.push(this.nowMs + this.blueprint.faults.nodeRebootTime, { kind: "node-ready", node });
   }
 }
+
+const SUCCEEDED = { phase: "Succeeded", reason: "Completed" } as const;
+const FAILED = { phase: "Failed", reason: "Error" } as const;
 
 function gpuRef(gpu: Gpu) {
   return { index: gpu.index, uuid: gpu.uuid };

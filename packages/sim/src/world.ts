@@ -27,6 +27,10 @@ export interface Gpu {
   readonly node: Node;
   health: GpuHealth;
   holder: Pod | null;
+  /** The most recent XID the GPU reported (0: none since the driver loaded). */
+  lastXid: number;
+  /** Simulated time the driver last (re)initialised the GPU: start, GPU reset or node reboot. */
+  initialisedAt: number;
 }
 
 export interface Node {
@@ -68,12 +72,33 @@ export interface Queue {
   requested: number;
 }
 
-export interface Pod {
+/** A pod as the workload's controller creates it, before the scheduler binds it. */
+export interface PodIdentity {
   readonly name: string;
   readonly uid: string;
+  /** Simulated time the controller created the pod. */
+  readonly createdAt: number;
+}
+
+/** A pod bound to a node, holding its GPUs. */
+export interface Pod extends PodIdentity {
   readonly workload: Workload;
   readonly node: Node;
   readonly gpus: readonly Gpu[];
+  /** Simulated time the pod was bound and started. */
+  readonly startedAt: number;
+}
+
+/** A pod whose containers have terminated; it stays visible until it is deleted. */
+export interface FinishedPod extends PodIdentity {
+  readonly workload: Workload;
+  readonly node: Node;
+  readonly gpuCount: number;
+  readonly startedAt: number;
+  readonly finishedAt: number;
+  readonly phase: "Succeeded" | "Failed";
+  /** The container's terminated-state reason as the kubelet reports it. */
+  readonly reason: "Completed" | "Error";
 }
 
 export interface Workload {
@@ -102,6 +127,8 @@ export interface Workload {
   phase: WorkloadPhase;
   pool: string | null;
   pods: Pod[];
+  /** Pods created and waiting to be scheduled (while Pending). */
+  pendingPods: PodIdentity[];
   /** Times started; 1 on the first start, +1 after each preemption. */
   attempts: number;
   firstStartedAt: number | null;
@@ -129,7 +156,16 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
       const gpus: Gpu[] = [];
       const node: Node = { name: nodeName(spec, n), index: n, pool, gpus, status: "ready", freeGpus: spec.gpusPerNode, bootedAt: 0 };
       for (let g = 0; g < spec.gpusPerNode; g++) {
-        gpus.push({ index: g, uuid: `GPU-${rng.uuid()}`, pciBusId: pciBusId(model, g), node, health: "ok", holder: null });
+        gpus.push({
+          index: g,
+          uuid: `GPU-${rng.uuid()}`,
+          pciBusId: pciBusId(model, g),
+          node,
+          health: "ok",
+          holder: null,
+          lastXid: 0,
+          initialisedAt: 0,
+        });
       }
       nodes.push(node);
     }

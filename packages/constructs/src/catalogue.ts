@@ -1,0 +1,62 @@
+/**
+ * The vocabulary every construct speaks: metric families as the vendor documents them, and
+ * samples of them. Each family carries the id of its row in signals/<area>.md, where its
+ * name, type, labels and source are recorded; a family that is not there is not emitted.
+ */
+
+/** The Prometheus type the vendor prints in `# TYPE`. */
+export type MetricType = "gauge" | "counter";
+
+export interface MetricFamily {
+  /** Stable id of the family's row in signals/<area>.md, e.g. "dcgm.gpu_util". */
+  readonly id: string;
+  /** The vendor's metric name, verbatim. */
+  readonly name: string;
+  readonly type: MetricType;
+  /** The vendor's HELP text, verbatim where the vendor prints one. */
+  readonly help: string;
+  /** Every label key the family can carry, in the vendor's order. */
+  readonly labels: readonly string[];
+}
+
+export interface Sample {
+  readonly family: MetricFamily;
+  /** Label values by key; a key the series does not carry is absent (never an empty string). */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+  /** For counters: simulated ms when the counter last started from zero. */
+  readonly startMs?: number;
+}
+
+/** One emulated scrape target: what a collector's prometheus receiver would scrape. */
+export interface ScrapeTarget {
+  /** Prometheus job name (the collector's `service.name`). */
+  readonly job: string;
+  readonly host: string;
+  readonly port: number;
+  readonly path: string;
+  /** Which node the target runs on, when it is a per-node exporter. */
+  readonly node?: string;
+}
+
+export interface TargetSamples {
+  readonly target: ScrapeTarget;
+  readonly samples: readonly Sample[];
+}
+
+/** A source of metrics: a catalogue of families and a way to sample them from the cluster. */
+export interface MetricConstruct {
+  /** The signals/ area file this construct's families are documented in. */
+  readonly area: "runai" | "dcgm" | "kubernetes" | "scheduler";
+  readonly families: readonly MetricFamily[];
+}
+
+/** Builds a sample, leaving out labels whose value is empty (the collector drops them). */
+export function sample(family: MetricFamily, labels: Record<string, string | undefined>, value: number, startMs?: number): Sample {
+  const kept: Record<string, string> = {};
+  for (const key of family.labels) {
+    const v = labels[key];
+    if (v !== undefined && v !== "") kept[key] = v;
+  }
+  return startMs === undefined ? { family, labels: kept, value } : { family, labels: kept, value, startMs };
+}

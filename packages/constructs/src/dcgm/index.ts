@@ -1,0 +1,109 @@
+/**
+ * The dcgm-exporter construct: one scrape target per GPU node (the DaemonSet pod), one series
+ * per GPU and family. Kubernetes pod mapping is on (the Helm chart sets
+ * DCGM_EXPORTER_KUBERNETES=true): pod, namespace and container label exactly the GPUs a running
+ * pod holds (kubernetes.go, PodMapper) and never a free GPU. A GPU that fell off the bus, or
+ * is being reset, returns no data, so its series are missing; a rebooting node's exporter is
+ * down, so the node is not a target.
+ */
+import type { ClusterView, DeepReadonly, Gpu, Node, Pool } from "@gpusynth/sim";
+import { type MetricConstruct, type Sample, type ScrapeTarget, sample, type TargetSamples } from "../catalogue.js";
+import { GpuActivityModel, type GpuReading } from "./activity.js";
+import { DCGM, DCGM_FAMILIES } from "./families.js";
+import { xidMessage } from "./xid-messages.js";
+
+export interface DcgmOptions {
+  /** NVIDIA driver version, the DCGM_FI_DRIVER_VERSION label. */
+  readonly driverVersion: string;
+  /** Exporter listen port (dcgm-exporter default :9400, pkg/cmd/app.go). */
+  readonly port: number;
+  /** Prometheus job name of the exporter's scrape. */
+  readonly job: string;
+}
+
+export const DCGM_DEFAULTS: DcgmOptions = {
+  // The driver in the vendor's own sample output (dcgm.md §2.2).
+  driverVersion: "550.163.01",
+  port: 9400,
+  // The gpu-operator's Service for the exporter; Prometheus takes the job from the Service name.
+  job: "nvidia-dcgm-exporter",
+};
+
+export class DcgmConstruct implements MetricConstruct {
+  readonly area = "dcgm";
+  readonly families = DCGM_FAMILIES;
+  private readonly activity = new GpuActivityModel();
+
+  constructor(private readonly options: DcgmOptions = DCGM_DEFAULTS) {}
+
+  collect(view: ClusterView): TargetSamples[] {
+    const result: TargetSamples[] = [];
+    for (const pool of view.pools) {
+      for (const node of pool.nodes) {
+        if (node.status === "rebooting") continue;
+        const target: ScrapeTarget = { job: this.options.job, host: node.name, port: this.options.port, path: "/metrics", node: node.name };
+        const samples: Sample[] = [];
+        for (const gpu of node.gpus) {
+          if (gpu.health !== "ok") continue;
+          this.gpuSamples(samples, pool, node, gpu, this.activity.read(gpu, pool.model, view.now));
+        }
+        result.push({ target, samples });
+      }
+    }
+    return result;
+  }
+
+  private gpuSamples(out: Sample[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, gpu: DeepReadonly<Gpu>, r: GpuReading): void {
+    const pod = gpu.holder;
+    const labels: Record<string, string | undefined> = {
+      gpu: String(gpu.index),
+      UUID: gpu.uuid,
+      pci_bus_id: gpu.pciBusId,
+      device: `nvidia${gpu.index}`,
+      modelName: pool.model.modelName,
+      Hostname: node.name,
+      DCGM_FI_DRIVER_VERSION: this.options.driverVersion,
+      pod: pod?.name,
+      namespace: pod?.workload.namespace,
+      container: pod === null ? undefined : containerName(pod.workload.type, pod.workload.name),
+    };
+    const counterStart = gpu.initialisedAt;
+    const add = (family: (typeof DCGM)[keyof typeof DCGM], value: number, extra?: Record<string, string>) =>
+      out.push(
+        sample(family, extra === undefined ? labels : { ...labels, ...extra }, value, family.type === "counter" ? counterStart : undefined),
+      );
+    add(DCGM.smClock, r.smClockMHz);
+    add(DCGM.memClock, r.memClockMHz);
+    add(DCGM.memoryTemp, r.memoryTempC);
+    add(DCGM.gpuTemp, r.gpuTempC);
+    add(DCGM.powerUsage, r.powerW);
+    add(DCGM.totalEnergy, r.energyMj);
+    add(DCGM.pcieReplay, 0);
+    add(DCGM.gpuUtil, r.gpuUtil);
+    add(DCGM.memCopyUtil, r.memCopyUtil);
+    add(DCGM.encUtil, 0); // A100 and H100 have no NVENC (dcgm.md §1)
+    add(DCGM.decUtil, 0);
+    add(DCGM.xidErrors, gpu.lastXid, { err_code: String(gpu.lastXid), err_msg: xidMessage(gpu.lastXid) });
+    add(DCGM.fbFree, r.fbFreeMiB);
+    add(DCGM.fbUsed, r.fbUsedMiB);
+    add(DCGM.fbReserved, r.fbReservedMiB);
+    add(DCGM.vgpuLicense, 0); // not a vGPU: 0 = not licensed
+    add(DCGM.uncorrectableRemappedRows, 0);
+    add(DCGM.correctableRemappedRows, 0);
+    add(DCGM.rowRemapFailure, 0);
+    add(DCGM.grEngineActive, r.grEngineActive);
+    add(DCGM.tensorActive, r.tensorActive);
+    add(DCGM.dramActive, r.dramActive);
+    add(DCGM.pcieTx, r.pcieTxBytesPerSecond);
+    add(DCGM.pcieRx, r.pcieRxBytesPerSecond);
+  }
+}
+
+/**
+ * The workload's main container: Run:ai names a training or workspace container after the
+ * workload; a Kubeflow PyTorchJob requires its container to be named "pytorch" (training-operator
+ * docs). See signals/dcgm.md, "Label values".
+ */
+export function containerName(type: string, workloadName: string): string {
+  return type === "distributed-training" ? "pytorch" : workloadName;
+}

@@ -1,0 +1,21 @@
+/**
+ * Deterministic "noise" for telemetry values: a hash of a key and a time bucket mapped to
+ * [0, 1). Values depend only on what is sampled and when, never on how often or in which
+ * order samples are taken, so the same run gives the same numbers.
+ */
+
+export function unitHash(key: string, bucket = 0): number {
+  let h = 0x811c9dc5 ^ bucket;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b);
+  h ^= h >>> 16;
+  return (h >>> 0) / 4_294_967_296;
+}
+
+/** A value in [lo, hi) fixed for a key. */
+export function between(key: string, lo: number, hi: number, bucket = 0): number {
+  return lo + (hi - lo) * unitHash(key, bucket);
+}
