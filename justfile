@@ -5,7 +5,7 @@
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
 # Everything CI checks.
-check: fmt-check lint typecheck gen-check test race
+check: fmt-check lint typecheck gen-check signal-fidelity test race
 
 build:
     npx tsc -b
@@ -28,6 +28,10 @@ gen: build
 
 gen-check: build
     node scripts/gen-schema.mjs --check
+
+# What shipped blueprints actually emit, compared with signals/ and cantfind.md.
+signal-fidelity: build
+    node packages/cli/bin/gpusynth.js check-signals
 
 test: build
     npx vitest run --reporter=default --reporter=json --outputFile=.vitest-report.json

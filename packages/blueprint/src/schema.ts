@@ -240,6 +240,28 @@ const faultsSchema = z.strictObject({
   nodeRebootTime: durationSchema.default(10 * 60_000),
 });
 
+/** The NVIDIA driver in dcgm-exporter's own sample output (4.5.3-4.8.2 README / dcgm.md §2.2). */
+const DEFAULT_DRIVER_VERSION = "550.163.01";
+
+const telemetrySchema = z.strictObject({
+  driverVersion: z
+    .string()
+    .regex(/^\d+\.\d+(\.\d+)?$/, { message: 'a driver version such as "550.163.01"' })
+    .default(DEFAULT_DRIVER_VERSION)
+    .meta({ description: "NVIDIA driver version on every node (dcgm-exporter's DCGM_FI_DRIVER_VERSION label)." }),
+  runai: z
+    .strictObject({
+      job: z.string().min(1).meta({ description: "Prometheus job name of the scrape that collects the Run:ai metric families." }),
+      port: z.int().min(1).max(65_535),
+      path: z.string().startsWith("/").default("/metrics"),
+    })
+    .optional()
+    .meta({
+      description:
+        "Where the Run:ai families are scraped from. Run:ai documents no scrape job, port or path for them, so a blueprint that wants them declares one; without it they are not emitted.",
+    }),
+});
+
 export const blueprintSchema = z
   .strictObject({
     cluster: z.strictObject({
@@ -291,6 +313,7 @@ export const blueprintSchema = z
       .min(1),
     workloads: z.array(generatorSchema).default([]),
     submissions: z.array(submissionSchema).default([]),
+    telemetry: telemetrySchema.default({ driverVersion: DEFAULT_DRIVER_VERSION }),
     faults: faultsSchema.default({
       hazards: [],
       injections: [],

@@ -3,6 +3,8 @@
  * make (bad flags, bad blueprints) into a message and exit code 2 rather than a stack trace.
  */
 import { BlueprintError } from "@gpusynth/blueprint";
+import { checkSignalsCommand, checkSignalsHelp } from "./commands/check-signals.js";
+import { dumpCommand, dumpHelp } from "./commands/dump.js";
 import { runCommand, runHelp } from "./commands/run.js";
 import { validateCommand, validateHelp } from "./commands/validate.js";
 import { type Output, processOutput } from "./output.js";
@@ -17,6 +19,8 @@ interface Command {
 const COMMANDS: Readonly<Record<string, Command>> = {
   run: { summary: "run a blueprint's simulated cluster (offline, with a summary)", help: runHelp, run: runCommand },
   validate: { summary: "check a blueprint and report every problem at once", help: validateHelp, run: validateCommand },
+  dump: { summary: "run offline and list every metric family emitted, with labels and series", help: dumpHelp, run: dumpCommand },
+  "check-signals": { summary: "compare what runs emit with signals/ (signal fidelity)", help: checkSignalsHelp, run: checkSignalsCommand },
 };
 
 export const mainHelp = `gpusynth — emulated telemetry of a Kubernetes GPU cluster scheduled by Run:ai
@@ -25,7 +29,7 @@ Usage: gpusynth <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, command]) => `  ${name.padEnd(10)}${command.summary}`)
+  .map(([name, command]) => `  ${name.padEnd(15)}${command.summary}`)
   .join("\n")}
 
 Run "gpusynth <command> --help" for a command's options.

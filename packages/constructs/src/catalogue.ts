@@ -51,12 +51,35 @@ export interface MetricConstruct {
   readonly families: readonly MetricFamily[];
 }
 
-/** Builds a sample, leaving out labels whose value is empty (the collector drops them). */
-export function sample(family: MetricFamily, labels: Record<string, string | undefined>, value: number, startMs?: number): Sample {
+/** In a family's label list: any number of kube-state-metrics converted labels (label_<key>). */
+export const LABEL_PATTERN = "label_*";
+
+/**
+ * The labels a family's series carries: only the family's keys, in the family's order, and
+ * none with an empty value (the collector's prometheus receiver drops those).
+ */
+export function seriesLabels(family: MetricFamily, labels: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string>> {
   const kept: Record<string, string> = {};
   for (const key of family.labels) {
+    if (key === LABEL_PATTERN) {
+      // kube-state-metrics' converted Kubernetes labels: whatever label_* keys the caller gives.
+      for (const [k, v] of Object.entries(labels)) if (k.startsWith("label_") && v !== undefined && v !== "") kept[k] = v;
+      continue;
+    }
     const v = labels[key];
     if (v !== undefined && v !== "") kept[key] = v;
   }
-  return startMs === undefined ? { family, labels: kept, value } : { family, labels: kept, value, startMs };
+  return kept;
+}
+
+/** Builds a sample from raw labels (filtered by seriesLabels). */
+export function sample(
+  family: MetricFamily,
+  labels: Readonly<Record<string, string | undefined>>,
+  value: number,
+  startMs?: number,
+): Sample {
+  return startMs === undefined
+    ? { family, labels: seriesLabels(family, labels), value }
+    : { family, labels: seriesLabels(family, labels), value, startMs };
 }

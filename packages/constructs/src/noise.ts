@@ -19,3 +19,13 @@ export function unitHash(key: string, bucket = 0): number {
 export function between(key: string, lo: number, hi: number, bucket = 0): number {
   return lo + (hi - lo) * unitHash(key, bucket);
 }
+
+/** A UUID-shaped identifier (version 4 layout) fixed for a key, for objects the simulation does not name. */
+export function stableUuid(key: string): string {
+  const hex = Array.from({ length: 4 }, (_, i) =>
+    Math.floor(unitHash(key, i) * 2 ** 32)
+      .toString(16)
+      .padStart(8, "0"),
+  ).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -1,10 +1,11 @@
-import { formatDuration, formatProblem, loadBlueprint, parseDuration } from "@gpusynth/blueprint";
+import { formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
 import { Simulation, SummaryCollector } from "@gpusynth/sim";
-import { DEFAULT_BLUEPRINT } from "../default-blueprint.js";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
+import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { summaryJson, summaryText } from "../summary-table.js";
 import { EXIT_OK, UsageError } from "../usage.js";
+import { durationOption, oneBlueprint, seedOption } from "./options.js";
 
 export const runHelp = `Usage: gpusynth run --offline [options] [blueprint]
 
@@ -49,21 +50,9 @@ export function runCommand(args: readonly string[], output: Output): number {
       'live runs (metrics and logs paced to the wall clock) are not built yet: add --offline.\nRun "gpusynth run --help" for usage.',
     );
   }
-  if (positionals.length > 1) throw new UsageError(`expected at most one blueprint, found ${positionals.length}: ${positionals.join(" ")}`);
-  const durationText = typeof values.duration === "string" ? values.duration : "24h";
-  const seedText = typeof values.seed === "string" ? values.seed : undefined;
-  const durationMs = parseDuration(durationText);
-  if (durationMs === undefined || durationMs <= 0) {
-    throw new UsageError(`--duration: expected a positive duration such as 90m, 24h or 7d, found "${durationText}"`);
-  }
-  let seed: number | undefined;
-  if (seedText !== undefined) {
-    seed = Number(seedText);
-    if (!/^\d+$/.test(seedText) || seed > 0xffff_ffff)
-      throw new UsageError(`--seed: expected an integer from 0 to 4294967295, found "${seedText}"`);
-  }
-
-  const file = positionals[0] ?? DEFAULT_BLUEPRINT;
+  const durationMs = durationOption("duration", values.duration, "24h");
+  const seed = seedOption(values.seed);
+  const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
   const { blueprint, warnings } = loadBlueprint(file);
   for (const warning of warnings) output.err(`${formatProblem(warning, file)}\n`);
   const simulation = new Simulation(blueprint, seed === undefined ? {} : { seed });

@@ -1,7 +1,7 @@
 import { formatProblem, loadBlueprint } from "@gpusynth/blueprint";
-import { DEFAULT_BLUEPRINT } from "../default-blueprint.js";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
+import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { EXIT_OK } from "../usage.js";
 
 export const validateHelp = `Usage: gpusynth validate [blueprint]

@@ -7,8 +7,9 @@
  * down, so the node is not a target.
  */
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool } from "@gpusynth/sim";
-import { type MetricConstruct, type Sample, type ScrapeTarget, sample, type TargetSamples } from "../catalogue.js";
-import { GpuActivityModel, type GpuReading } from "./activity.js";
+import { type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
+import type { GpuActivityModel, GpuReading } from "../gpu-activity.js";
+import { containerName } from "../naming.js";
 import { DCGM, DCGM_FAMILIES } from "./families.js";
 import { xidMessage } from "./xid-messages.js";
 
@@ -32,9 +33,10 @@ export const DCGM_DEFAULTS: DcgmOptions = {
 export class DcgmConstruct implements MetricConstruct {
   readonly area = "dcgm";
   readonly families = DCGM_FAMILIES;
-  private readonly activity = new GpuActivityModel();
-
-  constructor(private readonly options: DcgmOptions = DCGM_DEFAULTS) {}
+  constructor(
+    private readonly activity: GpuActivityModel,
+    private readonly options: DcgmOptions = DCGM_DEFAULTS,
+  ) {}
 
   collect(view: ClusterView): TargetSamples[] {
     const result: TargetSamples[] = [];
@@ -67,10 +69,15 @@ export class DcgmConstruct implements MetricConstruct {
       namespace: pod?.workload.namespace,
       container: pod === null ? undefined : containerName(pod.workload.type, pod.workload.name),
     };
+    // Every family but the XID one shares the GPU label set: filter it once per GPU.
+    const shared = seriesLabels(DCGM.gpuUtil, labels);
+    const xidLabels = seriesLabels(DCGM.xidErrors, { ...labels, err_code: String(gpu.lastXid), err_msg: xidMessage(gpu.lastXid) });
     const counterStart = gpu.initialisedAt;
-    const add = (family: (typeof DCGM)[keyof typeof DCGM], value: number, extra?: Record<string, string>) =>
+    const add = (family: (typeof DCGM)[keyof typeof DCGM], value: number) =>
       out.push(
-        sample(family, extra === undefined ? labels : { ...labels, ...extra }, value, family.type === "counter" ? counterStart : undefined),
+        family.type === "counter"
+          ? { family, labels: family === DCGM.xidErrors ? xidLabels : shared, value, startMs: counterStart }
+          : { family, labels: family === DCGM.xidErrors ? xidLabels : shared, value },
       );
     add(DCGM.smClock, r.smClockMHz);
     add(DCGM.memClock, r.memClockMHz);
@@ -83,7 +90,7 @@ export class DcgmConstruct implements MetricConstruct {
     add(DCGM.memCopyUtil, r.memCopyUtil);
     add(DCGM.encUtil, 0); // A100 and H100 have no NVENC (dcgm.md §1)
     add(DCGM.decUtil, 0);
-    add(DCGM.xidErrors, gpu.lastXid, { err_code: String(gpu.lastXid), err_msg: xidMessage(gpu.lastXid) });
+    add(DCGM.xidErrors, gpu.lastXid);
     add(DCGM.fbFree, r.fbFreeMiB);
     add(DCGM.fbUsed, r.fbUsedMiB);
     add(DCGM.fbReserved, r.fbReservedMiB);
@@ -97,13 +104,4 @@ export class DcgmConstruct implements MetricConstruct {
     add(DCGM.pcieTx, r.pcieTxBytesPerSecond);
     add(DCGM.pcieRx, r.pcieRxBytesPerSecond);
   }
-}
-
-/**
- * The workload's main container: Run:ai names a training or workspace container after the
- * workload; a Kubeflow PyTorchJob requires its container to be named "pytorch" (training-operator
- * docs). See signals/dcgm.md, "Label values".
- */
-export function containerName(type: string, workloadName: string): string {
-  return type === "distributed-training" ? "pytorch" : workloadName;
 }

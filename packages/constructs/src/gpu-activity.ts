@@ -11,11 +11,12 @@
  *   power with a lag; used + free + reserved framebuffer = total; the energy counter is the
  *   integral of power since the driver last initialised the GPU.
  * Numbers that no source pins (dip length, lag constants, fractions) are stated below as
- * modelling choices.
+ * modelling choices. One model instance serves every construct that reports GPU activity
+ * (dcgm-exporter and the Run:ai exporters), so they always agree.
  */
 import type { GpuModel } from "@gpusynth/blueprint";
 import type { DeepReadonly, Gpu, Workload } from "@gpusynth/sim";
-import { between, unitHash } from "../noise.js";
+import { between, unitHash } from "./noise.js";
 
 export interface GpuReading {
   readonly gpuUtil: number;
@@ -38,6 +39,9 @@ export interface GpuReading {
 
 interface GpuState {
   at: number;
+  reading?: GpuReading;
+  /** Last simulated time the GPU was not idle (Run:ai's "last GPU utilization time"). */
+  lastBusyAt: number | null;
   initialisedAt: number;
   powerW: number;
   energyMj: number;
@@ -60,8 +64,10 @@ const TEMPERATURES = {
 export class GpuActivityModel {
   private readonly states = new Map<string, GpuState>();
 
-  /** Reads a GPU at simulated time t (ms). Call with non-decreasing t per GPU. */
+  /** Reads a GPU at simulated time t (ms): the same reading for repeated reads at one t. */
   read(gpu: DeepReadonly<Gpu>, model: GpuModel, t: number): GpuReading {
+    const cached = this.states.get(gpu.uuid);
+    if (cached?.reading !== undefined && cached.at === t && cached.initialisedAt === gpu.initialisedAt) return cached.reading;
     const workload = gpu.holder?.workload ?? null;
     const activity = activityOf(workload, t);
     const temps = TEMPERATURES[model.architecture];
@@ -90,7 +96,7 @@ export class GpuActivityModel {
     const available = model.framebufferMiB - model.framebufferReservedMiB;
     const fbUsedMiB = Math.round(available * activity.memoryShare);
     const pcie = workload === null ? 0 : between(`${workload.uid}/pcie`, 2e7, 6e8);
-    return {
+    const reading: GpuReading = {
       gpuUtil: Math.round(activity.util),
       memCopyUtil: Math.round(activity.dram * 100),
       grEngineActive: round3(busy * activity.engineShare),
@@ -108,6 +114,14 @@ export class GpuActivityModel {
       pcieTxBytesPerSecond: Math.round(pcie * busy + 5e4),
       pcieRxBytesPerSecond: Math.round(pcie * 1.5 * busy + 5e4),
     };
+    state.reading = reading;
+    if (reading.gpuUtil > 0) state.lastBusyAt = t;
+    return reading;
+  }
+
+  /** Last simulated time a read found the GPU busy, or null. */
+  lastBusyAt(gpu: DeepReadonly<Gpu>): number | null {
+    return this.states.get(gpu.uuid)?.lastBusyAt ?? null;
   }
 
   private stateOf(gpu: DeepReadonly<Gpu>, t: number, powerW: number, gpuTempC: number, memoryTempC: number): GpuState {
@@ -116,6 +130,7 @@ export class GpuActivityModel {
       // A (re)initialised driver starts the energy counter at zero, from the time it came up.
       const keepTemps = state !== undefined;
       state = {
+        lastBusyAt: state?.lastBusyAt ?? null,
         at: Math.min(t, gpu.initialisedAt === 0 ? t : gpu.initialisedAt),
         initialisedAt: gpu.initialisedAt,
         powerW,

@@ -1,0 +1,45 @@
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { collectInventory, inventoryMarkdown } from "../inventory.js";
+import type { Output } from "../output.js";
+import { parseCommand } from "../parse.js";
+import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
+import { EXIT_OK, UsageError } from "../usage.js";
+import { durationOption, oneBlueprint, seedOption } from "./options.js";
+
+export const dumpHelp = `Usage: gpusynth dump [options] [blueprint]
+
+Runs a blueprint offline for a bounded time, samples every emulated scrape target at each
+interval, and prints what was emitted: per source (dcgm, kubernetes, runai, scheduler) its scrape
+jobs, and per metric family its type, the label keys seen and the most series at once.
+
+Arguments:
+  blueprint            YAML file (default: blueprints/lab.yaml)
+
+Options:
+  --duration <d>       simulated time to run (default: 6h)
+  --interval <d>       scrape interval (default: 15s)
+  --seed <n>           override the blueprint's seed
+  --format <f>         markdown (default) or json
+  -h, --help           show this help
+
+Examples:
+  gpusynth dump
+  gpusynth dump --duration 1d --interval 1m --format json blueprints/enterprise.yaml
+`;
+
+export function dumpCommand(args: readonly string[], output: Output): number {
+  const { values, positionals } = parseCommand(
+    args,
+    { duration: { type: "string" }, interval: { type: "string" }, seed: { type: "string" }, format: { type: "string" } },
+    "dump",
+  );
+  const durationMs = durationOption("duration", values.duration, "6h");
+  const intervalMs = durationOption("interval", values.interval, "15s");
+  const seed = seedOption(values.seed);
+  const format = typeof values.format === "string" ? values.format : "markdown";
+  if (format !== "markdown" && format !== "json") throw new UsageError(`--format: expected markdown or json, found "${format}"`);
+  const { blueprint } = loadBlueprint(oneBlueprint(positionals, DEFAULT_BLUEPRINT));
+  const inventory = collectInventory(blueprint, durationMs, intervalMs, seed);
+  output.out(format === "json" ? `${JSON.stringify(inventory, null, 2)}\n` : inventoryMarkdown(inventory));
+  return EXIT_OK;
+}

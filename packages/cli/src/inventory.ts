@@ -1,0 +1,105 @@
+/**
+ * What a run actually emits: every metric family per source, with its type, HELP, the label
+ * keys seen on its series and the most series seen at once. Built by running the simulation
+ * offline and collecting every target at each scrape interval.
+ */
+import type { Blueprint } from "@gpusynth/blueprint";
+import { ClusterMetrics, type MetricFamily, type MetricType } from "@gpusynth/constructs";
+import { Simulation } from "@gpusynth/sim";
+
+export interface FamilyInventory {
+  readonly id: string;
+  readonly name: string;
+  readonly type: MetricType;
+  readonly help: string;
+  readonly labels: string[];
+  maxSeries: number;
+}
+
+export interface SourceInventory {
+  /** The signals/ area file that documents the source. */
+  readonly area: string;
+  readonly jobs: string[];
+  readonly families: FamilyInventory[];
+}
+
+export interface Inventory {
+  readonly blueprint: string;
+  readonly durationMs: number;
+  readonly intervalMs: number;
+  readonly sources: SourceInventory[];
+}
+
+const AREA_BY_PREFIX: Readonly<Record<string, string>> = { dcgm: "dcgm", kube: "kubernetes", runai: "runai", scheduler: "scheduler" };
+
+export function areaOf(familyId: string): string {
+  return AREA_BY_PREFIX[familyId.split(".")[0] as string] ?? "unknown";
+}
+
+export function collectInventory(blueprint: Blueprint, durationMs: number, intervalMs: number, seed?: number): Inventory {
+  const simulation = new Simulation(blueprint, seed === undefined ? {} : { seed });
+  const metrics = new ClusterMetrics(blueprint);
+  simulation.onEvent(metrics.record);
+  const sources = new Map<string, { jobs: Set<string>; families: Map<string, FamilyInventory> }>();
+  const entries = new Map<MetricFamily, { family: FamilyInventory; jobs: Set<string>; seen: WeakSet<object> }>();
+  const entryOf = (f: MetricFamily) => {
+    let entry = entries.get(f);
+    if (entry === undefined) {
+      const area = areaOf(f.id);
+      let source = sources.get(area);
+      if (source === undefined) {
+        source = { jobs: new Set(), families: new Map() };
+        sources.set(area, source);
+      }
+      let family = source.families.get(f.name);
+      if (family === undefined) {
+        family = { id: f.id, name: f.name, type: f.type, help: f.help, labels: [], maxSeries: 0 };
+        source.families.set(f.name, family);
+      }
+      entry = { family, jobs: source.jobs, seen: new WeakSet() };
+      entries.set(f, entry);
+    }
+    return entry;
+  };
+  for (let t = intervalMs; t <= durationMs; t += intervalMs) {
+    simulation.runUntil(t);
+    const seriesNow = new Map<FamilyInventory, number>();
+    for (const { target, samples } of metrics.collect(simulation.view())) {
+      for (const s of samples) {
+        const entry = entryOf(s.family);
+        entry.jobs.add(target.job);
+        // Label objects are often shared between series: look at each one once.
+        if (!entry.seen.has(s.labels)) {
+          entry.seen.add(s.labels);
+          for (const key of Object.keys(s.labels)) if (!entry.family.labels.includes(key)) entry.family.labels.push(key);
+        }
+        seriesNow.set(entry.family, (seriesNow.get(entry.family) ?? 0) + 1);
+      }
+    }
+    for (const [family, count] of seriesNow) family.maxSeries = Math.max(family.maxSeries, count);
+  }
+  return {
+    blueprint: blueprint.cluster.name,
+    durationMs,
+    intervalMs,
+    sources: [...sources.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([area, s]) => ({
+        area,
+        jobs: [...s.jobs].sort(),
+        families: [...s.families.values()].sort((a, b) => a.name.localeCompare(b.name)),
+      })),
+  };
+}
+
+export function inventoryMarkdown(inventory: Inventory): string {
+  const lines = [`# Emitted signals: ${inventory.blueprint}`, ""];
+  for (const source of inventory.sources) {
+    lines.push(`## ${source.area} (job${source.jobs.length === 1 ? "" : "s"} ${source.jobs.map((j) => `\`${j}\``).join(", ")})`, "");
+    lines.push("| family | type | labels | max series |", "|---|---|---|---|");
+    for (const f of source.families)
+      lines.push(`| \`${f.name}\` | ${f.type} | ${f.labels.map((l) => `\`${l}\``).join(", ")} | ${f.maxSeries} |`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,53 @@
+/**
+ * All metric constructs for one simulated cluster, sharing one GPU activity model so every
+ * source tells the same story. Pure apart from that model's small per-GPU state (energy,
+ * temperatures) and the scheduler's event counters: the same run gives the same samples.
+ */
+import type { Blueprint } from "@gpusynth/blueprint";
+import type { ClusterView, DomainEvent } from "@gpusynth/sim";
+import type { MetricConstruct, MetricFamily, TargetSamples } from "./catalogue.js";
+import { DCGM_DEFAULTS, DcgmConstruct } from "./dcgm/index.js";
+import { GpuActivityModel } from "./gpu-activity.js";
+import { KubeConstruct } from "./kube/index.js";
+import { RunaiConstruct } from "./runai/index.js";
+import { SchedulerConstruct } from "./scheduler/index.js";
+
+export class ClusterMetrics {
+  private readonly dcgm: DcgmConstruct;
+  private readonly kube = new KubeConstruct();
+  private readonly scheduler = new SchedulerConstruct();
+  private readonly runai: RunaiConstruct;
+  readonly constructs: readonly MetricConstruct[];
+
+  constructor(blueprint: Blueprint) {
+    const activity = new GpuActivityModel();
+    this.dcgm = new DcgmConstruct(activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
+    this.runai = new RunaiConstruct(blueprint, activity);
+    this.constructs = [this.runai, this.dcgm, this.kube, this.scheduler];
+  }
+
+  /** Feeds a domain event to the constructs that count events; subscribe it to the simulation. */
+  readonly record = (event: DomainEvent): void => this.scheduler.record(event);
+
+  /** Every target's samples at the view's simulated time. */
+  collect(view: ClusterView): TargetSamples[] {
+    return [...this.runai.collect(view), ...this.dcgm.collect(view), ...this.kube.collect(view), ...this.scheduler.collect(view)];
+  }
+
+  families(): MetricFamily[] {
+    return this.constructs.flatMap((c) => c.families);
+  }
+}
+
+export {
+  LABEL_PATTERN,
+  type MetricConstruct,
+  type MetricFamily,
+  type MetricType,
+  type Sample,
+  type ScrapeTarget,
+  type TargetSamples,
+} from "./catalogue.js";
+export { xidMessage } from "./dcgm/xid-messages.js";
+export { ksmLabelName } from "./kube/families.js";
+export { queueName } from "./scheduler/index.js";

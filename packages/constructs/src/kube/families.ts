@@ -1,0 +1,104 @@
+/**
+ * kube-state-metrics families gpusynth emits, one place per family: name, type, HELP text as
+ * printed (STABLE families carry the "[STABLE] " prefix of generator.go's header) and labels in
+ * output order, from kubernetes/kube-state-metrics v2.13.0 (@76c5888): internal/store/pod.go,
+ * node.go. Documented in signals/kubernetes.md under the same ids.
+ */
+import type { MetricFamily } from "../catalogue.js";
+
+const POD = ["namespace", "pod", "uid"] as const;
+const family = (id: string, name: string, help: string, labels: readonly string[], stable = true): MetricFamily => ({
+  id: `kube.${id}`,
+  name,
+  type: "gauge",
+  help: stable ? `[STABLE] ${help}` : help,
+  labels,
+});
+
+export const KSM = {
+  podInfo: family("pod_info", "kube_pod_info", "Information about pod.", [
+    ...POD,
+    "host_ip",
+    "pod_ip",
+    "node",
+    "created_by_kind",
+    "created_by_name",
+    "priority_class",
+    "host_network",
+  ]),
+  podStatusPhase: family("pod_status_phase", "kube_pod_status_phase", "The pods current phase.", [...POD, "phase"]),
+  podOwner: family("pod_owner", "kube_pod_owner", "Information about the Pod's owner.", [
+    ...POD,
+    "owner_kind",
+    "owner_name",
+    "owner_is_controller",
+  ]),
+  /** label_* keys follow the allowlist (see podLabelKeys in index.ts). */
+  podLabels: family("pod_labels", "kube_pod_labels", "Kubernetes labels converted to Prometheus labels.", [...POD, "label_*"]),
+  podTerminatedReason: family(
+    "pod_container_status_terminated_reason",
+    "kube_pod_container_status_terminated_reason",
+    "Describes the reason the container is currently in terminated state.",
+    [...POD, "container", "reason"],
+    false,
+  ),
+  podUnschedulable: family(
+    "pod_status_unschedulable",
+    "kube_pod_status_unschedulable",
+    "Describes the unschedulable status for the pod.",
+    POD,
+  ),
+  podScheduled: family("pod_status_scheduled", "kube_pod_status_scheduled", "Describes the status of the scheduling process for the pod.", [
+    ...POD,
+    "condition",
+  ]),
+  podResourceRequests: family(
+    "pod_container_resource_requests",
+    "kube_pod_container_resource_requests",
+    "The number of requested request resource by a container. It is recommended to use the kube_pod_resource_requests metric exposed by kube-scheduler instead, as it is more precise.",
+    [...POD, "container", "node", "resource", "unit"],
+    false,
+  ),
+  podCreated: family("pod_created", "kube_pod_created", "Unix creation timestamp", POD),
+  podStartTime: family("pod_start_time", "kube_pod_start_time", "Start time in unix timestamp for a pod.", POD),
+  nodeInfo: family("node_info", "kube_node_info", "Information about a cluster node.", [
+    "node",
+    "kernel_version",
+    "os_image",
+    "container_runtime_version",
+    "kubelet_version",
+    "kubeproxy_version",
+    "provider_id",
+    "pod_cidr",
+    "system_uuid",
+    "internal_ip",
+  ]),
+  nodeLabels: family("node_labels", "kube_node_labels", "Kubernetes labels converted to Prometheus labels.", ["node", "label_*"]),
+  nodeCapacity: family("node_status_capacity", "kube_node_status_capacity", "The capacity for different resources of a node.", [
+    "node",
+    "resource",
+    "unit",
+  ]),
+  nodeAllocatable: family(
+    "node_status_allocatable",
+    "kube_node_status_allocatable",
+    "The allocatable for different resources of a node that are available for scheduling.",
+    ["node", "resource", "unit"],
+  ),
+  nodeCondition: family("node_status_condition", "kube_node_status_condition", "The condition of a cluster node.", [
+    "node",
+    "condition",
+    "status",
+  ]),
+} as const;
+
+export const KSM_FAMILIES: readonly MetricFamily[] = Object.values(KSM);
+
+/**
+ * KSM's label-name conversion (internal/store/utils.go): invalid characters become "_",
+ * camelCase becomes snake_case, everything lower case, prefixed "label_".
+ */
+export function ksmLabelName(kubernetesKey: string): string {
+  const sanitised = kubernetesKey.replace(/[^a-zA-Z0-9_]/g, "_");
+  return `label_${sanitised.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase()}`;
+}

@@ -1,0 +1,188 @@
+/**
+ * The kube-state-metrics construct: pods (pending, running, and finished until deleted) and
+ * nodes of the simulated cluster, as one KSM instance exposes them. Deployed with
+ * --metric-labels-allowlist=pods=[project,runai/queue,user],nodes=[<node-pool label key>,
+ * nvidia.com/gpu.product,nvidia.com/gpu.count] so pods and nodes can be joined to projects
+ * and node pools (without an allowlist kube_*_labels carries no label_* keys).
+ */
+import type { ClusterView, DeepReadonly, Node, Pool, Workload } from "@gpusynth/sim";
+import { nodeInternalIp, nodeOrdinal, podCidr, podIp, systemPodIp } from "../addresses.js";
+import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
+import { containerName, podController } from "../naming.js";
+import { stableUuid } from "../noise.js";
+import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
+
+export interface KubeOptions {
+  readonly job: string;
+  readonly port: number;
+  /** kubelet default --max-pods. */
+  readonly maxPodsPerNode: number;
+  readonly kubeletVersion: string;
+  readonly kernelVersion: string;
+  readonly osImage: string;
+  readonly containerRuntimeVersion: string;
+}
+
+export const KUBE_DEFAULTS: KubeOptions = {
+  job: "kube-state-metrics", // the Service name of the kube-state-metrics Helm chart and manifests
+  port: 8080, // --port default (pkg/options/options.go)
+  maxPodsPerNode: 110, // kubelet --max-pods default
+  // Node software: a modelling choice of a 2024-era GPU node (Kubernetes 1.30, which
+  // kube-state-metrics v2.13 supports); see signals/kubernetes.md.
+  kubeletVersion: "v1.30.2",
+  kernelVersion: "5.15.0-113-generic",
+  osImage: "Ubuntu 22.04.4 LTS",
+  containerRuntimeVersion: "containerd://1.7.18",
+};
+
+const PHASES = ["Pending", "Succeeded", "Failed", "Unknown", "Running"] as const;
+const CONDITION_STATUSES = ["true", "false", "unknown"] as const;
+const MS_PER_S = 1000;
+
+export class KubeConstruct implements MetricConstruct {
+  readonly area = "kubernetes";
+  readonly families = KSM_FAMILIES;
+
+  constructor(private readonly options: KubeOptions = KUBE_DEFAULTS) {}
+
+  collect(view: ClusterView): TargetSamples[] {
+    const samples: Sample[] = [];
+    const seconds = (t: number) => (view.startMs + t) / MS_PER_S;
+    const ordinals = new Map<string, number>();
+    for (const pool of view.pools) for (const node of pool.nodes) ordinals.set(node.name, nodeOrdinal(view.pools, node));
+
+    for (const pool of view.pools) for (const node of pool.nodes) this.nodeSamples(samples, pool, node, ordinals.get(node.name) ?? 0);
+
+    const podSamples = (
+      w: DeepReadonly<Workload>,
+      pod: { name: string; uid: string; createdAt: number },
+      state: {
+        phase: (typeof PHASES)[number];
+        node?: DeepReadonly<Node>;
+        startedAt?: number;
+        scheduled?: boolean;
+        reason?: string;
+        gpus: number;
+      },
+    ) => {
+      const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
+      const ordinal = state.node === undefined ? undefined : (ordinals.get(state.node.name) ?? 0);
+      const controller = podController(w.type, w.name);
+      const container = containerName(w.type, w.name);
+      samples.push(
+        sample(
+          KSM.podInfo,
+          {
+            ...base,
+            host_ip: ordinal === undefined ? undefined : nodeInternalIp(ordinal),
+            pod_ip: ordinal === undefined ? undefined : podIp(ordinal, pod.uid),
+            node: state.node?.name,
+            created_by_kind: controller.kind,
+            created_by_name: controller.name,
+            priority_class: w.priorityClass,
+            host_network: "false",
+          },
+          1,
+        ),
+      );
+      for (const phase of PHASES) samples.push(sample(KSM.podStatusPhase, { ...base, phase }, phase === state.phase ? 1 : 0));
+      samples.push(
+        sample(KSM.podOwner, { ...base, owner_kind: controller.kind, owner_name: controller.name, owner_is_controller: "true" }, 1),
+      );
+      samples.push(
+        sample(
+          KSM.podLabels,
+          { ...base, [ksmLabelName("project")]: w.project, [ksmLabelName("runai/queue")]: w.project, [ksmLabelName("user")]: w.user },
+          1,
+        ),
+      );
+      if (state.scheduled !== undefined) {
+        const current = state.scheduled ? "true" : "false";
+        for (const condition of CONDITION_STATUSES)
+          samples.push(sample(KSM.podScheduled, { ...base, condition }, condition === current ? 1 : 0));
+        if (!state.scheduled) samples.push(sample(KSM.podUnschedulable, base, 1));
+      }
+      if (state.reason !== undefined) samples.push(sample(KSM.podTerminatedReason, { ...base, container, reason: state.reason }, 1));
+      samples.push(
+        sample(
+          KSM.podResourceRequests,
+          { ...base, container, node: state.node?.name, resource: "nvidia_com_gpu", unit: "integer" },
+          state.gpus,
+        ),
+      );
+      samples.push(sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
+      if (state.startedAt !== undefined) samples.push(sample(KSM.podStartTime, base, Math.floor(seconds(state.startedAt))));
+    };
+
+    for (const w of view.pending) {
+      const gpusPerPod = w.gpus / Math.max(1, w.pendingPods.length);
+      // PodScheduled=False appears once a scheduling cycle has found no place for the pod.
+      const scheduled = w.pendingKey === "" ? undefined : false;
+      for (const pod of w.pendingPods)
+        podSamples(w, pod, { phase: "Pending", gpus: gpusPerPod, ...(scheduled === undefined ? {} : { scheduled }) });
+    }
+    for (const w of view.running) {
+      for (const pod of w.pods)
+        podSamples(w, pod, { phase: "Running", node: pod.node, startedAt: pod.startedAt, scheduled: true, gpus: pod.gpus.length });
+    }
+    for (const pod of view.finishedPods) {
+      podSamples(pod.workload, pod, {
+        phase: pod.phase,
+        node: pod.node,
+        startedAt: pod.startedAt,
+        scheduled: true,
+        reason: pod.reason,
+        gpus: pod.gpuCount,
+      });
+    }
+    return [
+      { target: { job: this.options.job, host: systemPodIp("kube-state-metrics"), port: this.options.port, path: "/metrics" }, samples },
+    ];
+  }
+
+  private nodeSamples(out: Sample[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, ordinal: number): void {
+    const o = this.options;
+    out.push(
+      sample(
+        KSM.nodeInfo,
+        {
+          node: node.name,
+          kernel_version: o.kernelVersion,
+          os_image: o.osImage,
+          container_runtime_version: o.containerRuntimeVersion,
+          kubelet_version: o.kubeletVersion,
+          kubeproxy_version: o.kubeletVersion,
+          pod_cidr: podCidr(ordinal),
+          system_uuid: stableUuid(node.name),
+          internal_ip: nodeInternalIp(ordinal),
+        },
+        1,
+      ),
+    );
+    const labels: Record<string, string> = { node: node.name };
+    labels[ksmLabelName(pool.spec.nodeLabel.key)] = pool.spec.nodeLabel.value;
+    // GPU Feature Discovery labels (NVIDIA k8s-device-plugin v0.20.0 docs/gpu-feature-discovery).
+    labels[ksmLabelName("nvidia.com/gpu.product")] = pool.model.product;
+    labels[ksmLabelName("nvidia.com/gpu.count")] = String(pool.spec.gpusPerNode);
+    out.push(sample(KSM.nodeLabels, labels, 1));
+
+    // The device plugin stops advertising a GPU it saw fail (off the bus, resetting).
+    const healthyGpus = node.status === "rebooting" ? 0 : node.gpus.filter((g) => g.health === "ok").length;
+    const resources = (gpus: number) =>
+      [
+        ["cpu", "core", pool.spec.cpuCores],
+        ["memory", "byte", pool.spec.memoryGiB * 2 ** 30],
+        ["pods", "integer", o.maxPodsPerNode],
+        ["nvidia_com_gpu", "integer", gpus],
+      ] as const;
+    for (const [resource, unit, value] of resources(pool.spec.gpusPerNode))
+      out.push(sample(KSM.nodeCapacity, { node: node.name, resource, unit }, value));
+    for (const [resource, unit, value] of resources(healthyGpus))
+      out.push(sample(KSM.nodeAllocatable, { node: node.name, resource, unit }, value));
+
+    // A rebooting node stops posting status: after the grace period Ready becomes Unknown.
+    const ready = node.status === "rebooting" ? "unknown" : "true";
+    for (const status of CONDITION_STATUSES)
+      out.push(sample(KSM.nodeCondition, { node: node.name, condition: "Ready", status }, status === ready ? 1 : 0));
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * Kubernetes object names gpusynth derives for a workload's pods, shared by every construct so
+ * that DCGM, kube-state-metrics and Run:ai series name the same containers and owners.
+ * These are value shapes, not vendor names; signals/kubernetes.md records their basis and
+ * cantfind.md what is unconfirmed.
+ */
+import type { WorkloadType } from "@gpusynth/blueprint";
+
+/**
+ * The workload's main container: a Kubeflow PyTorchJob requires its container to be named
+ * "pytorch" (training-operator docs); Run:ai names a job's container after the job.
+ */
+export function containerName(type: WorkloadType, workloadName: string): string {
+  return type === "distributed-training" ? "pytorch" : workloadName;
+}
+
+/** The pod's controller (its ownerReference with controller=true): kind and name. */
+export function podController(type: WorkloadType, workloadName: string): { kind: string; name: string } {
+  return { kind: type === "distributed-training" ? "PyTorchJob" : "RunaiJob", name: workloadName };
+}

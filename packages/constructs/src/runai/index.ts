@@ -1,0 +1,186 @@
+/**
+ * The Run:ai construct: the cluster's Run:ai metric families, computed from the same GPU
+ * activity model as dcgm-exporter (Run:ai derives its GPU families from DCGM data), the
+ * simulation's workloads, pods, projects and queues. Per-workload series exist while the
+ * workload does (pending or running); per-pod series while the pod runs.
+ */
+import type { Blueprint } from "@gpusynth/blueprint";
+import type { ClusterView, DeepReadonly, Gpu, Pool, Workload } from "@gpusynth/sim";
+import { systemPodIp } from "../addresses.js";
+import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
+import type { GpuActivityModel, GpuReading } from "../gpu-activity.js";
+import { RUNAI, RUNAI_FAMILIES } from "./families.js";
+
+const IDLE_WINDOW_MS = 30_000;
+
+/** Run:ai's workload type label values (label dictionary: training / interactive / inference). */
+function workloadType(w: DeepReadonly<Workload>): string {
+  return w.type === "distributed-training" || w.type === "training" ? "training" : w.type;
+}
+
+export class RunaiConstruct implements MetricConstruct {
+  readonly area = "runai";
+  readonly families = RUNAI_FAMILIES;
+
+  constructor(
+    private readonly blueprint: Blueprint,
+    private readonly activity: GpuActivityModel,
+  ) {}
+
+  collect(view: ClusterView): TargetSamples[] {
+    const target = this.blueprint.telemetry.runai;
+    if (target === undefined) return [];
+    const clusterId = this.blueprint.cluster.clusterId;
+    const out: Sample[] = [];
+    const unix = (t: number) => Math.floor((view.startMs + t) / 1000);
+    const readings = new Map<DeepReadonly<Gpu>, GpuReading>();
+
+    for (const pool of view.pools) this.nodeSamples(out, pool, view.now, clusterId, readings, unix);
+
+    const projectGpus = new Map<string, { allocated: number; utilSum: number }>();
+    for (const w of [...view.pending, ...view.running]) {
+      const gpus = w.pods.flatMap((pod) => pod.gpus);
+      const measured = gpus.map((g) => readings.get(g)).filter((r): r is GpuReading => r !== undefined);
+      const util = measured.length === 0 ? 0 : measured.reduce((sum, r) => sum + r.gpuUtil, 0) / measured.length;
+      const ranMs = w.ranMs + (w.runningSince === null ? 0 : view.now - w.runningSince);
+      const lastBusy = gpus.reduce<number | null>((last, g) => {
+        const busy = this.activity.lastBusyAt(g);
+        return busy === null || (last !== null && last >= busy) ? last : busy;
+      }, null);
+      const since = lastBusy ?? w.runningSince ?? view.now;
+      const labels = {
+        clusterId,
+        workload_id: w.uid,
+        workload_name: w.name,
+        workload_type: workloadType(w),
+        user: w.user,
+        project: w.project,
+      };
+      out.push(sample(RUNAI.requestedGpusPerWorkload, labels, w.gpus));
+      out.push(
+        sample(
+          RUNAI.requestedGpuMemoryPerWorkload,
+          { clusterId, job_type: workloadType(w), job_uuid: w.uid, job_name: w.name, project: w.project, workload_id: w.uid },
+          0,
+        ),
+      );
+      out.push(sample(RUNAI.runTimePerWorkload, labels, Math.floor(ranMs / 1000)));
+      out.push(sample(RUNAI.waitTimePerWorkload, labels, Math.floor((view.now - w.submittedAt - ranMs) / 1000)));
+      if (w.phase !== "Running") continue;
+      out.push(sample(RUNAI.allocatedPerWorkload, labels, gpus.length));
+      out.push(
+        sample(
+          RUNAI.gpuMemoryUsedPerWorkload,
+          labels,
+          measured.reduce((sum, r) => sum + r.fbUsedMiB, 0),
+        ),
+      );
+      out.push(sample(RUNAI.gpuUtilizationPerWorkload, labels, Math.round(util * 100) / 100));
+      out.push(sample(RUNAI.lastUtilizationTimePerWorkload, labels, lastBusy === null ? 0 : unix(lastBusy)));
+      // Idleness accumulates in 30-second windows (NVIDIA Run:ai "Scheduling Rules").
+      out.push(sample(RUNAI.gpuIdleSecondsPerWorkload, labels, Math.floor((view.now - since) / IDLE_WINDOW_MS) * (IDLE_WINDOW_MS / 1000)));
+      const project = projectGpus.get(w.project) ?? { allocated: 0, utilSum: 0 };
+      project.allocated += gpus.length;
+      project.utilSum += util * gpus.length;
+      projectGpus.set(w.project, project);
+      for (const pod of w.pods) {
+        const podLabels = { clusterId, pod_name: pod.name, pod_uuid: pod.uid, pod_namespace: w.namespace, node: pod.node.name };
+        out.push(sample(RUNAI.allocatedPerPod, podLabels, pod.gpus.length));
+        for (const gpu of pod.gpus) {
+          const r = readings.get(gpu);
+          if (r === undefined) continue;
+          out.push(sample(RUNAI.gpuUtilizationPerPodPerGpu, { ...podLabels, gpu: String(gpu.index) }, r.gpuUtil));
+          out.push(sample(RUNAI.gpuMemoryUsedPerPodPerGpu, { ...podLabels, gpu: String(gpu.index) }, r.fbUsedMiB));
+        }
+      }
+    }
+
+    for (const project of this.blueprint.projects) {
+      const deserved = Object.values(project.nodePools).reduce((sum, q) => sum + q.deserved, 0);
+      const used = projectGpus.get(project.name);
+      out.push(sample(RUNAI.projectGuaranteedGpus, { clusterId, project: project.name }, deserved));
+      out.push(
+        sample(
+          RUNAI.projectInfo,
+          { clusterId, project: project.name, department: project.department, gpu_guaranteed_quota: String(deserved) },
+          1,
+        ),
+      );
+      out.push(sample(RUNAI.allocatedPerProject, { clusterId, project: project.name }, used?.allocated ?? 0));
+      out.push(
+        sample(
+          RUNAI.gpuUtilizationPerProject,
+          { clusterId, project: project.name },
+          used === undefined || used.allocated === 0 ? 0 : Math.round((used.utilSum / used.allocated) * 100) / 100,
+        ),
+      );
+      for (const [pool, quota] of Object.entries(project.nodePools)) {
+        out.push(
+          sample(
+            RUNAI.queueInfo,
+            {
+              clusterId,
+              nodepool: pool,
+              queue_name: project.name,
+              department: project.department,
+              gpu_guaranteed_quota: String(quota.deserved),
+            },
+            1,
+          ),
+        );
+      }
+    }
+    return [{ target: { job: target.job, host: systemPodIp(`runai/${target.job}`), port: target.port, path: target.path }, samples: out }];
+  }
+
+  private nodeSamples(
+    out: Sample[],
+    pool: DeepReadonly<Pool>,
+    now: number,
+    clusterId: string,
+    readings: Map<DeepReadonly<Gpu>, GpuReading>,
+    unix: (t: number) => number,
+  ): void {
+    for (const node of pool.nodes) {
+      const labels = { clusterId, node: node.name };
+      const reporting = node.status === "rebooting" ? [] : node.gpus.filter((g) => g.health === "ok");
+      let utilSum = 0;
+      let used = 0;
+      let allocated = 0;
+      for (const gpu of reporting) {
+        const r = this.activity.read(gpu, pool.model, now);
+        readings.set(gpu, r);
+        const gpuLabels = { ...labels, gpu: String(gpu.index) };
+        const held = gpu.holder === null ? 0 : 1;
+        const lastBusy = this.activity.lastBusyAt(gpu);
+        out.push(sample(RUNAI.allocatedPerGpu, gpuLabels, held));
+        out.push(sample(RUNAI.lastUtilizationTimePerGpu, gpuLabels, lastBusy === null ? 0 : unix(lastBusy)));
+        out.push(sample(RUNAI.gpuUtilizationPerGpu, gpuLabels, r.gpuUtil));
+        out.push(sample(RUNAI.gpuMemoryUsedPerGpu, gpuLabels, r.fbUsedMiB));
+        out.push(sample(RUNAI.gpuMemoryTotalPerGpu, gpuLabels, pool.model.framebufferMiB));
+        utilSum += r.gpuUtil;
+        used += r.fbUsedMiB;
+        allocated += held;
+      }
+      out.push(
+        sample(RUNAI.gpuUtilizationPerNode, labels, reporting.length === 0 ? 0 : Math.round((utilSum / reporting.length) * 100) / 100),
+      );
+      out.push(sample(RUNAI.gpuMemoryUsedPerNode, labels, used));
+      out.push(sample(RUNAI.gpuMemoryTotalPerNode, labels, reporting.length * pool.model.framebufferMiB));
+      out.push(
+        sample(
+          RUNAI.gpuCountPerNode,
+          {
+            ...labels,
+            modelName: pool.model.modelName,
+            ready: String(node.status !== "rebooting"),
+            schedulable: String(node.status === "ready"),
+          },
+          reporting.length,
+        ),
+      );
+      out.push(sample(RUNAI.allocatedPerNode, labels, allocated));
+      out.push(sample(RUNAI.migModeGpuCount, labels, 0));
+    }
+  }
+}

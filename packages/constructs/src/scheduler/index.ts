@@ -1,0 +1,131 @@
+/**
+ * The scheduler construct: what KAI-Scheduler and its queue controller expose for the
+ * simulated cluster. Queue gauges come from the simulation's queues (one per project or
+ * department and node pool); counters accumulate from domain events (evictions, pod groups
+ * scheduled per action); latencies are modelled from the cycle's work.
+ */
+import type { ClusterView, DomainEvent, Queue } from "@gpusynth/sim";
+import { systemPodIp } from "../addresses.js";
+import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
+import { stableUuid, unitHash } from "../noise.js";
+import { KAI_QUEUE_CONTROLLER, KAI_SCHEDULER, SCHEDULER_FAMILIES } from "./families.js";
+
+export interface SchedulerOptions {
+  readonly schedulerJob: string;
+  readonly queueControllerJob: string;
+  readonly port: number;
+}
+
+export const SCHEDULER_DEFAULTS: SchedulerOptions = {
+  // KAI v0.13.0: the scheduler Service is <schedulerName>-<shard> = kai-scheduler-default; the
+  // queue controller's ServiceMonitor job is queue-controller; both listen on :8080.
+  schedulerJob: "kai-scheduler-default",
+  queueControllerJob: "queue-controller",
+  port: 8080,
+};
+
+/** The actions KAI runs by default (conf_util/scheduler_conf_util.go). */
+const ACTIONS = ["allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"] as const;
+
+/**
+ * Queue names: KAI's default pod grouper derives a queue as <project>-<nodepool> when a pod
+ * carries the node-pool label (plugins/defaultgrouper/default_grouper.go); gpusynth names every
+ * project and department queue that way.
+ */
+export function queueName(queue: { name: string; pool: string }): string {
+  return `${queue.name}-${queue.pool}`;
+}
+
+interface Eviction {
+  readonly podgroup: string;
+  readonly namespace: string;
+  readonly uid: string;
+  readonly nodepool: string;
+  readonly action: string;
+  pods: number;
+}
+
+export class SchedulerConstruct implements MetricConstruct {
+  readonly area = "scheduler";
+  readonly families = SCHEDULER_FAMILIES;
+  private readonly evictions = new Map<string, Eviction>();
+  private readonly scheduledByAction = new Map<string, number>();
+  private preemptions = 0;
+  private readonly preemptorsAt = new Map<number, "reclaim" | "preempt">();
+  private preemptorsTime = -1;
+
+  constructor(private readonly options: SchedulerOptions = SCHEDULER_DEFAULTS) {}
+
+  /** Feeds a domain event; subscribe this to the simulation. */
+  readonly record = (event: DomainEvent): void => {
+    if (event.t !== this.preemptorsTime) {
+      this.preemptorsAt.clear();
+      this.preemptorsTime = event.t;
+    }
+    if (event.kind === "WorkloadPreempted") {
+      const w = event.workload;
+      const podgroup = `pg-${w.name}-${w.uid}`;
+      const key = `${podgroup}\u0000${event.action}`;
+      const entry = this.evictions.get(key) ?? {
+        podgroup,
+        namespace: w.namespace,
+        uid: stableUuid(`${w.uid}/podgroup`),
+        nodepool: event.nodePool,
+        action: event.action,
+        pods: 0,
+      };
+      entry.pods += event.pods.length;
+      this.evictions.set(key, entry);
+      this.preemptorsAt.set(event.preemptor.id, event.action);
+    } else if (event.kind === "WorkloadStarted") {
+      const action = this.preemptorsAt.get(event.workload.id) ?? "allocate";
+      this.scheduledByAction.set(action, (this.scheduledByAction.get(action) ?? 0) + 1);
+      if (action === "preempt") this.preemptions++;
+    }
+  };
+
+  collect(view: ClusterView): TargetSamples[] {
+    const scheduler: Sample[] = [];
+    const controller: Sample[] = [];
+    // Modelled latencies (no published figures): a few ms per cycle plus a little per pending
+    // workload, jittered per second.
+    const jitter = unitHash("kai-cycle", Math.floor(view.now / 1000));
+    const work = view.pending.length + view.running.length / 10;
+    scheduler.push(sample(KAI_SCHEDULER.e2eLatency, {}, Math.round(4 + 0.2 * work + 6 * jitter)));
+    scheduler.push(sample(KAI_SCHEDULER.openSessionLatency, {}, Math.round(1 + 0.05 * work + 2 * jitter)));
+    scheduler.push(sample(KAI_SCHEDULER.closeSessionLatency, {}, Math.round(0.5 + jitter)));
+    for (const action of ACTIONS) {
+      const cost = action === "allocate" ? 0.1 : 0.02;
+      scheduler.push(sample(KAI_SCHEDULER.actionLatency, { action }, Math.round(cost * work + jitter)));
+    }
+    for (const action of ["allocate", "reclaim", "preempt"]) {
+      scheduler.push(sample(KAI_SCHEDULER.podGroupsScheduled, { action }, this.scheduledByAction.get(action) ?? 0, 0));
+    }
+    scheduler.push(sample(KAI_SCHEDULER.totalPreemptionAttempts, {}, this.preemptions, 0));
+    for (const q of view.queues) scheduler.push(sample(KAI_SCHEDULER.queueFairShareGpu, { queue_name: queueName(q) }, q.fairShare));
+    for (const e of this.evictions.values()) {
+      scheduler.push(
+        sample(
+          KAI_SCHEDULER.evictedPods,
+          { podgroup: e.podgroup, namespace: e.namespace, uid: e.uid, nodepool: e.nodepool, action: e.action },
+          e.pods,
+          0,
+        ),
+      );
+    }
+    for (const q of view.queues as readonly Queue[]) {
+      const labels = { queue_name: queueName(q) };
+      controller.push(sample(KAI_QUEUE_CONTROLLER.queueInfo, labels, 1));
+      controller.push(sample(KAI_QUEUE_CONTROLLER.queueDeservedGpus, labels, q.deserved));
+      controller.push(sample(KAI_QUEUE_CONTROLLER.queueAllocatedGpus, labels, q.allocated));
+    }
+    const { port } = this.options;
+    return [
+      { target: { job: this.options.schedulerJob, host: systemPodIp("kai-scheduler"), port, path: "/metrics" }, samples: scheduler },
+      {
+        target: { job: this.options.queueControllerJob, host: systemPodIp("queue-controller"), port, path: "/metrics" },
+        samples: controller,
+      },
+    ];
+  }
+}
