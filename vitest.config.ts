@@ -9,6 +9,7 @@ export default defineConfig({
     alias: {
       "@gpusynth/blueprint": src("blueprint"),
       "@gpusynth/sim": src("sim"),
+      "@gpusynth/constructs": src("constructs"),
     },
   },
   test: {

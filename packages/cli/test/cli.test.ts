@@ -116,3 +116,32 @@ describe("gpusynth run --offline --summary", () => {
     expect(stderr).not.toMatch(stackTrace);
   });
 });
+
+describe("gpusynth dump", () => {
+  it("lists every source with its jobs and families, and the same as JSON", () => {
+    const { code, stdout } = gpusynth("dump", "--duration", "2h", "--interval", "10m", lab);
+    expect(code).toBe(0);
+    for (const heading of [
+      "## dcgm (job `nvidia-dcgm-exporter`)",
+      "## kubernetes (job `kube-state-metrics`)",
+      "## runai (job `metrics-exporter`)",
+      "## scheduler (jobs",
+    ]) {
+      expect(stdout).toContain(heading);
+    }
+    expect(stdout).toMatch(
+      /^\| `DCGM_FI_DEV_GPU_UTIL` \| gauge \| `gpu`, `UUID`, `pci_bus_id`, `device`, `modelName`, `Hostname`, `DCGM_FI_DRIVER_VERSION`.* \| 32 \|$/m,
+    );
+    const json = JSON.parse(gpusynth("dump", "--duration", "2h", "--interval", "10m", "--format", "json", lab).stdout) as {
+      sources: Array<{ area: string; families: Array<{ name: string; maxSeries: number }> }>;
+    };
+    const dcgm = json.sources.find((s) => s.area === "dcgm");
+    expect(dcgm?.families.find((f) => f.name === "DCGM_FI_DEV_XID_ERRORS")?.maxSeries).toBe(32);
+  });
+
+  it("refuses an unknown format with exit code 2", () => {
+    const { code, stderr } = gpusynth("dump", "--format", "xml");
+    expect(code).toBe(2);
+    expect(stderr).toContain('--format: expected markdown or json, found "xml"');
+  });
+});

@@ -1,0 +1,169 @@
+/**
+ * One story, every source: over long runs with many seeds, what dcgm-exporter, Run:ai,
+ * kube-state-metrics and the scheduler report agrees with the simulation and with each other.
+ */
+import { fileURLToPath } from "node:url";
+import { type GPU_MODELS, loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterMetrics, type Sample, type TargetSamples, xidMessage } from "@gpusynth/constructs";
+import { type ClusterView, Simulation } from "@gpusynth/sim";
+import { describe, expect, it } from "vitest";
+
+const file = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
+const HOUR = 3_600_000;
+const INTERVAL = 5 * 60_000;
+
+function samplesOf(collected: readonly TargetSamples[], name: string): Sample[] {
+  return collected.flatMap((t) => t.samples.filter((s) => s.family.name === name));
+}
+
+/** Runs a blueprint, calling check at every interval with the view and what was collected. */
+function watch(
+  path: string,
+  seed: number,
+  hours: number,
+  check: (view: ClusterView, collected: TargetSamples[], problems: string[]) => void,
+): string[] {
+  const { blueprint } = loadBlueprint(file(path));
+  const simulation = new Simulation(blueprint, { seed });
+  const metrics = new ClusterMetrics(blueprint);
+  simulation.onEvent(metrics.record);
+  const problems: string[] = [];
+  for (let t = INTERVAL; t <= hours * HOUR && problems.length === 0; t += INTERVAL) {
+    simulation.runUntil(t);
+    const view = simulation.view();
+    check(view, metrics.collect(view), problems);
+  }
+  return problems;
+}
+
+const runs = [
+  { path: "packages/sim/test/fixtures/stress.yaml", seeds: [21, 22, 23], hours: 24 },
+  { path: "blueprints/scenarios/preemption-storm.yaml", seeds: [1], hours: 8 },
+  { path: "blueprints/lab.yaml", seeds: [4], hours: 48 },
+];
+
+describe.each(runs)("DCGM follows allocation: $path", ({ path, seeds, hours }) => {
+  it.each(seeds)("seed %i: pod labels on exactly the GPUs running pods hold; dead GPUs and rebooting nodes report nothing", (seed) => {
+    const problems = watch(path, seed, hours, (view, collected, problems) => {
+      const series = new Map<string, Sample>();
+      for (const s of samplesOf(collected, "DCGM_FI_DEV_GPU_UTIL")) series.set(`${s.labels.Hostname}/${s.labels.gpu}`, s);
+      for (const pool of view.pools) {
+        for (const node of pool.nodes) {
+          for (const gpu of node.gpus) {
+            const s = series.get(`${node.name}/${gpu.index}`);
+            const reporting = node.status !== "rebooting" && gpu.health === "ok";
+            if (!reporting) {
+              if (s !== undefined) problems.push(`${node.name}/${gpu.index} is ${node.status}/${gpu.health} but reports`);
+              continue;
+            }
+            if (s === undefined) {
+              problems.push(`${node.name}/${gpu.index} does not report`);
+              continue;
+            }
+            if (s.labels.UUID !== gpu.uuid) problems.push(`${node.name}/${gpu.index}: UUID ${s.labels.UUID} ≠ ${gpu.uuid}`);
+            const holder = gpu.holder;
+            if (holder === null) {
+              if (s.labels.pod !== undefined || s.labels.namespace !== undefined || s.labels.container !== undefined) {
+                problems.push(`free GPU ${node.name}/${gpu.index} carries pod labels`);
+              }
+            } else if (s.labels.pod !== holder.name || s.labels.namespace !== holder.workload.namespace) {
+              problems.push(`GPU ${node.name}/${gpu.index} held by ${holder.name} labelled ${s.labels.pod}`);
+            }
+          }
+        }
+      }
+    });
+    expect(problems.slice(0, 5)).toEqual([]);
+  });
+});
+
+describe("DCGM values stay physically consistent", () => {
+  it.each([31, 32, 33])("seed %i: framebuffer adds up, power stays in range, energy integrates power, XID is sticky", (seed) => {
+    const energy = new Map<string, { value: number; start: number; t: number; power: number }>();
+    const problems = watch("packages/sim/test/fixtures/stress.yaml", seed, 24, (view, collected, problems) => {
+      const byGpu = new Map<string, Map<string, Sample>>();
+      for (const t of collected) {
+        if (t.target.job !== "nvidia-dcgm-exporter") continue;
+        for (const s of t.samples) {
+          const key = s.labels.UUID as string;
+          const m = byGpu.get(key) ?? new Map<string, Sample>();
+          m.set(s.family.name, s);
+          byGpu.set(key, m);
+        }
+      }
+      const models = new Map(
+        view.pools.flatMap((p) => p.nodes.flatMap((n) => n.gpus.map((g) => [g.uuid, { model: p.model, gpu: g }] as const))),
+      );
+      for (const [uuid, m] of byGpu) {
+        const { model, gpu } = models.get(uuid) as {
+          model: (typeof GPU_MODELS)[keyof typeof GPU_MODELS];
+          gpu: (typeof view.pools)[number]["nodes"][number]["gpus"][number];
+        };
+        const v = (name: string) => m.get(name)?.value ?? Number.NaN;
+        const fb = v("DCGM_FI_DEV_FB_USED") + v("DCGM_FI_DEV_FB_FREE") + v("DCGM_FI_DEV_FB_RESERVED");
+        if (fb !== model.framebufferMiB) problems.push(`${uuid}: used + free + reserved = ${fb}, not ${model.framebufferMiB}`);
+        const power = v("DCGM_FI_DEV_POWER_USAGE");
+        if (power < model.idlePowerW * 0.9 || power > model.powerLimitW) problems.push(`${uuid}: power ${power} W outside idle–limit`);
+        const xid = m.get("DCGM_FI_DEV_XID_ERRORS") as Sample;
+        if (xid.value !== gpu.lastXid || xid.labels.err_code !== String(gpu.lastXid) || xid.labels.err_msg !== xidMessage(gpu.lastXid)) {
+          problems.push(`${uuid}: XID series ${xid.value}/${xid.labels.err_code} disagrees with last XID ${gpu.lastXid}`);
+        }
+        const e = m.get("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION") as Sample;
+        const before = energy.get(uuid);
+        if (before !== undefined && before.start === e.startMs) {
+          const dt = (view.now - before.t) / 1000;
+          const gained = (e.value - before.value) / 1000; // joules
+          // Between scrapes the counter grows by ∫P dt: between the lower and higher of the two power readings.
+          const lo = Math.min(before.power, power) * dt - 1;
+          const hi = Math.max(before.power, power) * dt + 1;
+          if (gained < lo || gained > hi)
+            problems.push(`${uuid}: energy grew ${gained.toFixed(0)} J in ${dt}s at ${before.power}→${power} W`);
+        } else if (before !== undefined && (e.startMs ?? 0) <= before.start) {
+          problems.push(`${uuid}: energy counter restarted without a new start time`);
+        }
+        energy.set(uuid, { value: e.value, start: e.startMs ?? 0, t: view.now, power });
+      }
+    });
+    expect(problems.slice(0, 5)).toEqual([]);
+  });
+});
+
+describe("sources agree with each other", () => {
+  it.each([41, 42])("seed %i: Run:ai, kube-state-metrics and the scheduler count the same GPUs and pods", (seed) => {
+    const problems = watch("packages/sim/test/fixtures/stress.yaml", seed, 24, (view, collected, problems) => {
+      const dcgmUtil = new Map(samplesOf(collected, "DCGM_FI_DEV_GPU_UTIL").map((s) => [`${s.labels.Hostname}/${s.labels.gpu}`, s]));
+      for (const s of samplesOf(collected, "runai_gpu_utilization_per_gpu")) {
+        const d = dcgmUtil.get(`${s.labels.node}/${s.labels.gpu}`);
+        if (d?.value !== s.value) problems.push(`runai util ${s.labels.node}/${s.labels.gpu} = ${s.value}, DCGM says ${d?.value}`);
+      }
+      const held = [...dcgmUtil.values()].filter((s) => s.labels.pod !== undefined).length;
+      const sum = (name: string, filter: (s: Sample) => boolean = () => true) =>
+        samplesOf(collected, name)
+          .filter(filter)
+          .reduce((total, s) => total + s.value, 0);
+      const counts = {
+        runaiPerGpu: sum("runai_allocated_gpu_count_per_gpu"),
+        runaiPerPod: sum("runai_allocated_gpu_count_per_pod"),
+        ksmRequestsOfRunningPods: sum(
+          "kube_pod_container_resource_requests",
+          (s) => s.labels.node !== undefined && runningPod(view, s.labels.uid),
+        ),
+        kaiProjectQueues: view.queues.filter((q) => q.level === "project").reduce((t, q) => t + q.allocated, 0),
+        kaiAllocatedMetric: sum("kai_queue_allocated_gpus") / 2, // project queues + their department queues
+      };
+      for (const [source, count] of Object.entries(counts))
+        if (count !== held) problems.push(`${source} counts ${count} allocated GPUs, DCGM ${held}`);
+      const running = samplesOf(collected, "kube_pod_status_phase").filter((s) => s.labels.phase === "Running" && s.value === 1).length;
+      const pods = view.running.reduce((t, w) => t + w.pods.length, 0);
+      if (running !== pods) problems.push(`kube-state-metrics shows ${running} Running pods, the simulation ${pods}`);
+      const pending = samplesOf(collected, "kube_pod_status_phase").filter((s) => s.labels.phase === "Pending" && s.value === 1).length;
+      const pendingPods = view.pending.reduce((t, w) => t + w.pendingPods.length, 0);
+      if (pending !== pendingPods) problems.push(`kube-state-metrics shows ${pending} Pending pods, the simulation ${pendingPods}`);
+    });
+    expect(problems.slice(0, 5)).toEqual([]);
+  });
+});
+
+function runningPod(view: ClusterView, uid: string | undefined): boolean {
+  return view.running.some((w) => w.pods.some((p) => p.uid === uid));
+}
