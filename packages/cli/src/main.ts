@@ -13,7 +13,7 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./usage.js";
 interface Command {
   readonly summary: string;
   readonly help: string;
-  readonly run: (args: readonly string[], output: Output) => number;
+  readonly run: (args: readonly string[], output: Output) => number | Promise<number>;
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = {
@@ -55,7 +55,7 @@ export async function main(argv: readonly string[], output: Output = processOutp
     return EXIT_OK;
   }
   try {
-    return command.run(args, output);
+    return await command.run(args, output);
   } catch (error) {
     if (error instanceof BlueprintError || error instanceof UsageError) {
       output.err(`gpusynth ${name}: ${error.message}\n`);

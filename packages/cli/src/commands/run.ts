@@ -1,4 +1,20 @@
-import { formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
+import { closeSync, openSync } from "node:fs";
+import { type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
+import {
+  createOtlpExporter,
+  ExporterSink,
+  emitOffline,
+  endpointFromEnv,
+  isOtlpProtocol,
+  type LiveStatus,
+  type MetricsSink,
+  OTLP_PROTOCOLS,
+  OtlpJsonLinesSink,
+  protocolFromEnv,
+  runLive,
+  ScrapeServer,
+  SD_PATH,
+} from "@gpusynth/emit";
 import { Simulation, SummaryCollector } from "@gpusynth/sim";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
@@ -7,74 +23,183 @@ import { summaryJson, summaryText } from "../summary-table.js";
 import { EXIT_OK, UsageError } from "../usage.js";
 import { durationOption, oneBlueprint, seedOption } from "./options.js";
 
-export const runHelp = `Usage: gpusynth run --offline [options] [blueprint]
+export const runHelp = `Usage: gpusynth run [options] [blueprint]
 
-Runs the simulated cluster described by a blueprint. With --offline it runs as fast as the CPU
-allows (simulated time, not wall-clock time) and, with --summary, prints per-project and
-per-node-pool totals: GPU allocation, waiting times, completions, failures, cancellations and
-preemptions. Live, wall-clock-paced emission of metrics and logs is not built yet; until it is,
-run needs --offline.
+Runs the simulated cluster a blueprint describes and emits its telemetry as an OpenTelemetry
+Collector's prometheus receiver would after scraping the real exporters (Run:ai, dcgm-exporter,
+kube-state-metrics, the scheduler).
+
+Live (the default): the simulation is paced to the wall clock (--speed to accelerate). Every
+emulated target is served for scraping on --listen, each at its own path in the vendor's text
+format, with a Prometheus HTTP service-discovery endpoint listing them all; when an OTLP endpoint
+is configured (--otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT) metrics are also pushed through the
+OpenTelemetry SDK every --interval. Runs until Ctrl-C (or --duration of simulated time).
+
+Offline (--offline): runs as fast as the CPU allows, stamps data with simulated time, and can
+write OTLP-JSON (--otlp-json) and print per-project and per-node-pool totals (--summary).
 
 Arguments:
-  blueprint            YAML file (default: blueprints/lab.yaml)
+  blueprint              YAML file (default: blueprints/lab.yaml)
 
 Options:
-  --offline            run in simulated time, as fast as possible
-  --duration <d>       simulated time to run, e.g. 90m, 24h, 7d (default: 24h)
-  --seed <n>           override the blueprint's seed (0 … 4294967295)
-  --summary            print the summary table at the end
-  --json               print the summary as JSON instead of a table (implies --summary)
-  -h, --help           show this help
+  --offline              run in simulated time, as fast as possible
+  --duration <d>         simulated time to run, e.g. 90m, 24h, 7d (offline default: 24h; live: until stopped)
+  --speed <n>            live: simulated seconds per wall-clock second (default: 1)
+  --interval <d>         scrape/export interval (default: OTEL_METRIC_EXPORT_INTERVAL ms, else 15s)
+  --listen <host:port>   live: serve the scrape targets and ${SD_PATH} here (default: 127.0.0.1:9464; "none" to disable)
+  --otlp-endpoint <url>  live: push OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT; unset means no push)
+  --otlp-protocol <p>    ${OTLP_PROTOCOLS.join(", ")} (default: OTEL_EXPORTER_OTLP_PROTOCOL, else grpc)
+  --otlp-json <file>     offline: write every scrape as an OTLP-JSON line to <file>
+  --seed <n>             override the blueprint's seed (0 … 4294967295)
+  --summary              offline: print the summary table at the end
+  --json                 offline: print the summary as JSON (implies --summary)
+  -h, --help             show this help
+
+Environment (standard OpenTelemetry variables):
+  OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL,
+  OTEL_EXPORTER_OTLP_METRICS_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS, OTEL_METRIC_EXPORT_INTERVAL
 
 Examples:
+  gpusynth run                                              # live; scrape http://127.0.0.1:9464${SD_PATH}
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4317 gpusynth run --speed 60
   gpusynth run --offline --duration 24h --summary
-  gpusynth run --offline --duration 7d --seed 7 --json blueprints/lab.yaml
+  gpusynth run --offline --duration 1h --otlp-json metrics.jsonl blueprints/enterprise.yaml
 `;
 
 const HOUR_MS = 3_600_000;
 
-export function runCommand(args: readonly string[], output: Output): number {
+export async function runCommand(args: readonly string[], output: Output, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values, positionals } = parseCommand(
     args,
     {
       offline: { type: "boolean" },
       duration: { type: "string" },
+      speed: { type: "string" },
+      interval: { type: "string" },
+      listen: { type: "string" },
+      "otlp-endpoint": { type: "string" },
+      "otlp-protocol": { type: "string" },
+      "otlp-json": { type: "string" },
       seed: { type: "string" },
       summary: { type: "boolean" },
       json: { type: "boolean" },
     },
     "run",
   );
-  if (values.offline !== true) {
-    throw new UsageError(
-      'live runs (metrics and logs paced to the wall clock) are not built yet: add --offline.\nRun "gpusynth run --help" for usage.',
-    );
-  }
-  const durationMs = durationOption("duration", values.duration, "24h");
   const seed = seedOption(values.seed);
+  const envInterval = env.OTEL_METRIC_EXPORT_INTERVAL;
+  if (envInterval !== undefined && !/^\d+$/.test(envInterval)) {
+    throw new UsageError(`OTEL_METRIC_EXPORT_INTERVAL: expected milliseconds as an integer, found "${envInterval}"`);
+  }
+  const intervalMs = durationOption("interval", values.interval, envInterval === undefined ? "15s" : `${envInterval}ms`);
   const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
   const { blueprint, warnings } = loadBlueprint(file);
   for (const warning of warnings) output.err(`${formatProblem(warning, file)}\n`);
-  const simulation = new Simulation(blueprint, seed === undefined ? {} : { seed });
+
+  if (values.offline === true) {
+    for (const flag of ["speed", "listen", "otlp-endpoint"] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to live runs; drop it or drop --offline`);
+    }
+    return runOffline(blueprint, output, {
+      durationMs: durationOption("duration", values.duration, "24h"),
+      intervalMs,
+      ...(seed === undefined ? {} : { seed }),
+      otlpJson: typeof values["otlp-json"] === "string" ? values["otlp-json"] : undefined,
+      summary: values.summary === true || values.json === true,
+      json: values.json === true,
+    });
+  }
+  for (const flag of ["otlp-json", "summary", "json"] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to offline runs: add --offline`);
+  }
+  const speed = Number(typeof values.speed === "string" ? values.speed : "1");
+  if (!Number.isFinite(speed) || speed <= 0) throw new UsageError(`--speed: expected a positive number, found "${values.speed}"`);
+  const protocol = typeof values["otlp-protocol"] === "string" ? values["otlp-protocol"] : (protocolFromEnv(env) ?? "grpc");
+  if (!isOtlpProtocol(protocol))
+    throw new UsageError(
+      `--otlp-protocol / OTEL_EXPORTER_OTLP_PROTOCOL: expected one of ${OTLP_PROTOCOLS.join(", ")}, found "${protocol}"`,
+    );
+  const endpoint = typeof values["otlp-endpoint"] === "string" ? values["otlp-endpoint"] : undefined;
+  const pushing = endpoint !== undefined || endpointFromEnv(env) !== undefined;
+  const listen = typeof values.listen === "string" ? values.listen : "127.0.0.1:9464";
+  return runLiveCommand(blueprint, output, {
+    speed,
+    intervalMs,
+    ...(values.duration === undefined ? {} : { durationMs: durationOption("duration", values.duration, "24h") }),
+    ...(seed === undefined ? {} : { seed }),
+    listen: listen === "none" ? undefined : parseListen(listen),
+    otlp: pushing ? { protocol, url: endpoint ?? endpointLabel(env) } : undefined,
+    explicitUrl: endpoint,
+  });
+}
+
+function parseListen(text: string): { host: string; port: number } {
+  const match = /^(.*):(\d+)$/.exec(text);
+  const port = Number(match?.[2]);
+  if (match === null || port > 65_535)
+    throw new UsageError(`--listen: expected host:port such as 127.0.0.1:9464, or none, found "${text}"`);
+  return { host: (match[1] as string).replace(/^\[|\]$/g, "") || "127.0.0.1", port };
+}
+
+function endpointLabel(env: NodeJS.ProcessEnv): string {
+  return endpointFromEnv(env) ?? "";
+}
+
+interface OfflineRun {
+  readonly durationMs: number;
+  readonly intervalMs: number;
+  readonly seed?: number;
+  readonly otlpJson: string | undefined;
+  readonly summary: boolean;
+  readonly json: boolean;
+}
+
+async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun): Promise<number> {
+  let lastDrawn = 0;
+  const progress = (t: number) => {
+    if (!output.interactive || performance.now() - lastDrawn < 200) return;
+    lastDrawn = performance.now();
+    output.err(`\rsimulated ${formatDuration(t)} of ${formatDuration(run.durationMs)} (${Math.floor((100 * t) / run.durationMs)}%)   `);
+  };
+  let simulation: Simulation;
   const collector = new SummaryCollector(
     blueprint.projects.map((p) => ({ name: p.name, gpus: Object.values(p.nodePools).reduce((sum, q) => sum + q.deserved, 0) })),
     blueprint.nodePools.map((p) => ({ name: p.name, gpus: p.nodes * p.gpusPerNode })),
   );
-  simulation.onEvent(collector.record);
-
-  // Advance an hour at a time so a long run can show where it is.
-  let lastDrawn = 0;
-  for (let t = 0; t < durationMs; ) {
-    t = Math.min(durationMs, t + HOUR_MS);
-    simulation.runUntil(t);
-    if (output.interactive && performance.now() - lastDrawn > 200) {
-      lastDrawn = performance.now();
-      output.err(`\rsimulated ${formatDuration(t)} of ${formatDuration(durationMs)} (${Math.floor((100 * t) / durationMs)}%)   `);
+  if (run.otlpJson !== undefined) {
+    let fd: number;
+    try {
+      fd = openSync(run.otlpJson, "w");
+    } catch (cause) {
+      throw new UsageError(`--otlp-json: cannot write "${run.otlpJson}": ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`);
     }
+    try {
+      const result = await emitOffline(blueprint, new OtlpJsonLinesSink(fd), {
+        durationMs: run.durationMs,
+        intervalMs: run.intervalMs,
+        ...(run.seed === undefined ? {} : { seed: run.seed }),
+        onStart: (sim) => sim.onEvent(collector.record),
+        onScrape: (t) => progress(t),
+      });
+      simulation = result.simulation;
+      if (output.interactive) output.err("\r\u001b[K");
+      output.err(`wrote ${result.scrapes} scrapes (${result.points} points) to ${run.otlpJson}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  } else {
+    simulation = new Simulation(blueprint, run.seed === undefined ? {} : { seed: run.seed });
+    simulation.onEvent(collector.record);
+    // Advance an hour at a time so a long run can show where it is.
+    for (let t = 0; t < run.durationMs; ) {
+      t = Math.min(run.durationMs, t + HOUR_MS);
+      simulation.runUntil(t);
+      progress(t);
+    }
+    if (output.interactive) output.err("\r\u001b[K");
   }
-  if (output.interactive) output.err("\r\u001b[K");
 
-  if (values.summary === true || values.json === true) {
+  if (run.summary) {
     const view = simulation.view();
     const byProject = new Map<string, number>();
     const byPool = new Map<string, number>();
@@ -85,12 +210,91 @@ export function runCommand(args: readonly string[], output: Output): number {
     }
     const summary = collector.summary(simulation.now);
     output.out(
-      values.json === true
-        ? `${JSON.stringify(summaryJson(summary, { byProject, byPool }), null, 2)}\n`
-        : summaryText(summary, { byProject, byPool }),
+      run.json ? `${JSON.stringify(summaryJson(summary, { byProject, byPool }), null, 2)}\n` : summaryText(summary, { byProject, byPool }),
     );
-  } else {
-    output.out(`simulated ${formatDuration(durationMs)} of "${blueprint.cluster.name}"; add --summary for the totals\n`);
+  } else if (run.otlpJson === undefined) {
+    output.out(
+      `simulated ${formatDuration(run.durationMs)} of "${blueprint.cluster.name}"; add --summary for the totals or --otlp-json FILE for the metrics\n`,
+    );
   }
   return EXIT_OK;
+}
+
+interface LiveRun {
+  readonly speed: number;
+  readonly intervalMs: number;
+  readonly durationMs?: number;
+  readonly seed?: number;
+  readonly listen: { host: string; port: number } | undefined;
+  readonly otlp: { protocol: (typeof OTLP_PROTOCOLS)[number]; url: string } | undefined;
+  readonly explicitUrl: string | undefined;
+}
+
+async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun): Promise<number> {
+  const abort = new AbortController();
+  const stop = () => abort.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const server = run.listen === undefined ? undefined : new ScrapeServer();
+  let warned = false;
+  const sink: MetricsSink | undefined =
+    run.otlp === undefined
+      ? undefined
+      : new ExporterSink(createOtlpExporter(run.otlp.protocol, run.explicitUrl), (error) => {
+          if (warned) return;
+          warned = true;
+          output.err(
+            `\nwarning: OTLP export to ${run.otlp?.url || "the configured endpoint"} failed (${error?.message ?? "unknown error"}); the run goes on and keeps retrying\n`,
+          );
+        });
+  try {
+    if (server !== undefined && run.listen !== undefined) {
+      let address: { address: string; port: number };
+      try {
+        address = await server.listen(run.listen.host, run.listen.port);
+      } catch (cause) {
+        throw new UsageError(
+          `--listen: cannot listen on ${run.listen.host}:${run.listen.port}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`,
+        );
+      }
+      const base = `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`;
+      output.err(
+        `gpusynth: "${blueprint.cluster.name}" live at ×${run.speed}; scrape targets listed at ${base}${SD_PATH} (Prometheus http_sd_configs)\n`,
+      );
+    }
+    if (run.otlp !== undefined)
+      output.err(`gpusynth: pushing OTLP (${run.otlp.protocol}) to ${run.otlp.url} every ${formatDuration(run.intervalMs)}\n`);
+    if (server === undefined && run.otlp === undefined) output.err("gpusynth: no --listen and no OTLP endpoint: the run emits nothing\n");
+    let lastLine = 0;
+    const status = await runLive(blueprint, {
+      speed: run.speed,
+      intervalMs: run.intervalMs,
+      ...(run.durationMs === undefined ? {} : { durationMs: run.durationMs }),
+      ...(run.seed === undefined ? {} : { seed: run.seed }),
+      ...(sink === undefined ? {} : { sink }),
+      ...(server === undefined ? {} : { server }),
+      signal: abort.signal,
+      onTick: (s) => {
+        if (output.interactive) output.err(`\r${statusLine(blueprint, s)}\u001b[K`);
+        else if (performance.now() - lastLine > 60_000) {
+          lastLine = performance.now();
+          output.err(`${statusLine(blueprint, s)}\n`);
+        }
+      },
+    });
+    if (output.interactive) output.err("\n");
+    output.err(`gpusynth: stopped after ${formatDuration(status.simulatedMs)} simulated\n`);
+    if (status.failedScrapes > 0) output.err(`gpusynth: ${status.failedScrapes} target scrape(s) could not be delivered over OTLP\n`);
+    return EXIT_OK;
+  } finally {
+    process.removeListener("SIGINT", stop);
+    process.removeListener("SIGTERM", stop);
+    await server?.close();
+  }
+}
+
+function statusLine(blueprint: Blueprint, s: LiveStatus): string {
+  const at = new Date(blueprint.time.start + s.simulatedMs).toISOString().slice(0, 16).replace("T", " ");
+  const otlp = s.exportedScrapes + s.failedScrapes > 0 ? ` | OTLP ${s.exportedScrapes} sent, ${s.failedScrapes} failed` : "";
+  return `sim ${at} (+${formatDuration(s.simulatedMs)}) | ${s.running} running, ${s.pending} pending | ${s.targets} targets${otlp}`;
 }

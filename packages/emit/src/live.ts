@@ -1,0 +1,87 @@
+/**
+ * A live run: the simulation is paced to the wall clock (optionally accelerated), every
+ * interval the targets are refreshed for scraping and, when a sink is given, pushed through the
+ * SDK stamped with wall-clock time so live backends accept them. A failing sink costs retries
+ * and a warning, never the run.
+ */
+import type { Blueprint } from "@gpusynth/blueprint";
+import { ClusterMetrics, type TargetSamples } from "@gpusynth/constructs";
+import { Simulation } from "@gpusynth/sim";
+import { MetricsPipeline } from "./metrics-pipeline.js";
+import type { ScrapeServer } from "./scrape-server.js";
+import type { MetricsSink } from "./sinks.js";
+
+export interface LiveOptions {
+  /** Simulated seconds per wall-clock second. */
+  readonly speed: number;
+  readonly intervalMs: number;
+  /** Stop after this much simulated time; run until aborted when absent. */
+  readonly durationMs?: number;
+  readonly seed?: number;
+  readonly sink?: MetricsSink;
+  readonly server?: ScrapeServer;
+  readonly signal: AbortSignal;
+  readonly onTick?: (status: LiveStatus) => void;
+}
+
+export interface LiveStatus {
+  readonly simulatedMs: number;
+  readonly targets: number;
+  readonly pending: number;
+  readonly running: number;
+  readonly exportedScrapes: number;
+  readonly failedScrapes: number;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+export async function runLive(blueprint: Blueprint, options: LiveOptions): Promise<LiveStatus> {
+  const simulation = new Simulation(blueprint, options.seed === undefined ? {} : { seed: options.seed });
+  const metrics = new ClusterMetrics(blueprint);
+  simulation.onEvent(metrics.record);
+  const pipeline = options.sink === undefined ? undefined : new MetricsPipeline(options.sink);
+  const wallStart = Date.now();
+  let exportedScrapes = 0;
+  let failedScrapes = 0;
+  let status: LiveStatus = { simulatedMs: 0, targets: 0, pending: 0, running: 0, exportedScrapes, failedScrapes };
+  try {
+    for (let tick = 0; !options.signal.aborted; tick++) {
+      const simulatedMs = Math.min((Date.now() - wallStart) * options.speed, options.durationMs ?? Number.POSITIVE_INFINITY);
+      simulation.runUntil(simulatedMs);
+      const view = simulation.view();
+      const collected: TargetSamples[] = metrics.collect(view);
+      options.server?.update(collected);
+      if (pipeline !== undefined) {
+        const report = await pipeline.scrape(collected, Date.now());
+        exportedScrapes += report.targets - report.failedTargets;
+        failedScrapes += report.failedTargets;
+      }
+      status = {
+        simulatedMs,
+        targets: collected.length,
+        pending: view.pending.length,
+        running: view.running.length,
+        exportedScrapes,
+        failedScrapes,
+      };
+      options.onTick?.(status);
+      if (options.durationMs !== undefined && simulatedMs >= options.durationMs) break;
+      await sleep(wallStart + (tick + 1) * options.intervalMs - Date.now(), options.signal);
+    }
+  } finally {
+    await pipeline?.shutdown();
+  }
+  return status;
+}
