@@ -10,6 +10,7 @@ export default defineConfig({
       "@gpusynth/blueprint": src("blueprint"),
       "@gpusynth/sim": src("sim"),
       "@gpusynth/constructs": src("constructs"),
+      "@gpusynth/emit": src("emit"),
     },
   },
   test: {

@@ -14,11 +14,13 @@ import { targetKey } from "./receiver.js";
 export const SD_PATH = "/sd";
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
+/**
+ * The path a target is served at: /targets/<job>/<host>:<port>/metrics. Not percent-encoded:
+ * job names and hosts are DNS names or IPv4 addresses, and Prometheus escapes a `%` in
+ * __metrics_path__ again.
+ */
 export function targetPath(key: string): string {
-  return `/targets/${key
-    .split("/")
-    .map((part) => encodeURIComponent(part))
-    .join("/")}/metrics`;
+  return `/targets/${key}/metrics`;
 }
 
 export class ScrapeServer {

@@ -1,0 +1,90 @@
+/**
+ * An in-process OTLP/gRPC metrics receiver for tests: a real gRPC server for
+ * opentelemetry.proto.collector.metrics.v1.MetricsService/Export that decodes requests with the
+ * protobuf code OpenTelemetry generated from the official OTLP .proto files (shipped in
+ * @opentelemetry/otlp-transformer 0.52, installed as the dev dependency otlp-proto-root).
+ */
+import { createRequire } from "node:module";
+import { Server, ServerCredentials, type ServiceDefinition, status, type UntypedServiceImplementation } from "@grpc/grpc-js";
+
+const require = createRequire(import.meta.url);
+// biome-ignore lint/suspicious/noExplicitAny: generated protobuf code has no types we can import
+const root: any = require("otlp-proto-root/build/src/generated/root");
+const Request = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+const Response = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse;
+
+/** A decoded request as plain data: enums as names, 64-bit integers as strings. */
+export type ExportRequest = {
+  resourceMetrics: Array<{
+    resource: { attributes: Array<{ key: string; value: Record<string, unknown> }> };
+    scopeMetrics: Array<{ scope: { name: string; version?: string }; metrics: OtlpMetric[] }>;
+  }>;
+};
+
+export interface OtlpNumberPoint {
+  attributes?: Array<{ key: string; value: { stringValue?: string } }>;
+  startTimeUnixNano?: string;
+  timeUnixNano: string;
+  asDouble?: number;
+  asInt?: string;
+}
+
+export interface OtlpMetric {
+  name: string;
+  description?: string;
+  unit?: string;
+  gauge?: { dataPoints: OtlpNumberPoint[] };
+  sum?: { dataPoints: OtlpNumberPoint[]; aggregationTemporality: string; isMonotonic?: boolean };
+}
+
+export interface Receiver {
+  readonly url: string;
+  readonly requests: ExportRequest[];
+  /** Makes the next `n` exports fail with UNAVAILABLE (a collector that is down). */
+  failNext(n: number): void;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const requests: ExportRequest[] = [];
+  let failures = 0;
+  const service: ServiceDefinition = {
+    Export: {
+      path: "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export",
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (value: unknown) => Buffer.from(Request.encode(value).finish()),
+      requestDeserialize: (bytes: Buffer) => Request.toObject(Request.decode(bytes), { longs: String, enums: String, defaults: false }),
+      responseSerialize: (value: unknown) => Buffer.from(Response.encode(value).finish()),
+      responseDeserialize: (bytes: Buffer) => Response.decode(bytes),
+    },
+  };
+  const implementation: UntypedServiceImplementation = {
+    Export: (call: { request: ExportRequest }, callback: (error: unknown, value?: unknown) => void) => {
+      if (failures > 0) {
+        failures--;
+        callback({ code: status.UNAVAILABLE, details: "collector is down" });
+        return;
+      }
+      requests.push(call.request);
+      callback(null, {});
+    },
+  };
+  const server = new Server();
+  server.addService(service, implementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    failNext: (n) => {
+      failures = n;
+    },
+    close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+  };
+}
+
+export function attributeMap(attributes: Array<{ key: string; value: Record<string, unknown> }> | undefined): Record<string, unknown> {
+  return Object.fromEntries((attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
+}

@@ -1,0 +1,148 @@
+/**
+ * A real Prometheus server (the Debian package; .ci/run installs it) scrapes gpusynth through
+ * its HTTP service discovery; its HTTP API then proves every documented family is present with
+ * its documented labels and the emulated job and instance. promtool parses every exposition.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterMetrics, LABEL_PATTERN, type TargetSamples } from "@gpusynth/constructs";
+import { exposition, ScrapeServer } from "@gpusynth/emit";
+import { Simulation } from "@gpusynth/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readSignals } from "../../cli/src/signals-doc.js";
+
+const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
+const which = (binary: string) => spawnSync("sh", ["-c", `command -v ${binary}`], { encoding: "utf8" }).stdout.trim();
+const prometheusBinary = which("prometheus");
+if (prometheusBinary === "" && process.env.CI === "true")
+  throw new Error("CI must provide a Prometheus server: .ci/run installs the Debian package");
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus-"));
+  const server = new ScrapeServer();
+  let prometheus: ChildProcess | undefined;
+  let api = "";
+  let collected: TargetSamples[] = [];
+
+  const query = async (path: string) => {
+    const response = await fetch(`${api}${path}`);
+    const body = (await response.json()) as { status: string; data: unknown };
+    if (body.status !== "success") throw new Error(`${path}: ${JSON.stringify(body)}`);
+    return body.data;
+  };
+
+  beforeAll(async () => {
+    // The preemption-storm scenario at 01:45: reclaimed and preempted workloads pending again,
+    // evictions counted, the owner's first job finished (its pod still listed).
+    const { blueprint } = loadBlueprint(repo("blueprints/scenarios/preemption-storm.yaml"));
+    const simulation = new Simulation(blueprint);
+    const metrics = new ClusterMetrics(blueprint);
+    simulation.onEvent(metrics.record);
+    simulation.runUntil(105 * 60_000);
+    collected = metrics.collect(simulation.view());
+    server.update(collected);
+    const sd = await server.listen("127.0.0.1", 0);
+    const port = await freePort();
+    api = `http://127.0.0.1:${port}`;
+    writeFileSync(
+      join(dir, "prometheus.yml"),
+      [
+        "global: { scrape_interval: 1s, scrape_timeout: 1s }",
+        "scrape_configs:",
+        "  - job_name: gpusynth",
+        `    http_sd_configs: [{ url: "http://127.0.0.1:${sd.port}/sd", refresh_interval: 1s }]`,
+      ].join("\n"),
+    );
+    prometheus = spawn(
+      prometheusBinary,
+      [
+        `--config.file=${join(dir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${join(dir, "data")}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      {
+        stdio: "ignore",
+      },
+    );
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        const up = (await query("/api/v1/query?query=up")) as { result: Array<{ value: [number, string] }> };
+        if (up.result.length === collected.length && up.result.every((r) => r.value[1] === "1")) break;
+      } catch {}
+      if (Date.now() > deadline) throw new Error("Prometheus did not scrape every target within 60 s");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    prometheus?.kill("SIGTERM");
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("finds every target up under its emulated job and instance", async () => {
+    const up = (await query("/api/v1/query?query=up")) as { result: Array<{ metric: Record<string, string> }> };
+    const found = up.result.map((r) => `${r.metric.job} ${r.metric.instance}`).sort();
+    expect(found).toEqual(collected.map((t) => `${t.target.job} ${t.target.host}:${t.target.port}`).sort());
+  });
+
+  it("holds every documented family with only documented labels", async () => {
+    const documented = readSignals(repo("signals")).filter((d) => d.status === "emitted");
+    const missing: string[] = [];
+    const undocumented: string[] = [];
+    for (const family of documented) {
+      const series = (await query(`/api/v1/series?match[]=${encodeURIComponent(family.name)}`)) as Array<Record<string, string>>;
+      if (series.length === 0) missing.push(family.name);
+      for (const s of series) {
+        for (const label of Object.keys(s)) {
+          const allowed =
+            ["__name__", "job", "instance"].includes(label) ||
+            family.labels.includes(label) ||
+            (label.startsWith("label_") && family.labels.includes(LABEL_PATTERN));
+          if (!allowed) undocumented.push(`${family.name}{${label}}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    expect([...new Set(undocumented)]).toEqual([]);
+  });
+
+  it("answers PromQL with the simulation's numbers", async () => {
+    const held = collected
+      .flatMap((t) => t.samples)
+      .filter((s) => s.family.name === "DCGM_FI_DEV_GPU_UTIL" && s.labels.pod !== undefined).length;
+    const result = (await query(`/api/v1/query?query=${encodeURIComponent('count(DCGM_FI_DEV_GPU_UTIL{pod!=""})')}`)) as {
+      result: Array<{ value: [number, string] }>;
+    };
+    expect(Number(result.result[0]?.value[1])).toBe(held);
+    const evictions = (await query(`/api/v1/query?query=${encodeURIComponent("sum by (action) (kai_pod_group_evicted_pods_total)")}`)) as {
+      result: Array<{ metric: { action: string }; value: [number, string] }>;
+    };
+    expect(evictions.result.map((r) => r.metric.action).sort()).toEqual(["preempt", "reclaim"]);
+  });
+
+  it("serves expositions promtool can parse", () => {
+    const promtool = which("promtool");
+    if (promtool === "") return;
+    for (const { target, samples } of collected) {
+      const result = spawnSync(promtool, ["check", "metrics"], { input: exposition(samples), encoding: "utf8" });
+      // Vendor names break Prometheus naming conventions on purpose (no _total, upper case):
+      // lint hints are expected, parse errors are not.
+      expect(`${result.stdout}${result.stderr}`, target.job).not.toMatch(/error while linting|parsing error|text format parsing/i);
+    }
+  });
+});
