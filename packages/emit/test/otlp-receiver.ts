@@ -60,7 +60,7 @@ export async function startReceiver(): Promise<Receiver> {
     },
   };
   const implementation: UntypedServiceImplementation = {
-    Export: (call: { request: ExportRequest }, callback: (error: unknown, value?: unknown) => void) => {
+    Export: (call: ServerUnaryCall<ExportRequest, unknown>, callback: sendUnaryData<unknown>) => {
       if (failures > 0) {
         failures--;
         callback({ code: status.UNAVAILABLE, details: "collector is down" });
