@@ -5,7 +5,15 @@
  * @opentelemetry/otlp-transformer 0.52, installed as the dev dependency otlp-proto-root).
  */
 import { createRequire } from "node:module";
-import { Server, ServerCredentials, type ServiceDefinition, status, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import {
+  Server,
+  ServerCredentials,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  type sendUnaryData,
+  status,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
 
 const require = createRequire(import.meta.url);
 // biome-ignore lint/suspicious/noExplicitAny: generated protobuf code has no types we can import
