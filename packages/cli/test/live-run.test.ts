@@ -1,0 +1,68 @@
+/**
+ * `gpusynth run` live, as a user starts it: it pushes OTLP to the endpoint the standard
+ * OTEL_* variables name, serves the scrape targets, and survives a collector that is down.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { attributeMap, startReceiver } from "../../emit/test/otlp-receiver.js";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const bin = join(root, "packages/cli/bin/gpusynth.js");
+
+function gpusynth(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("close", (code) => resolve({ code, stderr }));
+  });
+}
+
+const scenario = "blueprints/scenarios/preemption-storm.yaml";
+const fast = ["run", "--speed", "3600", "--interval", "100ms", "--duration", "10m", "--listen", "127.0.0.1:0", scenario];
+
+describe("gpusynth run (live)", () => {
+  it("pushes OTLP/gRPC to OTEL_EXPORTER_OTLP_ENDPOINT, one resource per target", async () => {
+    const receiver = await startReceiver();
+    const { code, stderr } = await gpusynth(fast, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    await receiver.close();
+    expect(code).toBe(0);
+    expect(stderr).toContain(`pushing OTLP (grpc) to ${receiver.url}`);
+    expect(stderr).toMatch(/scrape targets listed at http:\/\/127\.0\.0\.1:\d+\/sd/);
+    const jobs = new Set(
+      receiver.requests.flatMap((r) => r.resourceMetrics.map((rm) => attributeMap(rm.resource.attributes)["service.name"])),
+    );
+    expect([...jobs].sort()).toEqual([
+      "kai-scheduler-default",
+      "kube-state-metrics",
+      "metrics-exporter",
+      "nvidia-dcgm-exporter",
+      "queue-controller",
+    ]);
+  });
+
+  it("keeps running when the collector is down and reports what it could not deliver", async () => {
+    const receiver = await startReceiver();
+    const url = receiver.url;
+    await receiver.close(); // nothing listens there any more
+    const { code, stderr } = await gpusynth(fast, { OTEL_EXPORTER_OTLP_ENDPOINT: url });
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/warning: OTLP export to .* failed .*; the run goes on and keeps retrying/);
+    expect(stderr).toMatch(/gpusynth: \d+ target scrape\(s\) could not be delivered over OTLP/);
+    expect(stderr).toContain("stopped after 10m simulated");
+  }, 120_000);
+
+  it("refuses a protocol it does not know, naming the variable", async () => {
+    const { code, stderr } = await gpusynth(fast, { OTEL_EXPORTER_OTLP_PROTOCOL: "carrier-pigeon" });
+    expect(code).toBe(2);
+    expect(stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL: expected one of grpc, http/protobuf, http/json, found "carrier-pigeon"');
+  });
+});
