@@ -40,6 +40,7 @@ test: build
 race: build
     npx vitest run --sequence.shuffle
 
-# Simulation speed benchmark; writes bench/results/.
+# Simulation and emission speed benchmarks; write bench/results/.
 bench: build
     node --expose-gc bench/sim-speed.mjs
+    node --expose-gc --max-old-space-size=4096 bench/emit-speed.mjs

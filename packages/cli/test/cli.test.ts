@@ -105,7 +105,9 @@ describe("gpusynth run --offline --summary", () => {
   });
 
   it.each([
-    [["run", "--duration", "1h"], /add --offline/],
+    [["run", "--otlp-json", "x.jsonl"], /--otlp-json applies to offline runs: add --offline/],
+    [["run", "--offline", "--speed", "10"], /--speed applies to live runs/],
+    [["run", "--listen", "nowhere"], /--listen: expected host:port/],
     [["run", "--offline", "--duration", "soon"], /--duration: expected a positive duration/],
     [["run", "--offline", "--seed", "1e3"], /--seed: expected an integer/],
     [["run", "--offline", "--bogus"], /Unknown option '--bogus'/],
