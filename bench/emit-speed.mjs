@@ -95,7 +95,8 @@ const bare = lastCollected.map(({ target, samples }) => {
   for (const s of samples) byFamily.set(s.family, [...(byFamily.get(s.family) ?? []), s]);
   for (const [family, series] of byFamily) {
     const options = { description: family.help, valueType: ValueType.DOUBLE };
-    const instrument = family.type === "counter" ? meter.createObservableCounter(family.name, options) : meter.createObservableGauge(family.name, options);
+    const instrument =
+      family.type === "counter" ? meter.createObservableCounter(family.name, options) : meter.createObservableGauge(family.name, options);
     instrument.addCallback((result) => {
       for (const s of series) result.observe(s.value, s.labels);
     });

@@ -83,5 +83,7 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   } finally {
     await pipeline?.shutdown();
   }
-  return status;
+  // Stopped between ticks: report the simulated time actually reached.
+  simulation.runUntil(Math.min((Date.now() - wallStart) * options.speed, options.durationMs ?? Number.POSITIVE_INFINITY));
+  return { ...status, simulatedMs: simulation.now };
 }

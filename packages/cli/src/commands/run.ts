@@ -265,7 +265,7 @@ async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun
     if (run.otlp !== undefined)
       output.err(`gpusynth: pushing OTLP (${run.otlp.protocol}) to ${run.otlp.url} every ${formatDuration(run.intervalMs)}\n`);
     if (server === undefined && run.otlp === undefined) output.err("gpusynth: no --listen and no OTLP endpoint: the run emits nothing\n");
-    let lastLine = 0;
+    let lastLine = Number.NEGATIVE_INFINITY;
     const status = await runLive(blueprint, {
       speed: run.speed,
       intervalMs: run.intervalMs,
