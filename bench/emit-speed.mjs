@@ -23,7 +23,7 @@ const MEASURED = 12;
 
 const doc = parseDocument(readFileSync(new URL("../blueprints/enterprise.yaml", import.meta.url), "utf8"));
 const scaleIn = (path) => doc.setIn(path, doc.getIn(path) * SCALE);
-doc.get("nodePools").items.forEach((_, i) => scaleIn(["nodePools", i, "nodes"]));
+for (let i = 0; i < doc.get("nodePools").items.length; i++) scaleIn(["nodePools", i, "nodes"]);
 for (const section of ["departments", "projects"]) {
   doc.get(section).items.forEach((item, i) => {
     for (const pool of item.get("nodePools").items) {
@@ -31,7 +31,7 @@ for (const section of ["departments", "projects"]) {
     }
   });
 }
-doc.get("workloads").items.forEach((_, i) => scaleIn(["workloads", i, "arrivals", "perDay"]));
+for (let i = 0; i < doc.get("workloads").items.length; i++) scaleIn(["workloads", i, "arrivals", "perDay"]);
 doc.setIn(["cluster", "name"], "enterprise-x8");
 const { blueprint } = parseBlueprint(doc.toString(), "enterprise ×8");
 const gpus = blueprint.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0);
