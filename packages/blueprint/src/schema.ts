@@ -249,6 +249,12 @@ const telemetrySchema = z.strictObject({
     .regex(/^\d+\.\d+(\.\d+)?$/, { message: 'a driver version such as "550.163.01"' })
     .default(DEFAULT_DRIVER_VERSION)
     .meta({ description: "NVIDIA driver version on every node (dcgm-exporter's DCGM_FI_DRIVER_VERSION label)." }),
+  schedulerVerbosity: z
+    .int()
+    .min(0)
+    .max(10)
+    .default(3)
+    .meta({ description: "KAI-Scheduler --v: which scheduler log lines are written (default 3, the scheduler's own default)." }),
   runai: z
     .strictObject({
       job: z.string().min(1).meta({ description: "Prometheus job name of the scrape that collects the Run:ai metric families." }),
@@ -313,7 +319,7 @@ export const blueprintSchema = z
       .min(1),
     workloads: z.array(generatorSchema).default([]),
     submissions: z.array(submissionSchema).default([]),
-    telemetry: telemetrySchema.default({ driverVersion: DEFAULT_DRIVER_VERSION }),
+    telemetry: telemetrySchema.default({ driverVersion: DEFAULT_DRIVER_VERSION, schedulerVerbosity: 3 }),
     faults: faultsSchema.default({
       hazards: [],
       injections: [],

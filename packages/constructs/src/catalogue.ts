@@ -83,3 +83,19 @@ export function sample(
     ? { family, labels: seriesLabels(family, labels), value }
     : { family, labels: seriesLabels(family, labels), value, startMs };
 }
+
+/** A log record as a collector log receiver would deliver it. */
+export interface LogRecordOut {
+  /** The signals/ area that documents the record's fields. */
+  readonly area: "kubernetes" | "scheduler";
+  /** Which receiver shape: the k8s_events receiver or filelog with the container operator. */
+  readonly receiver: "k8s_events" | "filelog";
+  readonly resource: Readonly<Record<string, string>>;
+  /** Unix ms. */
+  readonly timeMs: number;
+  /** 0 / absent: unspecified (filelog sets none without a severity parser). */
+  readonly severityNumber?: number;
+  readonly severityText?: string;
+  readonly body: string;
+  readonly attributes: Readonly<Record<string, string | number>>;
+}

@@ -5,12 +5,14 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
-import type { MetricConstruct, MetricFamily, TargetSamples } from "./catalogue.js";
+import type { LogRecordOut, MetricConstruct, MetricFamily, TargetSamples } from "./catalogue.js";
 import { DCGM_DEFAULTS, DcgmConstruct } from "./dcgm/index.js";
 import { GpuActivityModel } from "./gpu-activity.js";
+import { KubernetesEvents } from "./kube/events.js";
 import { KubeConstruct } from "./kube/index.js";
 import { RunaiConstruct } from "./runai/index.js";
 import { SchedulerConstruct } from "./scheduler/index.js";
+import { SCHEDULER_LOG_DEFAULTS, SchedulerLog } from "./scheduler/logs.js";
 
 export class ClusterMetrics {
   private readonly dcgm: DcgmConstruct;
@@ -39,8 +41,37 @@ export class ClusterMetrics {
   }
 }
 
+/** All log sources of one simulated cluster: Kubernetes events and the scheduler's log. */
+export class ClusterLogs {
+  private readonly events: KubernetesEvents;
+  private readonly scheduler: SchedulerLog;
+
+  constructor(blueprint: Blueprint) {
+    const period = blueprint.time.schedulingPeriod;
+    const nodes = new Map(blueprint.nodePools.map((p) => [p.name, p.nodes]));
+    this.events = new KubernetesEvents(blueprint.time.start, period, (pool) => nodes.get(pool) ?? 0);
+    this.scheduler = new SchedulerLog(blueprint.time.start, {
+      ...SCHEDULER_LOG_DEFAULTS,
+      verbosity: blueprint.telemetry.schedulerVerbosity,
+      schedulingPeriodMs: period,
+    });
+  }
+
+  /** Feeds a domain event; subscribe it to the simulation. */
+  readonly record = (event: DomainEvent): void => {
+    this.events.record(event);
+    this.scheduler.record(event);
+  };
+
+  /** Every record written up to the view's simulated time, oldest first. */
+  drain(view: ClusterView): LogRecordOut[] {
+    return [...this.events.drain(view.startMs + view.now), ...this.scheduler.drain(view.now)].sort((a, b) => a.timeMs - b.timeMs);
+  }
+}
+
 export {
   LABEL_PATTERN,
+  type LogRecordOut,
   type MetricConstruct,
   type MetricFamily,
   type MetricType,
@@ -49,5 +80,6 @@ export {
   type TargetSamples,
 } from "./catalogue.js";
 export { xidMessage } from "./dcgm/xid-messages.js";
+export { K8S_EVENTS_SCOPE } from "./kube/events.js";
 export { ksmLabelName } from "./kube/families.js";
 export { queueName } from "./scheduler/index.js";

@@ -18,3 +18,12 @@ export function containerName(type: WorkloadType, workloadName: string): string 
 export function podController(type: WorkloadType, workloadName: string): { kind: string; name: string } {
   return { kind: type === "distributed-training" ? "PyTorchJob" : "RunaiJob", name: workloadName };
 }
+
+/**
+ * Queue names: KAI's default pod grouper derives a queue as <project>-<nodepool> when a pod
+ * carries the node-pool label (plugins/defaultgrouper/default_grouper.go); gpusynth names every
+ * project and department queue that way (cantfind.md: Run:ai's own naming is unconfirmed).
+ */
+export function queueName(queue: { name: string; pool: string }): string {
+  return `${queue.name}-${queue.pool}`;
+}

@@ -62,7 +62,13 @@ interface Base {
 
 export type DomainEvent =
   | (Base & { readonly kind: "WorkloadSubmitted"; readonly workload: WorkloadRef; readonly nodePools: readonly string[] })
-  | (Base & { readonly kind: "WorkloadUnschedulable"; readonly workload: WorkloadRef; readonly reasons: readonly PendingReason[] })
+  | (Base & {
+      readonly kind: "WorkloadUnschedulable";
+      readonly workload: WorkloadRef;
+      readonly reasons: readonly PendingReason[];
+      /** The workload's pods waiting to be scheduled. */
+      readonly pods: ReadonlyArray<{ readonly name: string; readonly uid: string }>;
+    })
   | (Base & {
       readonly kind: "WorkloadStarted";
       readonly workload: WorkloadRef;
@@ -115,7 +121,32 @@ export type DomainEvent =
     })
   | (Base & { readonly kind: "GpuResetStarted" | "GpuResetCompleted"; readonly node: string; readonly gpu: GpuRef })
   | (Base & { readonly kind: "NodeCordoned"; readonly node: string; readonly xid: number })
-  | (Base & { readonly kind: "NodeRebootStarted" | "NodeReady"; readonly node: string });
+  | (Base & { readonly kind: "NodeRebootStarted" | "NodeReady"; readonly node: string })
+  | (Base & {
+      /** A scheduling cycle that ran because something changed (idle cycles in between are implied). */
+      readonly kind: "SchedulingCycle";
+      /** Pod groups in the cycle's snapshot: pending and running. */
+      readonly jobs: number;
+      readonly pendingJobs: number;
+      readonly queues: number;
+      readonly nodes: number;
+      readonly allocate: readonly CycleAttemptRef[];
+      readonly reclaim: readonly CycleAttemptRef[];
+      readonly preempt: readonly CycleAttemptRef[];
+    });
+
+/** One scheduling attempt in a cycle, as the scheduler logs it. */
+export interface CycleAttemptRef {
+  readonly workload: WorkloadRef;
+  readonly podGroup: string;
+  readonly queue: string;
+  readonly nodePool: string;
+  readonly outcome: "allocated" | "unschedulable" | "reclaimed" | "preempted" | "no-strategy" | "over-quota";
+  /** Where the workload's pods were placed, when the attempt succeeded. */
+  readonly pods: readonly PodPlacement[];
+  /** Evicted workloads and where their pods were. */
+  readonly victims: ReadonlyArray<{ readonly workload: WorkloadRef; readonly pods: readonly PodPlacement[] }>;
+}
 
 export type DomainEventKind = DomainEvent["kind"];
 

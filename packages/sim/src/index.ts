@@ -1,6 +1,16 @@
-export type { DomainEvent, DomainEventKind, FailureCause, GpuRef, PendingReason, PodPlacement, QueueState, WorkloadRef } from "./events.js";
+export type {
+  CycleAttemptRef,
+  DomainEvent,
+  DomainEventKind,
+  FailureCause,
+  GpuRef,
+  PendingReason,
+  PodPlacement,
+  QueueState,
+  WorkloadRef,
+} from "./events.js";
 export { divideFairShare, type ShareClaim } from "./fair-share.js";
 export { Rng } from "./rng.js";
-export { type ClusterView, type DeepReadonly, type EventListener, Simulation, type SimulationOptions } from "./simulation.js";
+export { type ClusterView, type DeepReadonly, type EventListener, podGroupName, Simulation, type SimulationOptions } from "./simulation.js";
 export { type Summary, SummaryCollector, type SummaryRow } from "./summary.js";
 export type { FinishedPod, Gpu, GpuHealth, Node, NodeStatus, Pod, PodIdentity, Pool, Queue, Workload, WorkloadPhase } from "./world.js";

@@ -9,7 +9,7 @@
 import { type PodShape, podShape } from "@gpusynth/blueprint";
 import type { PendingReason } from "./events.js";
 import { divideFairShare } from "./fair-share.js";
-import { type Gpu, type Node, type Pool, type Queue, queueKey, schedulableFreeGpus, type Workload } from "./world.js";
+import { type Gpu, type Node, type Pod, type Pool, type Queue, queueKey, schedulableFreeGpus, type Workload } from "./world.js";
 
 export interface PodAssignment {
   readonly node: Node;
@@ -20,6 +20,27 @@ export interface SchedulerActions {
   bind(workload: Workload, pool: Pool, pods: readonly PodAssignment[]): void;
   evict(victim: Workload, action: "reclaim" | "preempt", preemptor: Workload): void;
   unschedulable(workload: Workload, reasons: readonly PendingReason[]): void;
+  /** What the cycle tried, in order, for the scheduler's own log. */
+  traced(trace: CycleTrace): void;
+}
+
+/** One attempt of an action for one workload, as the scheduler would log it. */
+export interface CycleAttempt {
+  readonly workload: Workload;
+  /** The project queue and node pool of the attempt. */
+  readonly queue: Queue;
+  readonly outcome: "allocated" | "unschedulable" | "reclaimed" | "preempted" | "no-strategy" | "over-quota";
+  /** Workloads evicted to make room (reclaim, preempt), with the pods they had. */
+  readonly victims: ReadonlyArray<{ readonly workload: Workload; readonly pods: readonly Pod[] }>;
+}
+
+export interface CycleTrace {
+  readonly pendingJobs: number;
+  readonly queues: number;
+  readonly nodes: number;
+  readonly allocate: readonly CycleAttempt[];
+  readonly reclaim: readonly CycleAttempt[];
+  readonly preempt: readonly CycleAttempt[];
 }
 
 export class Scheduler {
@@ -46,12 +67,22 @@ export class Scheduler {
    */
   cycle(pending: readonly Workload[], running: readonly Workload[]): void {
     this.updateFairShares(pending);
+    this.trace = { allocate: [], reclaim: [], preempt: [] };
     const reasons = new Map<Workload, PendingReason[]>();
     const stillPending = this.allocate(pending, reasons);
     const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, running, reasons));
     const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, running, reasons));
     for (const workload of afterPreempt) this.actions.unschedulable(workload, reasons.get(workload) ?? []);
+    let nodes = 0;
+    for (const pool of this.pools.values()) nodes += pool.nodes.length;
+    this.actions.traced({ pendingJobs: pending.length, queues: this.allQueues.length, nodes, ...this.trace });
   }
+
+  private trace: { allocate: CycleAttempt[]; reclaim: CycleAttempt[]; preempt: CycleAttempt[] } = {
+    allocate: [],
+    reclaim: [],
+    preempt: [],
+  };
 
   /** plugins/proportion: fair share per queue, department level first, then projects. */
   private updateFairShares(pending: readonly Workload[]): void {
@@ -139,9 +170,11 @@ export class Scheduler {
         continue;
       }
       this.actions.bind(w, pool, pods);
+      this.trace.allocate.push({ workload: w, queue, outcome: "allocated", victims: [] });
       return true;
     }
     reasons.set(w, found);
+    this.trace.allocate.push({ workload: w, queue: this.queueOf(w, w.nodePools[0] as string), outcome: "unschedulable", victims: [] });
     return false;
   }
 
@@ -175,7 +208,16 @@ export class Scheduler {
         if (ok) taken.set(q, (taken.get(q) ?? 0) + v.gpus);
         return ok;
       });
-      if (chosen === undefined) continue;
+      if (chosen === undefined) {
+        this.trace.reclaim.push({ workload: w, queue, outcome: "no-strategy", victims: [] });
+        continue;
+      }
+      this.trace.reclaim.push({
+        workload: w,
+        queue,
+        outcome: "reclaimed",
+        victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
+      });
       for (const victim of chosen.victims) this.actions.evict(victim, "reclaim", w);
       this.actions.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
       return true;

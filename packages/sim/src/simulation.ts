@@ -18,7 +18,7 @@ import { ArrivalProcess, usersOf } from "./arrivals.js";
 import { EventQueue } from "./event-queue.js";
 import { type DomainEvent, type FailureCause, type PendingReason, podPlacements, queueState, workloadRef } from "./events.js";
 import { Rng } from "./rng.js";
-import { type PodAssignment, Scheduler } from "./scheduler.js";
+import { type CycleTrace, type PodAssignment, Scheduler } from "./scheduler.js";
 import {
   buildPools,
   buildQueues,
@@ -107,6 +107,7 @@ export class Simulation {
       bind: (w, pool, pods) => this.bind(w, pool, pods),
       evict: (victim, action, preemptor) => this.evict(victim, action, preemptor),
       unschedulable: (w, reasons) => this.unschedulable(w, reasons),
+      traced: (trace) => this.emitCycle(trace),
     });
 
     for (const generator of blueprint.workloads) {
@@ -418,11 +419,41 @@ export class Simulation {
     });
   }
 
+  private emitCycle(trace: CycleTrace): void {
+    const attempts = (list: CycleTrace["allocate"]) =>
+      list.map((a) => ({
+        workload: workloadRef(a.workload),
+        podGroup: podGroupName(a.workload),
+        queue: a.queue.name,
+        nodePool: a.queue.pool,
+        outcome: a.outcome,
+        pods: a.outcome === "allocated" || a.outcome === "reclaimed" || a.outcome === "preempted" ? podPlacements(a.workload.pods) : [],
+        victims: a.victims.map((v) => ({ workload: workloadRef(v.workload), pods: podPlacements(v.pods) })),
+      }));
+    this.emit({
+      t: this.nowMs,
+      kind: "SchedulingCycle",
+      jobs: trace.pendingJobs + this.running.size,
+      pendingJobs: trace.pendingJobs,
+      queues: trace.queues,
+      nodes: trace.nodes,
+      allocate: attempts(trace.allocate),
+      reclaim: attempts(trace.reclaim),
+      preempt: attempts(trace.preempt),
+    });
+  }
+
   private unschedulable(w: Workload, reasons: readonly PendingReason[]): void {
     const key = JSON.stringify(reasons);
     if (key === w.pendingKey) return;
     w.pendingKey = key;
-    this.emit({ t: this.nowMs, kind: "WorkloadUnschedulable", workload: workloadRef(w), reasons });
+    this.emit({
+      t: this.nowMs,
+      kind: "WorkloadUnschedulable",
+      workload: workloadRef(w),
+      reasons,
+      pods: w.pendingPods.map((p) => ({ name: p.name, uid: p.uid })),
+    });
   }
 
   private finish(w: Workload): void {
@@ -514,6 +545,11 @@ export class Simulation {
     this.emit({ t: this.nowMs, kind: "NodeRebootStarted", node: node.name });
     this.agenda.push(this.nowMs + this.blueprint.faults.nodeRebootTime, { kind: "node-ready", node });
   }
+}
+
+/** KAI's default pod grouper names a workload's PodGroup pg-<top owner name>-<top owner UID>. */
+export function podGroupName(w: { name: string; uid: string }): string {
+  return `pg-${w.name}-${w.uid}`;
 }
 
 const SUCCEEDED = { phase: "Succeeded", reason: "Completed" } as const;

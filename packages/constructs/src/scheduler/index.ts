@@ -4,11 +4,14 @@
  * department and node pool); counters accumulate from domain events (evictions, pod groups
  * scheduled per action); latencies are modelled from the cycle's work.
  */
-import type { ClusterView, DomainEvent, Queue } from "@gpusynth/sim";
+import { type ClusterView, type DomainEvent, podGroupName, type Queue } from "@gpusynth/sim";
 import { systemPodIp } from "../addresses.js";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
+import { queueName } from "../naming.js";
 import { stableUuid, unitHash } from "../noise.js";
 import { KAI_QUEUE_CONTROLLER, KAI_SCHEDULER, SCHEDULER_FAMILIES } from "./families.js";
+
+export { queueName };
 
 export interface SchedulerOptions {
   readonly schedulerJob: string;
@@ -26,15 +29,6 @@ export const SCHEDULER_DEFAULTS: SchedulerOptions = {
 
 /** The actions KAI runs by default (conf_util/scheduler_conf_util.go). */
 const ACTIONS = ["allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"] as const;
-
-/**
- * Queue names: KAI's default pod grouper derives a queue as <project>-<nodepool> when a pod
- * carries the node-pool label (plugins/defaultgrouper/default_grouper.go); gpusynth names every
- * project and department queue that way.
- */
-export function queueName(queue: { name: string; pool: string }): string {
-  return `${queue.name}-${queue.pool}`;
-}
 
 interface Eviction {
   readonly podgroup: string;
@@ -64,7 +58,7 @@ export class SchedulerConstruct implements MetricConstruct {
     }
     if (event.kind === "WorkloadPreempted") {
       const w = event.workload;
-      const podgroup = `pg-${w.name}-${w.uid}`;
+      const podgroup = podGroupName(w);
       const key = `${podgroup}\u0000${event.action}`;
       const entry = this.evictions.get(key) ?? {
         podgroup,

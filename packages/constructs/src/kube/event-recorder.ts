@@ -1,0 +1,158 @@
+/**
+ * The legacy core/v1 event recorder's client-side correlation, which both KAI-Scheduler and the
+ * kubelet use (client-go tools/record/events_cache.go, v0.35.4; constants in
+ * ../shared/references/realworld-rates.md §7 and kai-k8s-logs.md §2):
+ * - aggregation: more than 10 events differing only in message for the same source, object,
+ *   type and reason within 600 s are collapsed into one "(combined from similar events): "
+ *   event (defaultAggregateMaxEvents, defaultAggregateIntervalInSeconds);
+ * - deduplication: an identical event bumps `count` and `lastTimestamp` of the existing
+ *   object (a PATCH) instead of creating a new one;
+ * - spam filter: a token bucket per source and object, burst 25, refilling one event per 300 s
+ *   (defaultSpamBurst, defaultSpamQPS); what it rejects is not written at all.
+ * Order as EventCorrelate applies it: aggregate, observe (count), then filter.
+ */
+
+export interface EventSource {
+  readonly component: string;
+  /** Node name for kubelet events; empty for controllers. */
+  readonly host: string;
+}
+
+export interface InvolvedObject {
+  readonly kind: string;
+  readonly apiVersion: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly fieldPath: string;
+}
+
+export interface EventInput {
+  readonly source: EventSource;
+  readonly object: InvolvedObject;
+  readonly type: "Normal" | "Warning";
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** One write to the API server: a new Event object or a patch of an existing one. */
+export interface EventWrite extends EventInput {
+  /** The Event object's name: <object name>.<hex of the first occurrence's unix nanoseconds>. */
+  readonly name: string;
+  readonly count: number;
+  /** Unix ms of the first occurrence (the object's creationTimestamp). */
+  readonly firstMs: number;
+  readonly lastMs: number;
+  readonly patch: boolean;
+}
+
+export const AGGREGATE_MAX_EVENTS = 10;
+export const AGGREGATE_INTERVAL_MS = 600_000;
+export const SPAM_BURST = 25;
+export const SPAM_REFILL_MS = 300_000;
+export const COMBINED_PREFIX = "(combined from similar events): ";
+
+interface Observed {
+  name: string;
+  count: number;
+  firstMs: number;
+}
+
+export class EventRecorder {
+  private readonly aggregates = new Map<string, { messages: Set<string>; lastMs: number }>();
+  private readonly observed = new Map<string, Observed>();
+  private readonly buckets = new Map<string, { tokens: number; atMs: number }>();
+  /** Cache keys per involved object UID, so an object's entries can be dropped when it goes. */
+  private readonly keysByObject = new Map<string, Set<string>>();
+
+  /**
+   * Records an event at `nowMs`; returns the write it causes, or undefined if the spam filter
+   * drops it. `observations` > 1 folds in identical recordings the filter would have dropped
+   * since the last one (they still raise the cached count, as eventObserve runs first).
+   */
+  record(input: EventInput, nowMs: number, observations = 1): EventWrite | undefined {
+    // Aggregated events share one object keyed without the message (its message is the latest).
+    const { event, key } = this.aggregate(input, nowMs);
+    const known = this.observed.get(key);
+    const observed =
+      known === undefined
+        ? { name: `${event.object.name}.${(BigInt(nowMs) * 1_000_000n).toString(16)}`, count: 1, firstMs: nowMs }
+        : { ...known, count: known.count + observations };
+    this.observed.set(key, observed);
+    this.remember(input.object.uid, key, aggregateKey(input), spamKey(input));
+    if (!this.allow(input, nowMs)) return undefined;
+    return { ...event, name: observed.name, count: observed.count, firstMs: observed.firstMs, lastMs: nowMs, patch: known !== undefined };
+  }
+
+  /** When the spam filter will next let an event about this source and object through. */
+  nextAllowedMs(input: EventInput, nowMs: number): number {
+    const bucket = this.bucketAt(spamKey(input), nowMs);
+    return bucket.tokens >= 1 ? nowMs : nowMs + Math.ceil((1 - bucket.tokens) * SPAM_REFILL_MS);
+  }
+
+  /** Forgets everything about an object that is gone (its events expire with it). */
+  forget(objectUid: string): void {
+    for (const key of this.keysByObject.get(objectUid) ?? []) {
+      this.aggregates.delete(key);
+      this.observed.delete(key);
+      this.buckets.delete(key);
+    }
+    this.keysByObject.delete(objectUid);
+  }
+
+  private remember(objectUid: string, ...keys: string[]): void {
+    let set = this.keysByObject.get(objectUid);
+    if (set === undefined) {
+      set = new Set();
+      this.keysByObject.set(objectUid, set);
+    }
+    for (const key of keys) set.add(key);
+  }
+
+  private aggregate(input: EventInput, nowMs: number): { event: EventInput; key: string } {
+    const key = aggregateKey(input);
+    let entry = this.aggregates.get(key);
+    if (entry === undefined || nowMs - entry.lastMs > AGGREGATE_INTERVAL_MS) {
+      entry = { messages: new Set(), lastMs: nowMs };
+      this.aggregates.set(key, entry);
+    }
+    entry.messages.add(input.message);
+    entry.lastMs = nowMs;
+    if (entry.messages.size <= AGGREGATE_MAX_EVENTS) return { event: input, key: eventKey(input) };
+    return { event: { ...input, message: `${COMBINED_PREFIX}${input.message}` }, key };
+  }
+
+  private allow(input: EventInput, nowMs: number): boolean {
+    const bucket = this.bucketAt(spamKey(input), nowMs);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  }
+
+  private bucketAt(key: string, nowMs: number): { tokens: number; atMs: number } {
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) {
+      bucket = { tokens: SPAM_BURST, atMs: nowMs };
+      this.buckets.set(key, bucket);
+    }
+    bucket.tokens = Math.min(SPAM_BURST, bucket.tokens + (nowMs - bucket.atMs) / SPAM_REFILL_MS);
+    bucket.atMs = nowMs;
+    return bucket;
+  }
+}
+
+function objectKey(o: InvolvedObject): string {
+  return [o.kind, o.namespace, o.name, o.uid, o.apiVersion].join("\u0000");
+}
+
+function spamKey(e: EventInput): string {
+  return [e.source.component, e.source.host, objectKey(e.object)].join("\u0000");
+}
+
+function aggregateKey(e: EventInput): string {
+  return [e.source.component, e.source.host, objectKey(e.object), e.type, e.reason].join("\u0000");
+}
+
+function eventKey(e: EventInput): string {
+  return [aggregateKey(e), e.message].join("\u0000");
+}

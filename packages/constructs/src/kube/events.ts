@@ -1,0 +1,288 @@
+/**
+ * Kubernetes events for the simulated cluster's workloads, as the collector's k8s_events
+ * receiver delivers them (opentelemetry-collector-contrib receiver/k8seventsreceiver, v0.145.0
+ * line @c274a008): one log record per Event write (create or count patch). Who records what:
+ * - KAI-Scheduler (component kai-scheduler, legacy recorder, no host): Scheduled and
+ *   Unschedulable on pods, Unschedulable on pod groups (every cycle while a workload waits: the
+ *   recorder's dedup and spam filter decide what is written), Evict on the victim's pod group
+ *   (pkg/scheduler/cache/status_updater/default_status_updater.go @5d35ecab);
+ * - the KAI binder (component binder): Bound (pkg/binder/controllers/bindrequest_controller.go);
+ * - the kubelet (component kubelet, host = node): Killing when a running pod is deleted
+ *   (preemption, cancellation) (pkg/kubelet/kuberuntime/kuberuntime_container.go).
+ * Message templates are verbatim; documented in signals/kubernetes.md with the log fields.
+ */
+import type { DomainEvent, PendingReason, PodPlacement, QueueState, WorkloadRef } from "@gpusynth/sim";
+import { podGroupName } from "@gpusynth/sim";
+import type { LogRecordOut } from "../catalogue.js";
+import { containerName, queueName } from "../naming.js";
+import { stableUuid, unitHash } from "../noise.js";
+
+import { type EventInput, EventRecorder, type EventWrite, type InvolvedObject } from "./event-recorder.js";
+
+export const K8S_EVENTS_SCOPE = {
+  name: "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/k8seventsreceiver",
+  version: "0.145.0",
+};
+
+const KAI = { component: "kai-scheduler", host: "" };
+const BINDER = { component: "binder", host: "" };
+
+/** k8s_events maps the event type to a severity: Normal → INFO (9), Warning → WARN (13). */
+const SEVERITY = { Normal: 9, Warning: 13 } as const;
+
+function podObject(w: WorkloadRef, pod: { name: string; uid: string }, fieldPath = ""): InvolvedObject {
+  return { kind: "Pod", apiVersion: "v1", namespace: w.namespace, name: pod.name, uid: pod.uid, fieldPath };
+}
+
+function podGroupObject(w: WorkloadRef): InvolvedObject {
+  return {
+    kind: "PodGroup",
+    apiVersion: "scheduling.run.ai/v2alpha2",
+    namespace: w.namespace,
+    name: podGroupName(w),
+    uid: stableUuid(`${w.uid}/podgroup`),
+    fieldPath: "",
+  };
+}
+
+/** Go's %v of a float64 GPU count: 8 → "8", 0.5 → "0.5". */
+const n = (value: number | undefined) => String(value ?? 0);
+
+/**
+ * JobFitErrorsToMessage (common_info/job_errors.go): "<reason>: <message>." for one fit error;
+ * the quota texts are GetBuildOverCapacityMessageForQueue / GetJobOverMaxAllowedMessageForQueue
+ * (pkg/scheduler/api/unschedule_info.go). Resource-shortage messages come per pod.
+ */
+export function unschedulableMessage(reason: PendingReason, queue: string, nodesWithoutRoom: number): string {
+  switch (reason.reason) {
+    case "NonPreemptibleOverQuota":
+      return `NonPreemptibleOverQuota: Non-preemptible workload is over quota. Workload requested ${n(reason.requested)} GPUs, but ${queue} quota is ${n(reason.deserved)} GPUs, while ${n(reason.allocatedNonPreemptible)} GPUs are already allocated for non-preemptible pods. Use a preemptible workload to go over quota..`;
+    case "OverLimit":
+      return `OverLimit: ${queue} quota has reached the allowable limit of GPUs. Limit is ${n(reason.limit)} GPUs, currently ${n(reason.allocated)} GPUs allocated and workload requested ${n(reason.requested)} GPUs.`;
+    case "Unschedulable":
+      // pod_errors.go, compact form: "no nodes with enough resources were found: <count> <reason>."
+      return `no nodes with enough resources were found: ${nodesWithoutRoom} node(s) didn't have enough resources: GPUs.`;
+  }
+}
+
+interface Waiting {
+  readonly workload: WorkloadRef;
+  readonly events: readonly EventInput[];
+  /** The next scheduling cycle at which KAI records them again. */
+  nextMs: number;
+  /** Cycles since the last write whose recordings the spam filter dropped. */
+  dropped: number;
+}
+
+export class KubernetesEvents {
+  private readonly recorder = new EventRecorder();
+  private readonly waiting = new Map<number, Waiting>();
+  private readonly pendingPods = new Map<number, ReadonlyArray<{ name: string; uid: string }>>();
+  private out: LogRecordOut[] = [];
+
+  constructor(
+    private readonly startMs: number,
+    private readonly schedulingPeriodMs: number,
+    private readonly nodeCount: (pool: string) => number,
+  ) {}
+
+  /** Feeds a domain event. */
+  readonly record = (event: DomainEvent): void => {
+    const now = this.startMs + event.t;
+    switch (event.kind) {
+      case "WorkloadStarted":
+        this.waiting.delete(event.workload.id);
+        for (const pod of event.pods) {
+          this.write(
+            {
+              source: KAI,
+              object: podObject(event.workload, pod),
+              type: "Normal",
+              reason: "Scheduled",
+              message: `Successfully assigned pod ${event.workload.namespace}/${pod.name} to node ${pod.node} at node-pool ${event.nodePool}`,
+            },
+            now,
+          );
+          this.write(
+            {
+              source: BINDER,
+              object: podObject(event.workload, pod),
+              type: "Normal",
+              reason: "Bound",
+              message: `Pod bound successfully to node ${pod.node}`,
+            },
+            now,
+          );
+        }
+        return;
+      case "WorkloadUnschedulable":
+        this.pendingPods.set(event.workload.id, event.pods);
+        this.unschedulable(event.workload, event.reasons, now);
+        return;
+      case "WorkloadPreempted":
+        for (const pod of event.pods) {
+          this.write(
+            {
+              source: KAI,
+              object: podGroupObject(event.workload),
+              type: "Normal",
+              reason: "Evict",
+              message: evictionMessage(event.workload, pod, event.action, event.preemptor, event.victimQueue, event.preemptorQueue),
+            },
+            now,
+          );
+        }
+        this.killed(event.workload, event.pods, now);
+        for (const pod of event.pods) this.recorder.forget(pod.uid);
+        this.forgetPods(event.workload);
+        return;
+      case "WorkloadCancelled":
+        this.waiting.delete(event.workload.id);
+        this.killed(event.workload, event.pods, now);
+        for (const pod of event.pods) this.recorder.forget(pod.uid);
+        this.recorder.forget(podGroupObject(event.workload).uid);
+        this.forgetPods(event.workload);
+        return;
+      case "WorkloadCompleted":
+      case "WorkloadFailed":
+        this.waiting.delete(event.workload.id);
+        for (const pod of event.pods) this.recorder.forget(pod.uid);
+        this.recorder.forget(podGroupObject(event.workload).uid);
+        this.forgetPods(event.workload);
+        return;
+      case "WorkloadSubmitted":
+        return;
+      default:
+        return;
+    }
+  };
+
+  /**
+   * Everything written up to `nowMs` (Unix ms), including KAI's per-cycle re-recording of
+   * Unschedulable for workloads still waiting, which the spam filter thins out.
+   */
+  drain(nowMs: number): LogRecordOut[] {
+    for (const waiting of this.waiting.values()) {
+      while (waiting.nextMs <= nowMs) {
+        let next = Number.POSITIVE_INFINITY;
+        for (const input of waiting.events) {
+          this.write(input, waiting.nextMs, waiting.dropped + 1);
+          next = Math.min(next, this.recorder.nextAllowedMs(input, waiting.nextMs));
+        }
+        // Cycles in which the filter would drop every recording are skipped, but counted.
+        const period = this.schedulingPeriodMs;
+        const following = Math.ceil(Math.max(waiting.nextMs + period, next) / period) * period;
+        waiting.dropped = Math.round((following - waiting.nextMs) / period) - 1;
+        waiting.nextMs = following;
+      }
+    }
+    const out = this.out;
+    this.out = [];
+    return out.sort((a, b) => a.timeMs - b.timeMs);
+  }
+
+  private unschedulable(w: WorkloadRef, reasons: readonly PendingReason[], now: number): void {
+    const first = reasons[0];
+    const pods = this.pendingPods.get(w.id) ?? [];
+    if (first === undefined || pods.length === 0) return;
+    const queue = queueName({ name: first.queue ?? w.project, pool: first.nodePool });
+    const message = unschedulableMessage(first, queue, this.nodeCount(first.nodePool));
+    const events: EventInput[] = pods.map((pod) => ({
+      source: KAI,
+      object: podObject(w, pod),
+      type: "Warning",
+      reason: "Unschedulable",
+      message,
+    }));
+    // The pod group gets the job-level message; KAI words resource shortages per pod only.
+    if (first.reason !== "Unschedulable")
+      events.push({ source: KAI, object: podGroupObject(w), type: "Normal", reason: "Unschedulable", message });
+    for (const input of events) this.write(input, now);
+    this.waiting.set(w.id, {
+      workload: w,
+      events,
+      nextMs: Math.ceil((now + 1) / this.schedulingPeriodMs) * this.schedulingPeriodMs,
+      dropped: 0,
+    });
+  }
+
+  private killed(w: WorkloadRef, pods: readonly PodPlacement[], now: number): void {
+    const container = containerName(w.type, w.name);
+    for (const pod of pods) {
+      this.write(
+        {
+          source: { component: "kubelet", host: pod.node },
+          object: podObject(w, pod, `spec.containers{${container}}`),
+          type: "Normal",
+          reason: "Killing",
+          message: `Stopping container ${container}`,
+        },
+        now,
+      );
+    }
+  }
+
+  private forgetPods(w: WorkloadRef): void {
+    for (const pod of this.pendingPods.get(w.id) ?? []) this.recorder.forget(pod.uid);
+    this.pendingPods.delete(w.id);
+  }
+
+  private write(input: EventInput, nowMs: number, observations = 1): void {
+    const written = this.recorder.record(input, nowMs, observations);
+    if (written !== undefined) this.out.push(toLogRecord(written));
+  }
+}
+
+function evictionMessage(
+  victim: WorkloadRef,
+  pod: PodPlacement,
+  action: "reclaim" | "preempt",
+  preemptor: WorkloadRef,
+  victimQueue: QueueState,
+  preemptorQueue: QueueState,
+): string {
+  const by = `${preemptor.namespace}/${podGroupName(preemptor)}`;
+  if (action === "preempt") return `Pod ${victim.namespace}/${pod.name} was preempted by higher priority workload ${by}`;
+  const detail = (q: QueueState) =>
+    `${queueName({ name: q.name, pool: q.nodePool })} uses <${q.allocated}> with a quota of <${q.deserved}>, fair-share of <${q.fairShare}> and queue priority of <100>.`;
+  return `Pod ${victim.namespace}/${pod.name} was preempted by workload ${by}.\n${detail(victimQueue)}\n${detail(preemptorQueue)}`;
+}
+
+/** Go's time.String() of a whole-second UTC time: "2026-01-05 00:00:01 +0000 UTC". */
+function goTimeString(ms: number): string {
+  return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().replace("T", " ").replace(".000Z", "")} +0000 UTC`;
+}
+
+/** The k8s_events receiver's record for one Event write (k8s_event_to_logdata.go). */
+function toLogRecord(e: EventWrite): LogRecordOut {
+  const uid = stableUuid(`event/${e.name}`);
+  const attributes: Record<string, string | number> = {
+    "k8s.event.reason": e.reason,
+    "k8s.event.action": "",
+    "k8s.event.start_time": goTimeString(e.firstMs),
+    "k8s.event.name": e.name,
+    "k8s.event.uid": uid,
+    "k8s.namespace.name": e.object.namespace,
+  };
+  if (e.count !== 0) attributes["k8s.event.count"] = e.count;
+  return {
+    area: "kubernetes",
+    receiver: "k8s_events",
+    resource: {
+      "k8s.node.name": e.source.host,
+      "k8s.object.kind": e.object.kind,
+      "k8s.object.name": e.object.name,
+      "k8s.object.uid": e.object.uid,
+      "k8s.object.fieldpath": e.object.fieldPath,
+      "k8s.object.api_version": e.object.apiVersion,
+      // The involved object's resourceVersion at recording time: a modelled etcd revision.
+      "k8s.object.resource_version": String(1_000_000 + Math.floor(unitHash(e.object.uid) * 9_000_000)),
+    },
+    // Legacy events carry no eventTime: the receiver takes lastTimestamp (whole seconds).
+    timeMs: Math.floor(e.lastMs / 1000) * 1000,
+    severityNumber: SEVERITY[e.type],
+    severityText: e.type,
+    body: e.message,
+    attributes,
+  };
+}
