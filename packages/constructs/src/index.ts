@@ -46,11 +46,15 @@ export class ClusterLogs {
   private readonly events: KubernetesEvents;
   private readonly scheduler: SchedulerLog;
 
-  constructor(blueprint: Blueprint) {
+  /**
+   * `clock` maps a simulated Unix time to the time stamped on records: the identity offline;
+   * wall-clock time in live runs, so backends accept the data.
+   */
+  constructor(blueprint: Blueprint, clock: (simulatedUnixMs: number) => number = (ms) => ms) {
     const period = blueprint.time.schedulingPeriod;
     const nodes = new Map(blueprint.nodePools.map((p) => [p.name, p.nodes]));
-    this.events = new KubernetesEvents(blueprint.time.start, period, (pool) => nodes.get(pool) ?? 0);
-    this.scheduler = new SchedulerLog(blueprint.time.start, {
+    this.events = new KubernetesEvents(blueprint.time.start, period, (pool) => nodes.get(pool) ?? 0, clock);
+    this.scheduler = new SchedulerLog(blueprint.time.start, clock, {
       ...SCHEDULER_LOG_DEFAULTS,
       verbosity: blueprint.telemetry.schedulerVerbosity,
       schedulingPeriodMs: period,

@@ -5,8 +5,9 @@
  * and a warning, never the run.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, type TargetSamples } from "@gpusynth/constructs";
+import { ClusterLogs, ClusterMetrics, type TargetSamples } from "@gpusynth/constructs";
 import { Simulation } from "@gpusynth/sim";
+import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
 import type { ScrapeServer } from "./scrape-server.js";
 import type { MetricsSink } from "./sinks.js";
@@ -19,6 +20,8 @@ export interface LiveOptions {
   readonly durationMs?: number;
   readonly seed?: number;
   readonly sink?: MetricsSink;
+  /** Where log records go (OTLP, console); none when absent. */
+  readonly logs?: LogsSink;
   readonly server?: ScrapeServer;
   readonly signal: AbortSignal;
   readonly onTick?: (status: LiveStatus) => void;
@@ -31,6 +34,8 @@ export interface LiveStatus {
   readonly running: number;
   readonly exportedScrapes: number;
   readonly failedScrapes: number;
+  readonly logRecords: number;
+  readonly failedLogRecords: number;
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -53,9 +58,25 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   simulation.onEvent(metrics.record);
   const pipeline = options.sink === undefined ? undefined : new MetricsPipeline(options.sink);
   const wallStart = Date.now();
+  // Records are stamped with the wall-clock moment their simulated time maps to.
+  const clock = (simulatedUnixMs: number) => wallStart + (simulatedUnixMs - blueprint.time.start) / options.speed;
+  const logs = options.logs === undefined ? undefined : new ClusterLogs(blueprint, clock);
+  if (logs !== undefined) simulation.onEvent(logs.record);
+  const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
+  let logRecords = 0;
+  let failedLogRecords = 0;
   let exportedScrapes = 0;
   let failedScrapes = 0;
-  let status: LiveStatus = { simulatedMs: 0, targets: 0, pending: 0, running: 0, exportedScrapes, failedScrapes };
+  let status: LiveStatus = {
+    simulatedMs: 0,
+    targets: 0,
+    pending: 0,
+    running: 0,
+    exportedScrapes,
+    failedScrapes,
+    logRecords,
+    failedLogRecords,
+  };
   try {
     for (let tick = 0; !options.signal.aborted; tick++) {
       const simulatedMs = Math.min((Date.now() - wallStart) * options.speed, options.durationMs ?? Number.POSITIVE_INFINITY);
@@ -68,6 +89,11 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
         exportedScrapes += report.targets - report.failedTargets;
         failedScrapes += report.failedTargets;
       }
+      if (logs !== undefined && logsPipeline !== undefined) {
+        const report = await logsPipeline.export(logs.drain(view));
+        logRecords += report.records - report.failed;
+        failedLogRecords += report.failed;
+      }
       status = {
         simulatedMs,
         targets: collected.length,
@@ -75,6 +101,8 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
         running: view.running.length,
         exportedScrapes,
         failedScrapes,
+        logRecords,
+        failedLogRecords,
       };
       options.onTick?.(status);
       if (options.durationMs !== undefined && simulatedMs >= options.durationMs) break;
@@ -82,6 +110,7 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
     }
   } finally {
     await pipeline?.shutdown();
+    await logsPipeline?.shutdown();
   }
   // Stopped between ticks: report the simulated time actually reached.
   simulation.runUntil(Math.min((Date.now() - wallStart) * options.speed, options.durationMs ?? Number.POSITIVE_INFINITY));

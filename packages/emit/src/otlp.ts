@@ -37,3 +37,13 @@ export function createOtlpExporter(protocol: OtlpProtocol, url?: string): PushMe
       return new HttpJsonExporter(config);
   }
 }
+
+/**
+ * The URL an exporter gets for an endpoint given like OTEL_EXPORTER_OTLP_ENDPOINT (a base):
+ * gRPC uses it as is; HTTP appends the signal's path, /v1/metrics or /v1/logs, as the SDK does
+ * for the environment variable.
+ */
+export function signalUrl(base: string | undefined, protocol: OtlpProtocol, signal: "metrics" | "logs"): string | undefined {
+  if (base === undefined || protocol === "grpc") return base;
+  return `${base.replace(/\/+$/, "")}/v1/${signal}`;
+}

@@ -1,19 +1,25 @@
 import { closeSync, openSync } from "node:fs";
 import { type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
 import {
+  ConsoleLogsSink,
   createOtlpExporter,
+  createOtlpLogExporter,
   ExporterSink,
   emitOffline,
   endpointFromEnv,
   isOtlpProtocol,
   type LiveStatus,
+  LogExporterSink,
+  type LogsSink,
   type MetricsSink,
   OTLP_PROTOCOLS,
+  OtlpJsonLinesLogsSink,
   OtlpJsonLinesSink,
   protocolFromEnv,
   runLive,
   ScrapeServer,
   SD_PATH,
+  signalUrl,
 } from "@gpusynth/emit";
 import { Simulation, SummaryCollector } from "@gpusynth/sim";
 import type { Output } from "../output.js";
@@ -80,6 +86,8 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       "otlp-endpoint": { type: "string" },
       "otlp-protocol": { type: "string" },
       "otlp-json": { type: "string" },
+      "otlp-json-logs": { type: "string" },
+      logs: { type: "string" },
       seed: { type: "string" },
       summary: { type: "boolean" },
       json: { type: "boolean" },
@@ -105,11 +113,13 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       intervalMs,
       ...(seed === undefined ? {} : { seed }),
       otlpJson: typeof values["otlp-json"] === "string" ? values["otlp-json"] : undefined,
+      otlpJsonLogs: typeof values["otlp-json-logs"] === "string" ? values["otlp-json-logs"] : undefined,
+      consoleLogs: logsOption(values.logs, ["console", "none"], "none") === "console",
       summary: values.summary === true || values.json === true,
       json: values.json === true,
     });
   }
-  for (const flag of ["otlp-json", "summary", "json"] as const) {
+  for (const flag of ["otlp-json", "otlp-json-logs", "summary", "json"] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to offline runs: add --offline`);
   }
   const speed = Number(typeof values.speed === "string" ? values.speed : "1");
@@ -130,6 +140,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     listen: listen === "none" ? undefined : parseListen(listen),
     otlp: pushing ? { protocol, url: endpoint ?? endpointLabel(env) } : undefined,
     explicitUrl: endpoint,
+    logs: logsOption(values.logs, ["otlp", "console", "none"], pushing ? "otlp" : "none") as "otlp" | "console" | "none",
   });
 }
 
@@ -141,6 +152,12 @@ function parseListen(text: string): { host: string; port: number } {
   return { host: (match[1] as string).replace(/^\[|\]$/g, "") || "127.0.0.1", port };
 }
 
+function logsOption(value: string | boolean | undefined, allowed: readonly string[], fallback: string): string {
+  const where = typeof value === "string" ? value : fallback;
+  if (!allowed.includes(where)) throw new UsageError(`--logs: expected ${allowed.join(", ")}, found "${where}"`);
+  return where;
+}
+
 function endpointLabel(env: NodeJS.ProcessEnv): string {
   return endpointFromEnv(env) ?? "";
 }
@@ -150,8 +167,18 @@ interface OfflineRun {
   readonly intervalMs: number;
   readonly seed?: number;
   readonly otlpJson: string | undefined;
+  readonly otlpJsonLogs: string | undefined;
+  readonly consoleLogs: boolean;
   readonly summary: boolean;
   readonly json: boolean;
+}
+
+function openForWriting(flag: string, file: string): number {
+  try {
+    return openSync(file, "w");
+  } catch (cause) {
+    throw new UsageError(`--${flag}: cannot write "${file}": ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`);
+  }
 }
 
 async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun): Promise<number> {
@@ -166,26 +193,27 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
     blueprint.projects.map((p) => ({ name: p.name, gpus: Object.values(p.nodePools).reduce((sum, q) => sum + q.deserved, 0) })),
     blueprint.nodePools.map((p) => ({ name: p.name, gpus: p.nodes * p.gpusPerNode })),
   );
-  if (run.otlpJson !== undefined) {
-    let fd: number;
+  const emitting = run.otlpJson !== undefined || run.otlpJsonLogs !== undefined || run.consoleLogs;
+  if (emitting) {
+    const metricsFd = run.otlpJson === undefined ? undefined : openForWriting("otlp-json", run.otlpJson);
+    const logsFd = run.otlpJsonLogs === undefined ? undefined : openForWriting("otlp-json-logs", run.otlpJsonLogs);
     try {
-      fd = openSync(run.otlpJson, "w");
-    } catch (cause) {
-      throw new UsageError(`--otlp-json: cannot write "${run.otlpJson}": ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`);
-    }
-    try {
-      const result = await emitOffline(blueprint, new OtlpJsonLinesSink(fd), {
+      const logs = logsFd !== undefined ? new OtlpJsonLinesLogsSink(logsFd) : run.consoleLogs ? new ConsoleLogsSink(output.out) : undefined;
+      const result = await emitOffline(blueprint, metricsFd === undefined ? undefined : new OtlpJsonLinesSink(metricsFd), {
         durationMs: run.durationMs,
         intervalMs: run.intervalMs,
         ...(run.seed === undefined ? {} : { seed: run.seed }),
+        ...(logs === undefined ? {} : { logs }),
         onStart: (sim) => sim.onEvent(collector.record),
         onScrape: (t) => progress(t),
       });
       simulation = result.simulation;
       if (output.interactive) output.err("\r\u001b[K");
-      output.err(`wrote ${result.scrapes} scrapes (${result.points} points) to ${run.otlpJson}\n`);
+      if (run.otlpJson !== undefined) output.err(`wrote ${result.scrapes} scrapes (${result.points} points) to ${run.otlpJson}\n`);
+      if (run.otlpJsonLogs !== undefined) output.err(`wrote ${result.logRecords} log records to ${run.otlpJsonLogs}\n`);
     } finally {
-      closeSync(fd);
+      if (metricsFd !== undefined) closeSync(metricsFd);
+      if (logsFd !== undefined) closeSync(logsFd);
     }
   } else {
     simulation = new Simulation(blueprint, run.seed === undefined ? {} : { seed: run.seed });
@@ -212,9 +240,9 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
     output.out(
       run.json ? `${JSON.stringify(summaryJson(summary, { byProject, byPool }), null, 2)}\n` : summaryText(summary, { byProject, byPool }),
     );
-  } else if (run.otlpJson === undefined) {
+  } else if (!emitting) {
     output.out(
-      `simulated ${formatDuration(run.durationMs)} of "${blueprint.cluster.name}"; add --summary for the totals or --otlp-json FILE for the metrics\n`,
+      `simulated ${formatDuration(run.durationMs)} of "${blueprint.cluster.name}"; add --summary for the totals, --otlp-json FILE for the metrics, --logs console for the logs\n`,
     );
   }
   return EXIT_OK;
@@ -228,6 +256,7 @@ interface LiveRun {
   readonly listen: { host: string; port: number } | undefined;
   readonly otlp: { protocol: (typeof OTLP_PROTOCOLS)[number]; url: string } | undefined;
   readonly explicitUrl: string | undefined;
+  readonly logs: "otlp" | "console" | "none";
 }
 
 async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun): Promise<number> {
@@ -240,13 +269,24 @@ async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun
   const sink: MetricsSink | undefined =
     run.otlp === undefined
       ? undefined
-      : new ExporterSink(createOtlpExporter(run.otlp.protocol, run.explicitUrl), (error) => {
+      : new ExporterSink(createOtlpExporter(run.otlp.protocol, signalUrl(run.explicitUrl, run.otlp.protocol, "metrics")), (error) => {
           if (warned) return;
           warned = true;
           output.err(
             `\nwarning: OTLP export to ${run.otlp?.url || "the configured endpoint"} failed (${error?.message ?? "unknown error"}); the run goes on and keeps retrying\n`,
           );
         });
+  if (run.logs === "otlp" && run.otlp === undefined) {
+    throw new UsageError("--logs otlp needs an OTLP endpoint: set OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint");
+  }
+  const logs: LogsSink | undefined =
+    run.logs === "console"
+      ? new ConsoleLogsSink(output.out)
+      : run.logs === "otlp" && run.otlp !== undefined
+        ? new LogExporterSink(createOtlpLogExporter(run.otlp.protocol, signalUrl(run.explicitUrl, run.otlp.protocol, "logs")), (error) => {
+            output.err(`\nwarning: OTLP log export failed (${error?.message ?? "unknown error"}); the run goes on\n`);
+          })
+        : undefined;
   try {
     if (server !== undefined && run.listen !== undefined) {
       let address: { address: string; port: number };
@@ -273,6 +313,7 @@ async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun
       ...(run.seed === undefined ? {} : { seed: run.seed }),
       ...(sink === undefined ? {} : { sink }),
       ...(server === undefined ? {} : { server }),
+      ...(logs === undefined ? {} : { logs }),
       signal: abort.signal,
       onTick: (s) => {
         if (output.interactive) output.err(`\r${statusLine(blueprint, s)}\u001b[K`);
@@ -285,6 +326,7 @@ async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun
     if (output.interactive) output.err("\n");
     output.err(`gpusynth: stopped after ${formatDuration(status.simulatedMs)} simulated\n`);
     if (status.failedScrapes > 0) output.err(`gpusynth: ${status.failedScrapes} target scrape(s) could not be delivered over OTLP\n`);
+    if (status.failedLogRecords > 0) output.err(`gpusynth: ${status.failedLogRecords} log record(s) could not be delivered over OTLP\n`);
     return EXIT_OK;
   } finally {
     process.removeListener("SIGINT", stop);

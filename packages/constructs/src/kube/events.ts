@@ -84,6 +84,7 @@ export class KubernetesEvents {
     private readonly startMs: number,
     private readonly schedulingPeriodMs: number,
     private readonly nodeCount: (pool: string) => number,
+    private readonly clock: (simulatedUnixMs: number) => number,
   ) {}
 
   /** Feeds a domain event. */
@@ -229,7 +230,8 @@ export class KubernetesEvents {
 
   private write(input: EventInput, nowMs: number, observations = 1): void {
     const written = this.recorder.record(input, nowMs, observations);
-    if (written !== undefined) this.out.push(toLogRecord(written));
+    if (written !== undefined)
+      this.out.push(toLogRecord({ ...written, firstMs: this.clock(written.firstMs), lastMs: this.clock(written.lastMs) }));
   }
 }
 

@@ -93,6 +93,7 @@ export class SchedulerLog {
 
   constructor(
     private readonly startMs: number,
+    private readonly clock: (simulatedUnixMs: number) => number,
     private readonly options: SchedulerLogOptions,
   ) {
     this.nextCycle = options.schedulingPeriodMs;
@@ -174,7 +175,7 @@ export class SchedulerLog {
     }
     lines.push({ v: 1, caller: "scheduler/scheduler.go:118", msg: "End scheduling ..." });
 
-    const timeMs = this.startMs + t;
+    const timeMs = this.clock(this.startMs + t);
     const ts = new Date(timeMs).toISOString();
     const sid = colour(session);
     for (const line of lines) {

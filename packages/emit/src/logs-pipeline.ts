@@ -1,0 +1,115 @@
+/**
+ * Log records through the OpenTelemetry SDK: one LoggerProvider per log-source resource (a
+ * Kubernetes object for k8s_events records, the scheduler's container for filelog records),
+ * with the receiver's instrumentation scope, all feeding one processor that hands each drain's
+ * records to a sink in one export. Records keep the receiver's timestamps and severities.
+ */
+
+import { K8S_EVENTS_SCOPE, type LogRecordOut } from "@gpusynth/constructs";
+import type { SeverityNumber } from "@opentelemetry/api-logs";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { LoggerProvider, type LogRecordProcessor, type ReadableLogRecord, type SdkLogRecord } from "@opentelemetry/sdk-logs";
+
+export interface LogsSink {
+  /** Resolves false when the records could not be delivered (after the exporter's retries). */
+  export(records: ReadableLogRecord[]): Promise<boolean>;
+  shutdown(): Promise<void>;
+}
+
+/** Collects what every provider's loggers emit until the pipeline exports it. */
+class CollectingProcessor implements LogRecordProcessor {
+  records: SdkLogRecord[] = [];
+  onEmit(record: SdkLogRecord): void {
+    this.records.push(record);
+  }
+  async forceFlush(): Promise<void> {}
+  async shutdown(): Promise<void> {}
+}
+
+/** Providers kept for resources seen recently; older ones are shut down past this many. */
+const MAX_PROVIDERS = 4096;
+
+export interface LogsReport {
+  readonly records: number;
+  readonly failed: number;
+}
+
+export class LogsPipeline {
+  private readonly processor = new CollectingProcessor();
+  private readonly providers = new Map<string, { provider: LoggerProvider; logger: ReturnType<LoggerProvider["getLogger"]> }>();
+
+  constructor(private readonly sink: LogsSink) {}
+
+  async export(records: readonly LogRecordOut[]): Promise<LogsReport> {
+    if (records.length === 0) return { records: 0, failed: 0 };
+    for (const record of records) {
+      const entry = this.providerFor(record);
+      entry.logger.emit({
+        timestamp: record.timeMs,
+        ...(record.severityNumber === undefined ? {} : { severityNumber: record.severityNumber as SeverityNumber }),
+        ...(record.severityText === undefined ? {} : { severityText: record.severityText }),
+        body: record.body,
+        attributes: record.attributes,
+      });
+    }
+    const emitted = this.processor.records;
+    this.processor.records = [];
+    const delivered = await this.sink.export(emitted.map(withReceiverScope));
+    this.trim();
+    return { records: emitted.length, failed: delivered ? 0 : emitted.length };
+  }
+
+  async shutdown(): Promise<void> {
+    for (const { provider } of this.providers.values()) await provider.shutdown();
+    await this.sink.shutdown();
+  }
+
+  private providerFor(record: LogRecordOut) {
+    const key = `${record.receiver}\u0000${JSON.stringify(record.resource)}`;
+    let entry = this.providers.get(key);
+    if (entry === undefined) {
+      const provider = new LoggerProvider({ resource: resourceFromAttributes(record.resource), processors: [this.processor] });
+      // The filelog receiver sets no scope name; the SDK needs one, so withReceiverScope clears it.
+      const logger =
+        record.receiver === "k8s_events"
+          ? provider.getLogger(K8S_EVENTS_SCOPE.name, K8S_EVENTS_SCOPE.version)
+          : provider.getLogger(FILELOG_PLACEHOLDER);
+      entry = { provider, logger };
+    } else {
+      this.providers.delete(key); // re-inserted below: Map order is recency
+    }
+    this.providers.set(key, entry);
+    return entry;
+  }
+
+  private trim(): void {
+    while (this.providers.size > MAX_PROVIDERS) {
+      const [key, oldest] = this.providers.entries().next().value as [string, { provider: LoggerProvider }];
+      this.providers.delete(key);
+      void oldest.provider.shutdown();
+    }
+  }
+}
+
+const FILELOG_PLACEHOLDER = "gpusynth/filelog";
+
+/**
+ * What the receivers set that the SDK decides otherwise: filelog records carry an empty scope
+ * (pkg/stanza converter) and are observed when read (here: when written); k8s_events sets no
+ * observed timestamp at all. The SDK stamps "now" and needs a scope name, so both are replaced.
+ */
+function withReceiverScope(record: SdkLogRecord): ReadableLogRecord {
+  const filelog = record.instrumentationScope.name === FILELOG_PLACEHOLDER;
+  return {
+    hrTime: record.hrTime,
+    hrTimeObserved: filelog ? record.hrTime : [0, 0],
+    ...(record.spanContext === undefined ? {} : { spanContext: record.spanContext }),
+    ...(record.severityText === undefined ? {} : { severityText: record.severityText }),
+    ...(record.severityNumber === undefined ? {} : { severityNumber: record.severityNumber }),
+    body: record.body,
+    resource: record.resource,
+    instrumentationScope: filelog ? { name: "" } : record.instrumentationScope,
+    attributes: record.attributes,
+    droppedAttributesCount: record.droppedAttributesCount,
+  };
+}
