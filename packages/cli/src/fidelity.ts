@@ -34,8 +34,32 @@ export function fidelityProblems(inventories: readonly Inventory[], documented: 
       }
     }
   }
+  for (const inventory of inventories) {
+    for (const log of inventory.logs) {
+      const fields = [
+        ...log.resourceKeys.map((k) => [k, "log-resource"] as const),
+        ...log.attributeKeys.map((k) => [k, "log-attribute"] as const),
+      ];
+      for (const [key, type] of fields) {
+        emitted.add(`${log.receiver}\u0000${type}\u0000${key}`);
+        const doc = documented.find((d) => d.name === key && d.type === type && d.labels.includes(log.receiver));
+        if (doc === undefined)
+          problems.push(
+            `${inventory.blueprint}: ${log.receiver} ${type === "log-resource" ? "resource" : "record"} attribute ${key} is not documented in signals/${log.area}.md`,
+          );
+        else if (doc.status !== "emitted")
+          problems.push(
+            `${inventory.blueprint}: ${log.receiver} field ${key} is emitted although signals/${doc.area}.md:${doc.line} marks it ${doc.status}`,
+          );
+      }
+    }
+  }
   for (const doc of documented) {
-    if (doc.status === "emitted" && !emitted.has(doc.name)) {
+    const isLogField = doc.type === "log-resource" || doc.type === "log-attribute";
+    const seen = isLogField
+      ? doc.labels.some((receiver) => emitted.has(`${receiver}\u0000${doc.type}\u0000${doc.name}`))
+      : emitted.has(doc.name);
+    if (doc.status === "emitted" && !seen) {
       problems.push(`signals/${doc.area}.md:${doc.line}: ${doc.name} is documented as emitted but no run emitted it`);
     }
   }

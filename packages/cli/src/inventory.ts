@@ -4,7 +4,7 @@
  * offline and collecting every target at each scrape interval.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, type MetricFamily, type MetricType } from "@gpusynth/constructs";
+import { ClusterLogs, ClusterMetrics, type MetricFamily, type MetricType } from "@gpusynth/constructs";
 import { Simulation } from "@gpusynth/sim";
 
 export interface FamilyInventory {
@@ -23,11 +23,21 @@ export interface SourceInventory {
   readonly families: FamilyInventory[];
 }
 
+/** One log source: which receiver shape, and the field names its records carried. */
+export interface LogSourceInventory {
+  readonly area: string;
+  readonly receiver: string;
+  readonly resourceKeys: string[];
+  readonly attributeKeys: string[];
+  records: number;
+}
+
 export interface Inventory {
   readonly blueprint: string;
   readonly durationMs: number;
   readonly intervalMs: number;
   readonly sources: SourceInventory[];
+  readonly logs: LogSourceInventory[];
 }
 
 const AREA_BY_PREFIX: Readonly<Record<string, string>> = { dcgm: "dcgm", kube: "kubernetes", runai: "runai", scheduler: "scheduler" };
@@ -40,6 +50,9 @@ export function collectInventory(blueprint: Blueprint, durationMs: number, inter
   const simulation = new Simulation(blueprint, seed === undefined ? {} : { seed });
   const metrics = new ClusterMetrics(blueprint);
   simulation.onEvent(metrics.record);
+  const logs = new ClusterLogs(blueprint);
+  simulation.onEvent(logs.record);
+  const logSources = new Map<string, LogSourceInventory>();
   const sources = new Map<string, { jobs: Set<string>; families: Map<string, FamilyInventory> }>();
   const entries = new Map<MetricFamily, { family: FamilyInventory; jobs: Set<string>; seen: WeakSet<object> }>();
   const entryOf = (f: MetricFamily) => {
@@ -77,6 +90,16 @@ export function collectInventory(blueprint: Blueprint, durationMs: number, inter
       }
     }
     for (const [family, count] of seriesNow) family.maxSeries = Math.max(family.maxSeries, count);
+    for (const record of logs.drain(simulation.view())) {
+      let source = logSources.get(record.receiver);
+      if (source === undefined) {
+        source = { area: record.area, receiver: record.receiver, resourceKeys: [], attributeKeys: [], records: 0 };
+        logSources.set(record.receiver, source);
+      }
+      source.records++;
+      for (const key of Object.keys(record.resource)) if (!source.resourceKeys.includes(key)) source.resourceKeys.push(key);
+      for (const key of Object.keys(record.attributes)) if (!source.attributeKeys.includes(key)) source.attributeKeys.push(key);
+    }
   }
   return {
     blueprint: blueprint.cluster.name,
@@ -89,6 +112,7 @@ export function collectInventory(blueprint: Blueprint, durationMs: number, inter
         jobs: [...s.jobs].sort(),
         families: [...s.families.values()].sort((a, b) => a.name.localeCompare(b.name)),
       })),
+    logs: [...logSources.values()].sort((a, b) => a.receiver.localeCompare(b.receiver)),
   };
 }
 
@@ -100,6 +124,11 @@ export function inventoryMarkdown(inventory: Inventory): string {
     for (const f of source.families)
       lines.push(`| \`${f.name}\` | ${f.type} | ${f.labels.map((l) => `\`${l}\``).join(", ")} | ${f.maxSeries} |`);
     lines.push("");
+  }
+  for (const log of inventory.logs) {
+    lines.push(`## ${log.area} logs (${log.receiver} receiver, ${log.records} records)`, "");
+    lines.push(`- resource attributes: ${log.resourceKeys.map((k) => `\`${k}\``).join(", ")}`);
+    lines.push(`- record attributes: ${log.attributeKeys.map((k) => `\`${k}\``).join(", ")}`, "");
   }
   return lines.join("\n");
 }

@@ -92,6 +92,13 @@ describe("signal fidelity", () => {
     expect(problems).toEqual([expect.stringMatching(/emitted although signals\/dcgm\.md:\d+ marks it PENDING/)]);
   });
 
+  it("reports a log field that signals/ does not document", () => {
+    const problems = mutate((i) => i.logs.find((l) => l.receiver === "k8s_events")?.attributeKeys.push("k8s.event.type"));
+    expect(problems).toEqual([
+      expect.stringMatching(/k8s_events record attribute k8s\.event\.type is not documented in signals\/kubernetes\.md/),
+    ]);
+  });
+
   it("reports a documented family that no run emits", () => {
     const inventory = fresh();
     for (const source of inventory.sources)

@@ -20,6 +20,26 @@ const require = createRequire(import.meta.url);
 const root: any = require("otlp-proto-root/build/src/generated/root");
 const Request = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 const Response = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse;
+const LogsRequest = root.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
+const LogsResponse = root.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
+
+/** A decoded logs request: enums as names, 64-bit integers as strings. */
+export type ExportLogsRequest = {
+  resourceLogs: Array<{
+    resource: { attributes: Array<{ key: string; value: Record<string, unknown> }> };
+    scopeLogs: Array<{
+      scope?: { name?: string; version?: string };
+      logRecords: Array<{
+        timeUnixNano?: string;
+        observedTimeUnixNano?: string;
+        severityNumber?: string;
+        severityText?: string;
+        body?: { stringValue?: string };
+        attributes?: Array<{ key: string; value: Record<string, unknown> }>;
+      }>;
+    }>;
+  }>;
+};
 
 /** A decoded request as plain data: enums as names, 64-bit integers as strings. */
 export type ExportRequest = {
@@ -48,6 +68,7 @@ export interface OtlpMetric {
 export interface Receiver {
   readonly url: string;
   readonly requests: ExportRequest[];
+  readonly logRequests: ExportLogsRequest[];
   /** Makes the next `n` exports fail with UNAVAILABLE (a collector that is down). */
   failNext(n: number): void;
   close(): Promise<void>;
@@ -55,7 +76,20 @@ export interface Receiver {
 
 export async function startReceiver(): Promise<Receiver> {
   const requests: ExportRequest[] = [];
+  const logRequests: ExportLogsRequest[] = [];
   let failures = 0;
+  const logsService: ServiceDefinition = {
+    Export: {
+      path: "/opentelemetry.proto.collector.logs.v1.LogsService/Export",
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (value: unknown) => Buffer.from(LogsRequest.encode(value).finish()),
+      requestDeserialize: (bytes: Buffer) =>
+        LogsRequest.toObject(LogsRequest.decode(bytes), { longs: String, enums: String, defaults: false }),
+      responseSerialize: (value: unknown) => Buffer.from(LogsResponse.encode(value).finish()),
+      responseDeserialize: (bytes: Buffer) => LogsResponse.decode(bytes),
+    },
+  };
   const service: ServiceDefinition = {
     Export: {
       path: "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export",
@@ -80,12 +114,19 @@ export async function startReceiver(): Promise<Receiver> {
   };
   const server = new Server();
   server.addService(service, implementation);
+  server.addService(logsService, {
+    Export: (call: ServerUnaryCall<ExportLogsRequest, unknown>, callback: sendUnaryData<unknown>) => {
+      logRequests.push(call.request);
+      callback(null, {});
+    },
+  });
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
   );
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    logRequests,
     failNext: (n) => {
       failures = n;
     },

@@ -61,7 +61,7 @@ function watch(simulation: Simulation): { problems: string[]; checkView: () => v
       }
       if (gpus !== event.workload.gpus) problems.push(`workload ${id} started with ${gpus} GPUs, asked for ${event.workload.gpus}`);
     }
-    if ("pods" in event && event.kind !== "WorkloadStarted") {
+    if ("pods" in event && event.kind !== "WorkloadStarted" && event.kind !== "WorkloadUnschedulable") {
       for (const pod of event.pods) {
         for (const gpu of pod.gpus) {
           if (holder.get(gpu.uuid) !== pod.uid) problems.push(`${event.kind}: pod ${pod.uid} released GPU ${gpu.uuid} it did not hold`);
@@ -135,6 +135,7 @@ it("the stress fixture exercises every kind of transition", () => {
       "NodeCordoned",
       "NodeReady",
       "NodeRebootStarted",
+      "SchedulingCycle",
       "WorkloadCancelled/false",
       "WorkloadCancelled/true",
       "WorkloadCompleted",

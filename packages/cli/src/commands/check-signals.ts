@@ -36,12 +36,15 @@ export function checkSignalsCommand(args: readonly string[], output: Output): nu
   const documented = readSignals(SIGNALS_DIR);
   const problems = fidelityProblems(inventories, documented);
   const families = new Set(inventories.flatMap((i) => i.sources.flatMap((s) => s.families.map((f) => f.name))));
+  const logFields = new Set(
+    inventories.flatMap((i) => i.logs.flatMap((l) => [...l.resourceKeys, ...l.attributeKeys].map((k) => `${l.receiver}/${k}`))),
+  ).size;
   if (problems.length > 0) {
     output.err(`signal fidelity: ${problems.length} problem(s)\n${problems.map((p) => `  ${p}`).join("\n")}\n`);
     return EXIT_FAILURE;
   }
   output.out(
-    `signal fidelity: ${families.size} emitted families match signals/ (${documented.length} documented, ${files.length} blueprint(s))\n`,
+    `signal fidelity: ${families.size} emitted metric families and ${logFields} log fields match signals/ (${documented.length} documented, ${files.length} blueprint(s))\n`,
   );
   return EXIT_OK;
 }

@@ -39,7 +39,8 @@ Live (the default): the simulation is paced to the wall clock (--speed to accele
 emulated target is served for scraping on --listen, each at its own path in the vendor's text
 format, with a Prometheus HTTP service-discovery endpoint listing them all; when an OTLP endpoint
 is configured (--otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT) metrics are also pushed through the
-OpenTelemetry SDK every --interval. Runs until Ctrl-C (or --duration of simulated time).
+OpenTelemetry SDK every --interval, and so are the logs (Kubernetes events and the scheduler's
+log). Runs until Ctrl-C (or --duration of simulated time).
 
 Offline (--offline): runs as fast as the CPU allows, stamps data with simulated time, and can
 write OTLP-JSON (--otlp-json) and print per-project and per-node-pool totals (--summary).
@@ -56,6 +57,8 @@ Options:
   --otlp-endpoint <url>  live: push OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT; unset means no push)
   --otlp-protocol <p>    ${OTLP_PROTOCOLS.join(", ")} (default: OTEL_EXPORTER_OTLP_PROTOCOL, else grpc)
   --otlp-json <file>     offline: write every scrape as an OTLP-JSON line to <file>
+  --otlp-json-logs <f>   offline: write the log records (Kubernetes events, scheduler log) as OTLP-JSON lines
+  --logs <where>         otlp (live default with an OTLP endpoint), console, or none (otherwise the default)
   --seed <n>             override the blueprint's seed (0 … 4294967295)
   --summary              offline: print the summary table at the end
   --json                 offline: print the summary as JSON (implies --summary)

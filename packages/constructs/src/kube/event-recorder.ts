@@ -61,7 +61,8 @@ interface Observed {
 export class EventRecorder {
   private readonly aggregates = new Map<string, { messages: Set<string>; lastMs: number }>();
   private readonly observed = new Map<string, Observed>();
-  private readonly buckets = new Map<string, { tokens: number; atMs: number }>();
+  /** Token buckets with the credit in milliseconds of refill (one token = SPAM_REFILL_MS), so arithmetic stays exact. */
+  private readonly buckets = new Map<string, { credit: number; atMs: number }>();
   /** Cache keys per involved object UID, so an object's entries can be dropped when it goes. */
   private readonly keysByObject = new Map<string, Set<string>>();
 
@@ -87,7 +88,7 @@ export class EventRecorder {
   /** When the spam filter will next let an event about this source and object through. */
   nextAllowedMs(input: EventInput, nowMs: number): number {
     const bucket = this.bucketAt(spamKey(input), nowMs);
-    return bucket.tokens >= 1 ? nowMs : nowMs + Math.ceil((1 - bucket.tokens) * SPAM_REFILL_MS);
+    return bucket.credit >= SPAM_REFILL_MS ? nowMs : nowMs + (SPAM_REFILL_MS - bucket.credit);
   }
 
   /** Forgets everything about an object that is gone (its events expire with it). */
@@ -124,18 +125,18 @@ export class EventRecorder {
 
   private allow(input: EventInput, nowMs: number): boolean {
     const bucket = this.bucketAt(spamKey(input), nowMs);
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
+    if (bucket.credit < SPAM_REFILL_MS) return false;
+    bucket.credit -= SPAM_REFILL_MS;
     return true;
   }
 
-  private bucketAt(key: string, nowMs: number): { tokens: number; atMs: number } {
+  private bucketAt(key: string, nowMs: number): { credit: number; atMs: number } {
     let bucket = this.buckets.get(key);
     if (bucket === undefined) {
-      bucket = { tokens: SPAM_BURST, atMs: nowMs };
+      bucket = { credit: SPAM_BURST * SPAM_REFILL_MS, atMs: nowMs };
       this.buckets.set(key, bucket);
     }
-    bucket.tokens = Math.min(SPAM_BURST, bucket.tokens + (nowMs - bucket.atMs) / SPAM_REFILL_MS);
+    bucket.credit = Math.min(SPAM_BURST * SPAM_REFILL_MS, bucket.credit + (nowMs - bucket.atMs));
     bucket.atMs = nowMs;
     return bucket;
   }

@@ -1,0 +1,118 @@
+/**
+ * OTLP logs round trip: Kubernetes events and scheduler log lines sent over gRPC through the
+ * SDK's LoggerProviders and log exporter, received by an in-process OTLP receiver, shaped as the
+ * k8s_events and filelog receivers deliver them.
+ */
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterLogs, K8S_EVENTS_SCOPE, type LogRecordOut } from "@gpusynth/constructs";
+import { createOtlpLogExporter, LogExporterSink, LogsPipeline } from "@gpusynth/emit";
+import { Simulation } from "@gpusynth/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attributeMap, type Receiver, startReceiver } from "./otlp-receiver.js";
+
+/** ts⇥ESC[34mINFOESC[0m⇥caller⇥[ — the zap console line KAI writes. */
+const ESC = String.fromCharCode(27);
+const ZAP_LINE = new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\\t${ESC}\\[34mINFO${ESC}\\[0m\\t\\S+\\.go:\\d+\\t\\[`);
+
+const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url));
+
+describe("OTLP/gRPC logs round trip", () => {
+  let receiver: Receiver;
+  const sent: LogRecordOut[] = [];
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    const { blueprint } = loadBlueprint(scenario);
+    const simulation = new Simulation(blueprint);
+    const logs = new ClusterLogs(blueprint);
+    simulation.onEvent(logs.record);
+    const pipeline = new LogsPipeline(
+      new LogExporterSink(createOtlpLogExporter("grpc", receiver.url), (e) => {
+        throw e ?? new Error("export failed");
+      }),
+    );
+    for (let t = 60_000; t <= 32 * 60_000; t += 60_000) {
+      simulation.runUntil(t);
+      const records = logs.drain(simulation.view());
+      sent.push(...records);
+      await pipeline.export(records);
+    }
+    await pipeline.shutdown();
+  });
+  afterAll(async () => receiver.close());
+
+  const received = () =>
+    receiver.logRequests.flatMap((r) =>
+      r.resourceLogs.flatMap((rl) =>
+        rl.scopeLogs.map((sl) => ({ resource: attributeMap(rl.resource.attributes), scope: sl.scope, records: sl.logRecords })),
+      ),
+    );
+
+  it("receives every record sent", () => {
+    expect(received().reduce((n, g) => n + g.records.length, 0)).toBe(sent.length);
+    expect(sent.some((r) => r.receiver === "k8s_events")).toBe(true);
+    expect(sent.some((r) => r.receiver === "filelog")).toBe(true);
+  });
+
+  it("delivers Kubernetes events as the k8s_events receiver does", () => {
+    const groups = received().filter((g) => g.scope?.name === K8S_EVENTS_SCOPE.name);
+    expect(groups.length).toBeGreaterThan(0);
+    for (const g of groups) {
+      expect(g.scope?.version).toBe(K8S_EVENTS_SCOPE.version);
+      expect(Object.keys(g.resource).sort()).toEqual(
+        [
+          "k8s.node.name",
+          "k8s.object.api_version",
+          "k8s.object.fieldpath",
+          "k8s.object.kind",
+          "k8s.object.name",
+          "k8s.object.resource_version",
+          "k8s.object.uid",
+        ].sort(),
+      );
+      for (const r of g.records) {
+        expect(r.body?.stringValue).toBeTypeOf("string");
+        expect([r.severityNumber, r.severityText]).toSatisfy(
+          ([n, t]: [string, string]) =>
+            (n === "SEVERITY_NUMBER_INFO" && t === "Normal") || (n === "SEVERITY_NUMBER_WARN" && t === "Warning"),
+        );
+        expect(r.observedTimeUnixNano ?? "0").toBe("0");
+        const a = attributeMap(r.attributes);
+        expect(Object.keys(a)).toEqual(
+          expect.arrayContaining([
+            "k8s.event.reason",
+            "k8s.event.action",
+            "k8s.event.start_time",
+            "k8s.event.name",
+            "k8s.event.uid",
+            "k8s.namespace.name",
+          ]),
+        );
+        const count = r.attributes?.find((x) => x.key === "k8s.event.count")?.value;
+        expect(count).toHaveProperty("intValue");
+      }
+    }
+    const evicted = groups.flatMap((g) => g.records).filter((r) => attributeMap(r.attributes)["k8s.event.reason"] === "Evict");
+    expect(evicted.map((r) => r.body?.stringValue)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Pod runai-borrower\/\S+ was preempted by workload runai-owner\/pg-owner-/)]),
+    );
+  });
+
+  it("delivers the scheduler's log as filelog with the container operator does", () => {
+    const groups = received().filter((g) => (g.scope?.name ?? "") === "");
+    expect(groups.length).toBeGreaterThan(0);
+    for (const g of groups) {
+      expect(g.resource).toMatchObject({
+        "k8s.namespace.name": "kai-scheduler",
+        "k8s.container.name": "kai-scheduler-default",
+        "k8s.container.restart_count": "0",
+      });
+      for (const r of g.records) {
+        expect(r.severityNumber ?? "SEVERITY_NUMBER_UNSPECIFIED").toBe("SEVERITY_NUMBER_UNSPECIFIED");
+        expect(r.body?.stringValue).toMatch(ZAP_LINE);
+        expect(attributeMap(r.attributes)).toMatchObject({ "log.iostream": "stderr", logtag: "F", "log.file.name": "0.log" });
+      }
+    }
+  });
+});
