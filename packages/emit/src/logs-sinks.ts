@@ -1,6 +1,5 @@
 /** Where log records go: an SDK OTLP log exporter, OTLP-JSON lines, or the console. */
 import { writeSync } from "node:fs";
-import { ExportResultCode } from "@opentelemetry/core";
 import { OTLPLogExporter as GrpcLogExporter } from "@opentelemetry/exporter-logs-otlp-grpc";
 import { OTLPLogExporter as HttpJsonLogExporter } from "@opentelemetry/exporter-logs-otlp-http";
 import { OTLPLogExporter as HttpProtobufLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
@@ -8,6 +7,7 @@ import { JsonLogsSerializer } from "@opentelemetry/otlp-transformer";
 import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { LogsSink } from "./logs-pipeline.js";
 import type { OtlpProtocol } from "./otlp.js";
+import { delivered } from "./sinks.js";
 
 export function createOtlpLogExporter(protocol: OtlpProtocol, url?: string): LogRecordExporter {
   const config = url === undefined ? {} : { url };
@@ -28,15 +28,7 @@ export class LogExporterSink implements LogsSink {
   ) {}
 
   export(records: ReadableLogRecord[]): Promise<boolean> {
-    return new Promise((resolve) => {
-      this.exporter.export(records, (result) => {
-        if (result.code === ExportResultCode.SUCCESS) resolve(true);
-        else {
-          this.onError(result.error);
-          resolve(false);
-        }
-      });
-    });
+    return delivered(this.exporter, records, this.onError);
   }
 
   async shutdown(): Promise<void> {

@@ -3,7 +3,7 @@
  * time, as the SDK's exporters do, and reports failures instead of throwing them at the run.
  */
 import { writeSync } from "node:fs";
-import { ExportResultCode } from "@opentelemetry/core";
+import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
 import { JsonMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { PushMetricExporter, ResourceMetrics } from "@opentelemetry/sdk-metrics";
 
@@ -11,6 +11,20 @@ export interface MetricsSink {
   /** Resolves false when the data could not be delivered (after the exporter's own retries). */
   export(metrics: ResourceMetrics): Promise<boolean>;
   shutdown(): Promise<void>;
+}
+
+/** Runs one SDK export (callback style) and resolves whether it succeeded, reporting failures. */
+export function delivered<T>(
+  exporter: { export(items: T, done: (result: ExportResult) => void): void },
+  items: T,
+  onError: (error: Error | undefined) => void,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    exporter.export(items, (result) => {
+      if (result.code !== ExportResultCode.SUCCESS) onError(result.error);
+      resolve(result.code === ExportResultCode.SUCCESS);
+    });
+  });
 }
 
 /** An OpenTelemetry SDK push exporter (OTLP gRPC, HTTP/protobuf, HTTP/JSON) as a sink. */
@@ -21,15 +35,7 @@ export class ExporterSink implements MetricsSink {
   ) {}
 
   export(metrics: ResourceMetrics): Promise<boolean> {
-    return new Promise((resolve) => {
-      this.exporter.export(metrics, (result) => {
-        if (result.code === ExportResultCode.SUCCESS) resolve(true);
-        else {
-          this.onError(result.error);
-          resolve(false);
-        }
-      });
-    });
+    return delivered(this.exporter, metrics, this.onError);
   }
 
   async shutdown(): Promise<void> {

@@ -23,20 +23,8 @@ export const GPU_LABELS = [
   "namespace",
   "pod",
 ] as const;
-const XID_LABELS = [
-  "gpu",
-  "UUID",
-  "pci_bus_id",
-  "device",
-  "modelName",
-  "Hostname",
-  "DCGM_FI_DRIVER_VERSION",
-  "container",
-  "err_code",
-  "err_msg",
-  "namespace",
-  "pod",
-] as const;
+/** The same with err_code and err_msg, which sort between container and namespace. */
+const XID_LABELS = [...GPU_LABELS.slice(0, 8), "err_code", "err_msg", ...GPU_LABELS.slice(8)] as const;
 
 const family = (id: string, name: string, type: MetricType, help: string, labels: readonly string[] = GPU_LABELS): MetricFamily => ({
   id: `dcgm.${id}`,
