@@ -78,11 +78,22 @@ describe("a workload failed by a GPU fault, across signals", () => {
     const { cause, pods } = failure();
     const pod = pods[0]?.name as string;
     const about = logs.filter((r) => r.receiver === "k8s_events" && r.resource["k8s.object.name"] === pod);
-    expect(about.map((r) => r.attributes["k8s.event.reason"])).toEqual(expect.arrayContaining(["Scheduled", "Bound"]));
+    expect(about.map((r) => r.attributes["k8s.event.reason"])).toEqual(
+      expect.arrayContaining(["Scheduled", "Bound", "Created", "Started"]),
+    );
     for (const r of about.filter((e) => ["Scheduled", "Bound"].includes(String(e.attributes["k8s.event.reason"]))))
       expect(r.body).toContain(cause.node);
     // It had waited for the node's reboot: KAI said why, on the same pod.
     expect(about.find((r) => r.attributes["k8s.event.reason"] === "Unschedulable")?.severityText).toBe("Warning");
+  });
+
+  it("Kubernetes events show the faulted node going down and coming back", () => {
+    const node = logs.filter((r) => r.receiver === "k8s_events" && r.resource["k8s.object.kind"] === "Node");
+    expect(node.map((r) => r.attributes["k8s.event.reason"])).toEqual(["NodeNotReady", "Rebooted", "NodeReady"]);
+    const { cause } = failure();
+    expect(node.every((r) => r.resource["k8s.object.name"] === blueprint.faults.injections[0]?.node)).toBe(true);
+    expect(node.map((r) => r.timeMs - blueprint.time.start)).toEqual([90 * MINUTE, 100 * MINUTE, 100 * MINUTE]);
+    expect(cause.node).toBe(blueprint.faults.injections[0]?.node);
   });
 
   it("the scheduler's log shows the bind request for that pod to that node", () => {

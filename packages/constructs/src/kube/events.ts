@@ -7,8 +7,11 @@
  *   recorder's dedup and spam filter decide what is written), Evict on the victim's pod group
  *   (pkg/scheduler/cache/status_updater/default_status_updater.go @5d35ecab);
  * - the KAI binder (component binder): Bound (pkg/binder/controllers/bindrequest_controller.go);
- * - the kubelet (component kubelet, host = node): Killing when a running pod is deleted
- *   (preemption, cancellation) (pkg/kubelet/kuberuntime/kuberuntime_container.go).
+ * - the kubelet (component kubelet, host = node): Created and Started when a pod starts, Killing
+ *   when a running pod is deleted (preemption, cancellation)
+ *   (pkg/kubelet/kuberuntime/kuberuntime_container.go), Rebooted and NodeReady on the Node when it
+ *   comes back (pkg/kubelet/nodestatus/setters.go);
+ * - the node-lifecycle controller (component node-controller): NodeNotReady when a node goes down.
  * Message templates are verbatim; documented in signals/kubernetes.md with the log fields.
  */
 import type { DomainEvent, PendingReason, PodPlacement, QueueState, WorkloadRef } from "@gpusynth/sim";
@@ -26,12 +29,18 @@ export const K8S_EVENTS_SCOPE = {
 
 const KAI = { component: "kai-scheduler", host: "" };
 const BINDER = { component: "binder", host: "" };
+const NODE_CONTROLLER = { component: "node-controller", host: "" };
 
 /** k8s_events maps the event type to a severity: Normal → INFO (9), Warning → WARN (13). */
 const SEVERITY = { Normal: 9, Warning: 13 } as const;
 
 function podObject(w: WorkloadRef, pod: { name: string; uid: string }, fieldPath = ""): InvolvedObject {
   return { kind: "Pod", apiVersion: "v1", namespace: w.namespace, name: pod.name, uid: pod.uid, fieldPath };
+}
+
+/** The kubelet's node reference: kind Node, the node's name as its UID, no API version (kubelet.go). */
+function nodeObject(node: string): InvolvedObject {
+  return { kind: "Node", apiVersion: "", namespace: "", name: node, uid: node, fieldPath: "" };
 }
 
 function podGroupObject(w: WorkloadRef): InvolvedObject {
@@ -114,8 +123,53 @@ export class KubernetesEvents {
             },
             now,
           );
+          // The kubelet starts the container (kuberuntime_container.go startContainer).
+          const container = containerName(event.workload.type, event.workload.name);
+          const kubelet = { component: "kubelet", host: pod.node };
+          const ref = podObject(event.workload, pod, `spec.containers{${container}}`);
+          this.write({ source: kubelet, object: ref, type: "Normal", reason: "Created", message: `Created container ${container}` }, now);
+          this.write({ source: kubelet, object: ref, type: "Normal", reason: "Started", message: `Started container ${container}` }, now);
         }
         return;
+      case "NodeRebootStarted":
+        // The node stops posting status; the node-lifecycle controller marks it NotReady.
+        this.write(
+          {
+            source: NODE_CONTROLLER,
+            object: nodeObject(event.node),
+            type: "Normal",
+            reason: "NodeNotReady",
+            message: `Node ${event.node} status is now: NodeNotReady`,
+          },
+          now,
+        );
+        return;
+      case "NodeReady": {
+        // The kubelet comes back with a new boot id (nodestatus/setters.go) and reports Ready.
+        const kubelet = { component: "kubelet", host: event.node };
+        const bootId = stableUuid(`boot/${event.node}/${event.t}`);
+        this.write(
+          {
+            source: kubelet,
+            object: nodeObject(event.node),
+            type: "Warning",
+            reason: "Rebooted",
+            message: `Node ${event.node} has been rebooted, boot id: ${bootId}`,
+          },
+          now,
+        );
+        this.write(
+          {
+            source: kubelet,
+            object: nodeObject(event.node),
+            type: "Normal",
+            reason: "NodeReady",
+            message: `Node ${event.node} status is now: NodeReady`,
+          },
+          now,
+        );
+        return;
+      }
       case "WorkloadUnschedulable":
         this.pendingPods.set(event.workload.id, event.pods);
         this.unschedulable(event.workload, event.reasons, now);
