@@ -27,6 +27,7 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
   unique(bp.projects, "projects");
   unique(bp.workloads, "workloads");
   unique(bp.submissions, "submissions");
+  unique(bp.images, "images");
   unique(bp.priorityClasses, "priorityClasses");
 
   const pools = new Map(bp.nodePools.map((pool) => [pool.name, pool]));
@@ -133,6 +134,13 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
   };
 
   /** Every GPU count a workload can ask for must fit some pool it may use, within quota rules. */
+  const images = new Set(bp.images.map((i) => i.name));
+  const checkImage = (path: YamlPath, image: string | undefined) => {
+    if (image !== undefined && !images.has(image)) {
+      error(path, `an image declared in images (${[...images].map((i) => `"${i}"`).join(", ") || "none declared"})`, `"${image}"`);
+    }
+  };
+
   const checkFits = (
     project: Project,
     chosenPools: readonly string[],
@@ -169,6 +177,7 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
     gen.mix.forEach((kind, k) => {
       const path: YamlPath = ["workloads", g, "mix", k];
       checkPoolList(project, [...path, "nodePools"], kind.nodePools);
+      checkImage([...path, "image"], kind.image);
       checkFits(project, kind.nodePools ?? gen.nodePools ?? Object.keys(project.nodePools), {
         path,
         type: kind.type,
@@ -188,6 +197,7 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
     const project = projectOf(["submissions", s, "project"], sub.project);
     if (project === undefined) return;
     checkPoolList(project, ["submissions", s, "nodePools"], sub.nodePools);
+    checkImage(["submissions", s, "image"], sub.image);
     checkFits(project, sub.nodePools ?? Object.keys(project.nodePools), {
       path: ["submissions", s],
       type: sub.type,

@@ -136,6 +136,11 @@ const workloadKindSchema = z
     share: z.number().gt(0).meta({ description: "Relative weight of this kind among the generator's arrivals." }),
     priorityClass: z.string().min(1),
     nodePools: nodePoolPreference("the generator's"),
+    image: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "Container image the workload runs: one declared in images (kubelet pull events)." }),
     gpus: cdf(gpuCount, "GPU count").meta({
       description: "CDF of GPUs per workload: [GPUs, cumulative % of workloads]. A workload asks for exactly one of the listed counts.",
     }),
@@ -201,6 +206,7 @@ const submissionSchema = z
     user: z.string().min(1).max(253).optional().meta({ description: "Submitting user; default: the project's first user." }),
     type: z.enum(WORKLOAD_TYPES),
     priorityClass: z.string().min(1),
+    image: z.string().min(1).optional().meta({ description: "Container image: one declared in images." }),
     gpus: gpuCount,
     runFor: durationSchema.meta({ description: "Run time until the workload ends as `ending` says." }),
     ending: z.enum(["complete", "fail", "cancel"]).default("complete"),
@@ -317,6 +323,18 @@ export const blueprintSchema = z
         }),
       )
       .min(1),
+    images: z
+      .array(
+        z.strictObject({
+          name: z.string().min(1).max(512).meta({ description: "Image reference, e.g. registry/repository:tag." }),
+          sizeBytes: z.int().min(1).meta({ description: "Image size the kubelet reports after a pull." }),
+          pullTime: durationSchema.meta({ description: "How long a pull takes on a node that does not have the image yet." }),
+        }),
+      )
+      .default([])
+      .meta({
+        description: "Container images workloads run; a node pulls an image the first time a pod needs it (imagePullPolicy IfNotPresent).",
+      }),
     workloads: z.array(generatorSchema).default([]),
     submissions: z.array(submissionSchema).default([]),
     telemetry: telemetrySchema.default({ driverVersion: DEFAULT_DRIVER_VERSION, schedulerVerbosity: 3 }),

@@ -53,7 +53,8 @@ export class ClusterLogs {
   constructor(blueprint: Blueprint, clock: (simulatedUnixMs: number) => number = (ms) => ms) {
     const period = blueprint.time.schedulingPeriod;
     const nodes = new Map(blueprint.nodePools.map((p) => [p.name, p.nodes]));
-    this.events = new KubernetesEvents(blueprint.time.start, period, (pool) => nodes.get(pool) ?? 0, clock);
+    const images = new Map(blueprint.images.map((i) => [i.name, i]));
+    this.events = new KubernetesEvents(blueprint.time.start, period, (pool) => nodes.get(pool) ?? 0, clock, images);
     this.scheduler = new SchedulerLog(blueprint.time.start, clock, {
       ...SCHEDULER_LOG_DEFAULTS,
       verbosity: blueprint.telemetry.schedulerVerbosity,

@@ -10,7 +10,19 @@ import type { Pod, Queue, Workload } from "./world.js";
 /** A workload as events carry it: its identity and what it asked for, frozen at the event. */
 export type WorkloadRef = Pick<
   Workload,
-  "id" | "uid" | "name" | "namespace" | "project" | "department" | "user" | "type" | "priorityClass" | "priority" | "preemptible" | "gpus"
+  | "id"
+  | "uid"
+  | "name"
+  | "namespace"
+  | "project"
+  | "department"
+  | "user"
+  | "type"
+  | "priorityClass"
+  | "priority"
+  | "preemptible"
+  | "gpus"
+  | "image"
 >;
 
 export interface GpuRef {
@@ -164,6 +176,7 @@ export function workloadRef(w: Workload): WorkloadRef {
     priority: w.priority,
     preemptible: w.preemptible,
     gpus: w.gpus,
+    image: w.image,
   };
 }
 

@@ -263,6 +263,7 @@ export class Simulation {
       type: draw.kind.type,
       priorityClass: draw.kind.priorityClass,
       gpus: draw.gpus,
+      image: draw.kind.image,
       nodePools: draw.kind.nodePools ?? generator.nodePools,
       runMs: draw.runMs,
       ending: draw.ending,
@@ -280,6 +281,7 @@ export class Simulation {
     type: WorkloadType;
     priorityClass: string;
     gpus: number;
+    image?: string | undefined;
     nodePools?: readonly string[] | undefined;
     runMs: number;
     ending: Ending;
@@ -302,6 +304,7 @@ export class Simulation {
       priority,
       preemptible: isPreemptible(priority),
       gpus: spec.gpus,
+      image: spec.image,
       nodePools: spec.nodePools ?? Object.keys(project.nodePools),
       submittedAt: this.nowMs,
       pendingSince: this.nowMs,

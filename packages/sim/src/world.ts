@@ -115,6 +115,8 @@ export interface Workload {
   readonly priority: number;
   readonly preemptible: boolean;
   readonly gpus: number;
+  /** The container image it runs, when the blueprint names one. */
+  readonly image: string | undefined;
   /** Node pools the workload may run in, most preferred first. */
   readonly nodePools: readonly string[];
   readonly submittedAt: number;

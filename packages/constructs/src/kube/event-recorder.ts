@@ -136,8 +136,9 @@ export class EventRecorder {
       bucket = { credit: SPAM_BURST * SPAM_REFILL_MS, atMs: nowMs };
       this.buckets.set(key, bucket);
     }
-    bucket.credit = Math.min(SPAM_BURST * SPAM_REFILL_MS, bucket.credit + (nowMs - bucket.atMs));
-    bucket.atMs = nowMs;
+    // Records stamped ahead (an image pull's end) must not make later, earlier-stamped ones pay.
+    bucket.credit = Math.min(SPAM_BURST * SPAM_REFILL_MS, bucket.credit + Math.max(0, nowMs - bucket.atMs));
+    bucket.atMs = Math.max(bucket.atMs, nowMs);
     return bucket;
   }
 }

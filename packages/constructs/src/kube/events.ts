@@ -94,7 +94,47 @@ export class KubernetesEvents {
     private readonly schedulingPeriodMs: number,
     private readonly nodeCount: (pool: string) => number,
     private readonly clock: (simulatedUnixMs: number) => number,
+    private readonly images: ReadonlyMap<string, { readonly sizeBytes: number; readonly pullTime: number }> = new Map(),
   ) {}
+
+  /** When each node has (or will have) each image: pulled images stay on disk across reboots. */
+  private readonly nodeImages = new Map<string, Map<string, number>>();
+
+  /**
+   * imagePullPolicy IfNotPresent: a node pulls an image the first time a pod needs it and finds
+   * it present afterwards; a pod arriving while the pull runs waits for it. Returns when the
+   * container can start.
+   */
+  private pullImage(image: string | undefined, kubelet: EventInput["source"], ref: InvolvedObject, now: number): number {
+    const spec = image === undefined ? undefined : this.images.get(image);
+    if (image === undefined || spec === undefined) return now;
+    const onNode = this.nodeImages.get(kubelet.host) ?? new Map<string, number>();
+    this.nodeImages.set(kubelet.host, onNode);
+    const quoted = JSON.stringify(image); // Go's %q
+    const readyAt = onNode.get(image);
+    if (readyAt !== undefined && readyAt <= now) {
+      this.write(
+        { source: kubelet, object: ref, type: "Normal", reason: "Pulled", message: `Container image ${quoted} already present on machine` },
+        now,
+      );
+      return now;
+    }
+    const done = readyAt ?? now + spec.pullTime;
+    onNode.set(image, done);
+    const took = goDuration(done - now);
+    this.write({ source: kubelet, object: ref, type: "Normal", reason: "Pulling", message: `Pulling image ${quoted}` }, now);
+    this.write(
+      {
+        source: kubelet,
+        object: ref,
+        type: "Normal",
+        reason: "Pulled",
+        message: `Successfully pulled image ${quoted} in ${took} (${took} including waiting). Image size: ${spec.sizeBytes} bytes.`,
+      },
+      done,
+    );
+    return done;
+  }
 
   /** Feeds a domain event. */
   readonly record = (event: DomainEvent): void => {
@@ -123,12 +163,20 @@ export class KubernetesEvents {
             },
             now,
           );
-          // The kubelet starts the container (kuberuntime_container.go startContainer).
+          // The kubelet pulls the image if the node lacks it (images/image_manager.go), then
+          // starts the container (kuberuntime_container.go startContainer).
           const container = containerName(event.workload.type, event.workload.name);
           const kubelet = { component: "kubelet", host: pod.node };
           const ref = podObject(event.workload, pod, `spec.containers{${container}}`);
-          this.write({ source: kubelet, object: ref, type: "Normal", reason: "Created", message: `Created container ${container}` }, now);
-          this.write({ source: kubelet, object: ref, type: "Normal", reason: "Started", message: `Started container ${container}` }, now);
+          const startedAt = this.pullImage(event.workload.image, kubelet, ref, now);
+          this.write(
+            { source: kubelet, object: ref, type: "Normal", reason: "Created", message: `Created container ${container}` },
+            startedAt,
+          );
+          this.write(
+            { source: kubelet, object: ref, type: "Normal", reason: "Started", message: `Started container ${container}` },
+            startedAt,
+          );
         }
         return;
       case "NodeRebootStarted":
@@ -302,6 +350,17 @@ function evictionMessage(
   const detail = (q: QueueState) =>
     `${queueName({ name: q.name, pool: q.nodePool })} uses <${q.allocated}> with a quota of <${q.deserved}>, fair-share of <${q.fairShare}> and queue priority of <100>.`;
   return `Pod ${victim.namespace}/${pod.name} was preempted by workload ${by}.\n${detail(victimQueue)}\n${detail(preemptorQueue)}`;
+}
+
+/** Go's time.Duration String of a millisecond-truncated duration: "890ms", "27.88s", "1m5.5s", "1h2m3s". */
+export function goDuration(ms: number): string {
+  if (ms === 0) return "0s";
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const sec = (ms % 60_000) / 1000;
+  const seconds = `${Number(sec.toFixed(3))}s`;
+  return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${seconds}`;
 }
 
 /** Go's time.String() of a whole-second UTC time: "2026-01-05 00:00:01 +0000 UTC". */

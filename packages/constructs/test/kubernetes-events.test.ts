@@ -1,0 +1,68 @@
+/** Kubernetes events for a workload's life, from the preemption-storm scenario. */
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterLogs, type LogRecordOut } from "@gpusynth/constructs";
+import { Simulation } from "@gpusynth/sim";
+import { beforeAll, describe, expect, it } from "vitest";
+import { goDuration } from "../src/kube/events.js";
+
+const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url));
+
+describe("Kubernetes events in the preemption-storm scenario", () => {
+  const { blueprint } = loadBlueprint(scenario);
+  const records: LogRecordOut[] = [];
+  beforeAll(() => {
+    const simulation = new Simulation(blueprint);
+    const logs = new ClusterLogs(blueprint);
+    simulation.onEvent(logs.record);
+    for (let t = 60_000; t <= 70 * 60_000; t += 60_000) {
+      simulation.runUntil(t);
+      records.push(...logs.drain(simulation.view()));
+    }
+  });
+  const about = (pod: string) =>
+    records
+      .filter((r) => r.resource["k8s.object.name"] === pod)
+      .map((r) => [r.attributes["k8s.event.reason"], r.timeMs - blueprint.time.start]);
+  const image = blueprint.images[0];
+
+  it("walks a pod through Scheduled, Bound, the image pull, Created and Started", () => {
+    const pod = `${blueprint.submissions[0]?.name}-0-0`;
+    expect(about(pod).slice(0, 6)).toEqual([
+      ["Scheduled", 1_000],
+      ["Bound", 1_000],
+      ["Pulling", 1_000],
+      ["Pulled", 1_000 + (image?.pullTime ?? 0)],
+      ["Created", 1_000 + (image?.pullTime ?? 0)],
+      ["Started", 1_000 + (image?.pullTime ?? 0)],
+    ]);
+  });
+
+  it("finds the image already present on a node that pulled it before", () => {
+    const ownerPod = `${blueprint.submissions[4]?.name}-0-0`;
+    const pulled = records.find((r) => r.resource["k8s.object.name"] === ownerPod && r.attributes["k8s.event.reason"] === "Pulled");
+    expect(pulled?.body).toBe(`Container image "${image?.name}" already present on machine`);
+  });
+
+  it("records the reclaim as Evict on the victim's pod group, then the kubelet's Killing", () => {
+    const evict = records.find((r) => r.attributes["k8s.event.reason"] === "Evict");
+    expect(evict?.resource["k8s.object.kind"]).toBe("PodGroup");
+    expect(evict?.body).toMatch(
+      /^Pod runai-borrower\/\S+ was preempted by workload runai-owner\/pg-owner-\d-[0-9a-f-]+\.\nborrower-shared uses <\d+> with a quota of <8>, fair-share of <\d+> and queue priority of <100>\.\nowner-shared uses/,
+    );
+    const killing = records.find((r) => r.attributes["k8s.event.reason"] === "Killing" && r.timeMs === evict?.timeMs);
+    expect(killing?.resource["k8s.node.name"]).not.toBe("");
+    expect(killing?.resource["k8s.object.fieldpath"]).toMatch(/^spec\.containers\{borrow-.\}$/);
+  });
+});
+
+describe("goDuration (Go's time.Duration String)", () => {
+  it.each([
+    [0, "0s"],
+    [890, "890ms"],
+    [27_880, "27.88s"],
+    [60_000, "1m0s"],
+    [65_500, "1m5.5s"],
+    [3_723_000, "1h2m3s"],
+  ])("%i ms → %s", (ms, text) => expect(goDuration(ms)).toBe(text));
+});
