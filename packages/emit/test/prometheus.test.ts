@@ -4,7 +4,7 @@
  * its documented labels and the emulated job and instance. promtool parses every exposition.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -133,6 +133,19 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
       result: Array<{ metric: { action: string }; value: [number, string] }>;
     };
     expect(evictions.result.map((r) => r.metric.action).sort()).toEqual(["preempt", "reclaim"]);
+  });
+
+  it("runs every query in docs/queries.md without error", async () => {
+    const queries = [...readFileSync(repo("docs/queries.md"), "utf8").matchAll(/```promql\n([\s\S]*?)```/g)].map((m) =>
+      (m[1] as string).trim(),
+    );
+    expect(queries.length).toBeGreaterThan(0);
+    for (const q of queries) await query(`/api/v1/query?query=${encodeURIComponent(q)}`);
+    // The storm's evictions answer per action, as the query documents.
+    const storm = (await query(`/api/v1/query?query=${encodeURIComponent("sum by (action) (kai_pod_group_evicted_pods_total)")}`)) as {
+      result: unknown[];
+    };
+    expect(storm.result.length).toBe(2);
   });
 
   it("serves expositions promtool can parse", () => {
