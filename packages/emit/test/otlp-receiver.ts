@@ -74,33 +74,28 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/** A unary OTLP Export method whose messages the generated protobuf code encodes and decodes. */
+// biome-ignore lint/suspicious/noExplicitAny: generated protobuf message classes are untyped
+function exportService(path: string, request: any, response: any): ServiceDefinition {
+  return {
+    Export: {
+      path,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (value: unknown) => Buffer.from(request.encode(value).finish()),
+      requestDeserialize: (bytes: Buffer) => request.toObject(request.decode(bytes), { longs: String, enums: String, defaults: false }),
+      responseSerialize: (value: unknown) => Buffer.from(response.encode(value).finish()),
+      responseDeserialize: (bytes: Buffer) => response.decode(bytes),
+    },
+  };
+}
+
 export async function startReceiver(): Promise<Receiver> {
   const requests: ExportRequest[] = [];
   const logRequests: ExportLogsRequest[] = [];
   let failures = 0;
-  const logsService: ServiceDefinition = {
-    Export: {
-      path: "/opentelemetry.proto.collector.logs.v1.LogsService/Export",
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: (value: unknown) => Buffer.from(LogsRequest.encode(value).finish()),
-      requestDeserialize: (bytes: Buffer) =>
-        LogsRequest.toObject(LogsRequest.decode(bytes), { longs: String, enums: String, defaults: false }),
-      responseSerialize: (value: unknown) => Buffer.from(LogsResponse.encode(value).finish()),
-      responseDeserialize: (bytes: Buffer) => LogsResponse.decode(bytes),
-    },
-  };
-  const service: ServiceDefinition = {
-    Export: {
-      path: "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export",
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: (value: unknown) => Buffer.from(Request.encode(value).finish()),
-      requestDeserialize: (bytes: Buffer) => Request.toObject(Request.decode(bytes), { longs: String, enums: String, defaults: false }),
-      responseSerialize: (value: unknown) => Buffer.from(Response.encode(value).finish()),
-      responseDeserialize: (bytes: Buffer) => Response.decode(bytes),
-    },
-  };
+  const logsService = exportService("/opentelemetry.proto.collector.logs.v1.LogsService/Export", LogsRequest, LogsResponse);
+  const service = exportService("/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", Request, Response);
   const implementation: UntypedServiceImplementation = {
     Export: (call: ServerUnaryCall<ExportRequest, unknown>, callback: sendUnaryData<unknown>) => {
       if (failures > 0) {

@@ -141,7 +141,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     ...(values.duration === undefined ? {} : { durationMs: durationOption("duration", values.duration, "24h") }),
     ...(seed === undefined ? {} : { seed }),
     listen: listen === "none" ? undefined : parseListen(listen),
-    otlp: pushing ? { protocol, url: endpoint ?? endpointLabel(env) } : undefined,
+    otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
     explicitUrl: endpoint,
     logs: logsOption(values.logs, ["otlp", "console", "none"], pushing ? "otlp" : "none") as "otlp" | "console" | "none",
   });
@@ -159,10 +159,6 @@ function logsOption(value: string | boolean | undefined, allowed: readonly strin
   const where = typeof value === "string" ? value : fallback;
   if (!allowed.includes(where)) throw new UsageError(`--logs: expected ${allowed.join(", ")}, found "${where}"`);
   return where;
-}
-
-function endpointLabel(env: NodeJS.ProcessEnv): string {
-  return endpointFromEnv(env) ?? "";
 }
 
 interface OfflineRun {
