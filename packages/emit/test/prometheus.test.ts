@@ -3,46 +3,25 @@
  * its HTTP service discovery; its HTTP API then proves every documented family is present with
  * its documented labels and the emulated job and instance. promtool parses every exposition.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterMetrics, LABEL_PATTERN, type TargetSamples } from "@gpusynth/constructs";
-import { exposition, ScrapeServer } from "@gpusynth/emit";
+import { exposition, ScrapeServer, SD_PATH } from "@gpusynth/emit";
 import { Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSignals } from "../../cli/src/signals-doc.js";
+import { PrometheusServer, prometheusBinary, which } from "./prometheus-server.js";
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
-const which = (binary: string) => spawnSync("sh", ["-c", `command -v ${binary}`], { encoding: "utf8" }).stdout.trim();
-const prometheusBinary = which("prometheus");
-if (prometheusBinary === "" && process.env.CI === "true")
-  throw new Error("CI must provide a Prometheus server: .ci/run installs the Debian package");
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", () => {
-  const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus-"));
   const server = new ScrapeServer();
-  let prometheus: ChildProcess | undefined;
-  let api = "";
+  let prometheus: PrometheusServer | undefined;
   let collected: TargetSamples[] = [];
 
-  const query = async (path: string) => {
-    const response = await fetch(`${api}${path}`);
-    const body = (await response.json()) as { status: string; data: unknown };
-    if (body.status !== "success") throw new Error(`${path}: ${JSON.stringify(body)}`);
-    return body.data;
-  };
+  const query = (path: string) => (prometheus as PrometheusServer).get(path);
 
   beforeAll(async () => {
     // The preemption-storm scenario at 01:45: reclaimed and preempted workloads pending again,
@@ -55,43 +34,13 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
     collected = metrics.collect(simulation.view());
     server.update(collected);
     const sd = await server.listen("127.0.0.1", 0);
-    const port = await freePort();
-    api = `http://127.0.0.1:${port}`;
-    writeFileSync(
-      join(dir, "prometheus.yml"),
-      [
-        "global: { scrape_interval: 1s, scrape_timeout: 1s }",
-        "scrape_configs:",
-        "  - job_name: gpusynth",
-        `    http_sd_configs: [{ url: "http://127.0.0.1:${sd.port}/sd", refresh_interval: 1s }]`,
-      ].join("\n"),
-    );
-    prometheus = spawn(
-      prometheusBinary,
-      [
-        `--config.file=${join(dir, "prometheus.yml")}`,
-        `--storage.tsdb.path=${join(dir, "data")}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      {
-        stdio: "ignore",
-      },
-    );
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        const up = (await query("/api/v1/query?query=up")) as { result: Array<{ value: [number, string] }> };
-        if (up.result.length === collected.length && up.result.every((r) => r.value[1] === "1")) break;
-      } catch {}
-      if (Date.now() > deadline) throw new Error("Prometheus did not scrape every target within 60 s");
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    prometheus = await PrometheusServer.start(`http://127.0.0.1:${sd.port}${SD_PATH}`);
+    await prometheus.waitForTargets(collected.length);
   }, 90_000);
 
   afterAll(async () => {
-    prometheus?.kill("SIGTERM");
+    await prometheus?.stop();
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("finds every target up under its emulated job and instance", async () => {

@@ -1,0 +1,224 @@
+/**
+ * The failure journeys end to end: each shipped scenario runs live and accelerated while a real
+ * Prometheus scrapes gpusynth through its service discovery; the queries of docs/queries.md,
+ * sent to Prometheus' HTTP API, must answer what the simulation says happened — the failed
+ * workloads' pods, nodes, GPUs and XIDs, the backlog's peak, the evicted workloads.
+ *
+ * Ground truth comes from a second, in-process run of the same blueprint (runs are
+ * deterministic), never from the telemetry itself.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterMetrics } from "@gpusynth/constructs";
+import { type DomainEvent, podGroupName, Simulation } from "@gpusynth/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runLive } from "../src/live.js";
+import { ScrapeServer, SD_PATH } from "../src/scrape-server.js";
+import { type InstantSample, PrometheusServer, prometheusBinary } from "./prometheus-server.js";
+
+const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** Simulated seconds per wall second: 12 simulated minutes pass every second. */
+const SPEED = 720;
+/** Wall-clock interval of gpusynth's refresh and of Prometheus' scrapes. */
+const TICK_MS = 500;
+
+/** docs/queries.md's queries by the id in the comment above each block. */
+const documented = new Map(
+  [...readFileSync(repo("docs/queries.md"), "utf8").matchAll(/<!-- query: ([\w-]+) -->\n```promql\n([\s\S]*?)```/g)].map((m) => [
+    m[1] as string,
+    (m[2] as string).trim(),
+  ]),
+);
+const documentedQuery = (id: string): string => {
+  const query = documented.get(id);
+  if (query === undefined) throw new Error(`docs/queries.md has no query "${id}"`);
+  return query;
+};
+
+/** A scenario running live under its own Prometheus, with the wall-clock time of each tick. */
+class LiveScenario {
+  readonly blueprint: Blueprint;
+  readonly events: DomainEvent[] = [];
+  private readonly server = new ScrapeServer();
+  private readonly ticks: Array<{ simulatedMs: number; wallMs: number }> = [];
+  private readonly abort = new AbortController();
+  prometheus: PrometheusServer | undefined;
+
+  constructor(
+    file: string,
+    readonly durationMs: number,
+  ) {
+    this.blueprint = loadBlueprint(repo(file)).blueprint;
+    const truth = new Simulation(this.blueprint);
+    truth.onEvent((event) => this.events.push(event));
+    truth.runUntil(durationMs);
+  }
+
+  async run(): Promise<void> {
+    const sd = await this.server.listen("127.0.0.1", 0);
+    this.prometheus = await PrometheusServer.start(`http://127.0.0.1:${sd.port}${SD_PATH}`, `${TICK_MS}ms`);
+    // Prometheus applies discovered targets every few seconds (minutes of simulated time at this
+    // speed): serve the cluster as it starts and wait for every target before the clock runs.
+    const start = new Simulation(this.blueprint);
+    const metrics = new ClusterMetrics(this.blueprint);
+    start.onEvent(metrics.record);
+    start.runUntil(0);
+    const targets = metrics.collect(start.view());
+    this.server.update(targets);
+    await this.prometheus.waitForTargets(targets.length);
+    await runLive(this.blueprint, {
+      speed: SPEED,
+      intervalMs: TICK_MS,
+      durationMs: this.durationMs,
+      server: this.server,
+      signal: this.abort.signal,
+      onTick: (status) => this.ticks.push({ simulatedMs: status.simulatedMs, wallMs: Date.now() }),
+    });
+    // Let Prometheus scrape the final state twice.
+    await new Promise((resolve) => setTimeout(resolve, 3 * TICK_MS));
+  }
+
+  /** The wall-clock moment by which Prometheus has scraped the state at `simulatedMs`. */
+  scrapedBy(simulatedMs: number): number {
+    const tick = this.ticks.find((t) => t.simulatedMs >= simulatedMs);
+    if (tick === undefined) throw new Error(`the run never reached ${simulatedMs} ms`);
+    return tick.wallMs + 3 * TICK_MS;
+  }
+
+  get startWallMs(): number {
+    return (this.ticks[0] as { wallMs: number }).wallMs;
+  }
+
+  query(id: string, atMs?: number): Promise<InstantSample[]> {
+    return (this.prometheus as PrometheusServer).query(documentedQuery(id), atMs);
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.prometheus?.stop();
+    await this.server.close();
+  }
+}
+
+const rows = (samples: InstantSample[], labels: readonly string[]) =>
+  samples.map((s) => labels.map((l) => s.metric[l] ?? "").join(" ")).sort();
+
+describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus", () => {
+  const fault = new LiveScenario("blueprints/scenarios/gpu-fault.yaml", 4 * HOUR);
+  const quota = new LiveScenario("blueprints/scenarios/quota-exhaustion.yaml", 150 * MINUTE);
+  const storm = new LiveScenario("blueprints/scenarios/preemption-storm.yaml", 2 * HOUR);
+  const scenarios = [fault, quota, storm];
+
+  beforeAll(async () => {
+    await Promise.all(scenarios.map((s) => s.run()));
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(scenarios.map((s) => s.stop()));
+  });
+
+  describe("the walk from a failed workload (gpu-fault)", () => {
+    const failures = fault.events.flatMap((e) => (e.kind === "WorkloadFailed" ? [e] : []));
+    const failedPods = failures.flatMap((e) => e.pods.map((p) => ({ namespace: e.workload.namespace, pod: p, cause: e.cause })));
+
+    it("finds the failed pods after they are gone", async () => {
+      expect(failedPods.length).toBe(3);
+      expect(rows(await fault.query("failed-pods"), ["namespace", "pod"])).toEqual(
+        failedPods.map((f) => `${f.namespace} ${f.pod.name}`).sort(),
+      );
+    });
+
+    it("finds the node each failed pod ran on", async () => {
+      expect(rows(await fault.query("failed-pod-nodes"), ["namespace", "pod", "node"])).toEqual(
+        failedPods.map((f) => `${f.namespace} ${f.pod.name} ${f.pod.node}`).sort(),
+      );
+    });
+
+    it("finds the GPUs (index and UUID) each failed pod held", async () => {
+      const names = new Set(failedPods.map((f) => f.pod.name));
+      const held = (await fault.query("pod-gpus")).filter((s) => names.has(s.metric.pod as string));
+      expect(rows(held, ["pod", "Hostname", "gpu", "UUID"])).toEqual(
+        failedPods.flatMap((f) => f.pod.gpus.map((g) => `${f.pod.name} ${f.pod.node} ${g.index} ${g.uuid}`)).sort(),
+      );
+    });
+
+    it("finds the XID that failed the workload on the GPU its pod held, while the XID is sticky", async () => {
+      const ecc = failedPods.find(
+        (f) =>
+          f.cause.kind === "GpuFault" &&
+          f.cause.xid === 95 &&
+          f.pod.gpus.some((g) => f.cause.kind === "GpuFault" && g.uuid === f.cause.gpu.uuid),
+      );
+      if (ecc === undefined || ecc.cause.kind !== "GpuFault") throw new Error("the scenario no longer fails a pod with XID 95");
+      const hit = (await fault.query("xid-pods")).filter((s) => s.metric.pod === ecc.pod.name);
+      expect(hit.map((s) => [s.metric.UUID, s.metric.err_code, Number(s.value[1])])).toEqual([[ecc.cause.gpu.uuid, "95", 95]]);
+    });
+
+    it("finds the node whose GPU fell off the bus (XID 79) while it waits for its reboot, and not after", async () => {
+      const offBus = fault.events.find((e) => e.kind === "GpuFault" && e.xid === 79);
+      const reboot = fault.events.find((e) => e.kind === "NodeRebootStarted");
+      const ready = fault.events.find((e) => e.kind === "NodeReady");
+      if (offBus?.kind !== "GpuFault" || reboot === undefined || ready === undefined) throw new Error("the scenario changed");
+      const during = await fault.query("missing-gpus", fault.scrapedBy(offBus.t + 5 * MINUTE));
+      expect(during.map((s) => [s.metric.node, Number(s.value[1])])).toEqual([[offBus.node, 1]]);
+      expect(await fault.query("missing-gpus", fault.scrapedBy(ready.t + 5 * MINUTE))).toEqual([]);
+    });
+  });
+
+  describe("the slow-job journey (quota-exhaustion)", () => {
+    it("sees the backlog's peak per project that the simulation had", async () => {
+      const simulation = new Simulation(quota.blueprint);
+      const peak = new Map<string, number>();
+      for (let t = 0; t <= quota.durationMs; t += MINUTE) {
+        simulation.runUntil(t);
+        const pending = new Map<string, number>();
+        for (const w of simulation.view().pending) pending.set(w.project, (pending.get(w.project) ?? 0) + w.pendingPods.length);
+        for (const [project, pods] of pending) peak.set(project, Math.max(peak.get(project) ?? 0, pods));
+      }
+      expect([...peak.values()].some((pods) => pods >= 3)).toBe(true);
+
+      const series = await (quota.prometheus as PrometheusServer).queryRange(
+        documentedQuery("pending-per-project"),
+        quota.startWallMs,
+        quota.scrapedBy(quota.durationMs),
+        TICK_MS / 1000,
+      );
+      const seen = new Map(series.map((s) => [s.metric.label_project as string, Math.max(...s.values.map((v) => Number(v[1])))]));
+      expect(Object.fromEntries(seen)).toEqual(Object.fromEntries(peak));
+    });
+
+    it("shows why they wait: the pods the scheduler could not place at the peak", async () => {
+      const waiting = quota.events.flatMap((e) => (e.kind === "WorkloadUnschedulable" ? [e] : []));
+      const reasons = new Set(waiting.flatMap((e) => e.reasons.map((r) => r.reason)));
+      expect([...reasons].sort()).toEqual(["NonPreemptibleOverQuota", "OverLimit"]);
+      const unschedulable = await quota.query("unschedulable-pods", quota.scrapedBy(90 * MINUTE));
+      const simulation = new Simulation(quota.blueprint);
+      simulation.runUntil(90 * MINUTE);
+      const pendingPods = simulation.view().pending.reduce((n, w) => n + w.pendingPods.length, 0);
+      expect(unschedulable.reduce((n, s) => n + Number(s.value[1]), 0)).toBe(pendingPods);
+    });
+  });
+
+  describe("the preemption storm", () => {
+    it("lists exactly the evicted workloads, per action, with their evicted pods", async () => {
+      const evicted = new Map<string, number>();
+      for (const e of storm.events) {
+        if (e.kind !== "WorkloadPreempted") continue;
+        const key = `${e.workload.namespace} ${podGroupName(e.workload)} ${e.action}`;
+        evicted.set(key, (evicted.get(key) ?? 0) + e.pods.length);
+      }
+      expect(new Set([...evicted.keys()].map((k) => k.split(" ")[2]))).toEqual(new Set(["reclaim", "preempt"]));
+      const found = await storm.query("evicted-workloads");
+      expect(
+        Object.fromEntries(found.map((s) => [`${s.metric.namespace} ${s.metric.podgroup} ${s.metric.action}`, Number(s.value[1])])),
+      ).toEqual(Object.fromEntries(evicted));
+    });
+
+    it("answers every documented query without error on each scenario", async () => {
+      for (const scenario of scenarios) for (const id of documented.keys()) await scenario.query(id);
+    });
+  });
+});

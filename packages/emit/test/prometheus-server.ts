@@ -1,0 +1,115 @@
+/**
+ * A real Prometheus server for tests (the Debian package; .ci/run installs it): started on a free
+ * port with its own temporary data directory, scraping gpusynth through HTTP service discovery,
+ * and always cleaned up — the process is killed and the directory removed on stop() and, should a
+ * test runner die first, on process exit.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const which = (binary: string) => spawnSync("sh", ["-c", `command -v ${binary}`], { encoding: "utf8" }).stdout.trim();
+
+export const prometheusBinary = which("prometheus");
+if (prometheusBinary === "" && process.env.CI === "true")
+  throw new Error("CI must provide a Prometheus server: .ci/run installs the Debian package");
+
+export interface InstantSample {
+  readonly metric: Record<string, string>;
+  readonly value: [number, string];
+}
+
+export interface RangeSeries {
+  readonly metric: Record<string, string>;
+  readonly values: ReadonlyArray<[number, string]>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export class PrometheusServer {
+  private constructor(
+    readonly api: string,
+    private readonly process: ChildProcess,
+    private readonly cleanup: () => void,
+  ) {}
+
+  /** Starts Prometheus scraping every target the service-discovery URL lists. */
+  static async start(sdUrl: string, scrapeInterval = "1s"): Promise<PrometheusServer> {
+    const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus-"));
+    const port = await freePort();
+    writeFileSync(
+      join(dir, "prometheus.yml"),
+      [
+        `global: { scrape_interval: ${scrapeInterval}, scrape_timeout: ${scrapeInterval} }`,
+        "scrape_configs:",
+        "  - job_name: gpusynth",
+        `    http_sd_configs: [{ url: "${sdUrl}", refresh_interval: 1s }]`,
+      ].join("\n"),
+    );
+    const child = spawn(
+      prometheusBinary,
+      [
+        `--config.file=${join(dir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${join(dir, "data")}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      { stdio: "ignore" },
+    );
+    const cleanup = () => {
+      child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    };
+    process.once("exit", cleanup);
+    return new PrometheusServer(`http://127.0.0.1:${port}`, child, cleanup);
+  }
+
+  async get(path: string): Promise<unknown> {
+    const response = await fetch(`${this.api}${path}`);
+    const body = (await response.json()) as { status: string; data: unknown };
+    if (body.status !== "success") throw new Error(`${path}: ${JSON.stringify(body)}`);
+    return body.data;
+  }
+
+  /** An instant query, at `atMs` (wall clock) or now. */
+  async query(promql: string, atMs?: number): Promise<InstantSample[]> {
+    const at = atMs === undefined ? "" : `&time=${atMs / 1000}`;
+    const data = (await this.get(`/api/v1/query?query=${encodeURIComponent(promql)}${at}`)) as { result: InstantSample[] };
+    return data.result;
+  }
+
+  async queryRange(promql: string, startMs: number, endMs: number, stepSeconds: number): Promise<RangeSeries[]> {
+    const data = (await this.get(
+      `/api/v1/query_range?query=${encodeURIComponent(promql)}&start=${startMs / 1000}&end=${endMs / 1000}&step=${stepSeconds}`,
+    )) as { result: RangeSeries[] };
+    return data.result;
+  }
+
+  /** Waits until `targets` targets are up, i.e. Prometheus has scraped each at least once. */
+  async waitForTargets(targets: number, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        const up = await this.query("up");
+        if (up.length === targets && up.every((r) => r.value[1] === "1")) return;
+      } catch {}
+      if (Date.now() > deadline) throw new Error(`Prometheus did not scrape ${targets} targets within ${timeoutMs / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.process.once("exit", resolve));
+    this.process.kill("SIGTERM");
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    this.cleanup();
+    process.removeListener("exit", this.cleanup);
+  }
+}
