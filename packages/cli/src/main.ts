@@ -5,6 +5,7 @@
 import { BlueprintError } from "@gpusynth/blueprint";
 import { checkSignalsCommand, checkSignalsHelp } from "./commands/check-signals.js";
 import { dumpCommand, dumpHelp } from "./commands/dump.js";
+import { reportCommand, reportHelp } from "./commands/report.js";
 import { runCommand, runHelp } from "./commands/run.js";
 import { validateCommand, validateHelp } from "./commands/validate.js";
 import { type Output, processOutput } from "./output.js";
@@ -20,6 +21,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   run: { summary: "run a blueprint's simulated cluster (offline, with a summary)", help: runHelp, run: runCommand },
   validate: { summary: "check a blueprint and report every problem at once", help: validateHelp, run: validateCommand },
   dump: { summary: "run offline and list every metric family emitted, with labels and series", help: dumpHelp, run: dumpCommand },
+  report: { summary: "run offline and draw allocation, backlog and failures as an HTML page", help: reportHelp, run: reportCommand },
   "check-signals": { summary: "compare what runs emit with signals/ (signal fidelity)", help: checkSignalsHelp, run: checkSignalsCommand },
 };
 
@@ -37,6 +39,7 @@ Run "gpusynth <command> --help" for a command's options.
 Examples:
   gpusynth validate blueprints/lab.yaml
   gpusynth run --offline --duration 24h --summary
+  gpusynth report blueprints/scenarios/gpu-fault.yaml --duration 5h --out report.html
 `;
 
 export async function main(argv: readonly string[], output: Output = processOutput): Promise<number> {

@@ -2,6 +2,7 @@
  * Per-project and per-node-pool totals of a run, built only from the domain event stream (so
  * it reports what later layers can see, not the simulation's internals).
  */
+import type { Blueprint } from "@gpusynth/blueprint";
 import type { DomainEvent } from "./events.js";
 
 export interface SummaryRow {
@@ -37,6 +38,14 @@ export class SummaryCollector {
   private readonly projects = new Map<string, SummaryRow>();
   private readonly pools = new Map<string, SummaryRow>();
   private readonly open = new Map<number, Open>();
+
+  /** Rows for the blueprint's projects (deserved GPUs over all pools) and node pools (capacity). */
+  static forBlueprint(blueprint: Blueprint): SummaryCollector {
+    return new SummaryCollector(
+      blueprint.projects.map((p) => ({ name: p.name, gpus: Object.values(p.nodePools).reduce((sum, q) => sum + q.deserved, 0) })),
+      blueprint.nodePools.map((p) => ({ name: p.name, gpus: p.nodes * p.gpusPerNode })),
+    );
+  }
 
   constructor(projects: ReadonlyArray<{ name: string; gpus: number }>, pools: ReadonlyArray<{ name: string; gpus: number }>) {
     for (const p of projects) this.projects.set(p.name, emptyRow(p.name, p.gpus));

@@ -1,4 +1,4 @@
-import { closeSync, openSync } from "node:fs";
+import { closeSync } from "node:fs";
 import { type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
 import {
   ConsoleLogsSink,
@@ -27,7 +27,7 @@ import { parseCommand } from "../parse.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { summaryJson, summaryText } from "../summary-table.js";
 import { EXIT_OK, UsageError } from "../usage.js";
-import { durationOption, oneBlueprint, seedOption } from "./options.js";
+import { durationOption, oneBlueprint, openForWriting, seedOption } from "./options.js";
 
 export const runHelp = `Usage: gpusynth run [options] [blueprint]
 
@@ -172,14 +172,6 @@ interface OfflineRun {
   readonly json: boolean;
 }
 
-function openForWriting(flag: string, file: string): number {
-  try {
-    return openSync(file, "w");
-  } catch (cause) {
-    throw new UsageError(`--${flag}: cannot write "${file}": ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`);
-  }
-}
-
 async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun): Promise<number> {
   let lastDrawn = 0;
   const progress = (t: number) => {
@@ -188,10 +180,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
     output.err(`\rsimulated ${formatDuration(t)} of ${formatDuration(run.durationMs)} (${Math.floor((100 * t) / run.durationMs)}%)   `);
   };
   let simulation: Simulation;
-  const collector = new SummaryCollector(
-    blueprint.projects.map((p) => ({ name: p.name, gpus: Object.values(p.nodePools).reduce((sum, q) => sum + q.deserved, 0) })),
-    blueprint.nodePools.map((p) => ({ name: p.name, gpus: p.nodes * p.gpusPerNode })),
-  );
+  const collector = SummaryCollector.forBlueprint(blueprint);
   const emitting = run.otlpJson !== undefined || run.otlpJsonLogs !== undefined || run.consoleLogs;
   if (emitting) {
     const metricsFd = run.otlpJson === undefined ? undefined : openForWriting("otlp-json", run.otlpJson);

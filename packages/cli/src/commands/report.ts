@@ -1,0 +1,55 @@
+import { closeSync, writeSync } from "node:fs";
+import { formatProblem, loadBlueprint } from "@gpusynth/blueprint";
+import type { Output } from "../output.js";
+import { parseCommand } from "../parse.js";
+import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
+import { reportPage } from "../report/page.js";
+import { recordTimeline } from "../report/timeline.js";
+import { EXIT_OK, UsageError } from "../usage.js";
+import { durationOption, oneBlueprint, openForWriting, seedOption } from "./options.js";
+
+export const reportHelp = `Usage: gpusynth report [options] [blueprint] --out <file.html>
+
+Runs a blueprint offline and writes one self-contained HTML page (no scripts, nothing fetched)
+for people who would rather look than read: GPUs allocated per node pool over time, pods waiting
+per project, failures, evictions, GPU faults and node reboots on one timeline (hover a marker for
+the workload, XID and node), and totals per project.
+
+Arguments:
+  blueprint         YAML file (default: blueprints/lab.yaml)
+
+Options:
+  --out <file>      where to write the page (required)
+  --duration <d>    simulated time to run, e.g. 6h, 7d (default: 24h)
+  --seed <n>        override the blueprint's seed (0 … 4294967295)
+  -h, --help        show this help
+
+Examples:
+  gpusynth report blueprints/scenarios/preemption-storm.yaml --duration 3h --out storm.html
+  gpusynth report --duration 7d --out lab-week.html
+`;
+
+export function reportCommand(args: readonly string[], output: Output): number {
+  const { values, positionals } = parseCommand(
+    args,
+    { out: { type: "string" }, duration: { type: "string" }, seed: { type: "string" } },
+    "report",
+  );
+  if (typeof values.out !== "string") throw new UsageError('--out: expected the HTML file to write, e.g. "--out report.html"');
+  const durationMs = durationOption("duration", values.duration, "24h");
+  const seed = seedOption(values.seed);
+  const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
+  const { blueprint, warnings } = loadBlueprint(file);
+  for (const warning of warnings) output.err(`${formatProblem(warning, file)}\n`);
+  const fd = openForWriting("out", values.out);
+  const timeline = recordTimeline(blueprint, durationMs, seed);
+  try {
+    writeSync(fd, reportPage(timeline));
+  } finally {
+    closeSync(fd);
+  }
+  output.out(
+    `${values.out}: ${timeline.times.length} samples of ${timeline.allocation.length} node pool(s) and ${timeline.backlog.length} project(s), ${timeline.moments.length} failures, evictions, faults and reboots\n`,
+  );
+  return EXIT_OK;
+}
