@@ -128,6 +128,24 @@ const nodePoolPreference = (fallback: string) =>
 
 const WORKLOAD_TYPES = ["training", "distributed-training", "interactive", "inference"] as const;
 
+/**
+ * Run:ai's restartPolicy and backoffLimit of a workload (control-plane API 2.24 schemas
+ * RestartPolicy, BackoffLimit). Always is not modelled: a container restarted forever needs a
+ * person to delete the workload, which gpusynth does not simulate.
+ */
+const restartFields = {
+  restartPolicy: z.enum(["Never", "OnFailure"]).default("Never").meta({
+    description:
+      "Never: a failed container fails the workload. OnFailure: the kubelet restarts it in place after its back-off (10 s doubling to 5 min; CrashLoopBackOff) and the failure recurs, until backoffLimit restarts are spent.",
+  }),
+  backoffLimit: z
+    .int()
+    .min(0)
+    .max(100)
+    .default(6)
+    .meta({ description: "Restarts before the workload is marked failed (Run:ai default: 6)." }),
+};
+
 const workloadKindSchema = z
   .strictObject({
     type: z.enum(WORKLOAD_TYPES).meta({
@@ -166,6 +184,7 @@ const workloadKindSchema = z
     pendingPatience: durationSchema.optional().meta({
       description: "The submitting user deletes the workload if it has not started after this long.",
     }),
+    ...restartFields,
   })
   .superRefine((kind, ctx) => {
     const total = (kind.failure?.probability ?? 0) + (kind.cancel?.probability ?? 0);
@@ -212,6 +231,7 @@ const submissionSchema = z
     ending: z.enum(["complete", "fail", "cancel"]).default("complete"),
     nodePools: nodePoolPreference("the project's node pools in declared order"),
     pendingPatience: durationSchema.optional(),
+    ...restartFields,
   })
   .meta({ description: "One workload submitted at a fixed time: for scenarios that must happen exactly when declared." });
 

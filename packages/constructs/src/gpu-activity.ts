@@ -156,7 +156,8 @@ const IDLE: Activity = { util: 0, engineShare: 0, tensorShare: 0, dram: 0, memor
 
 /** Activity of a GPU held by `workload` at time t (ms); the same for every GPU of the workload. */
 function activityOf(workload: DeepReadonly<Workload> | null, t: number): Activity {
-  if (workload === null) return IDLE;
+  // No container runs while a failed one waits out the kubelet's back-off.
+  if (workload === null || (workload.backoffUntil !== null && t < workload.backoffUntil)) return IDLE;
   const id = workload.uid;
   switch (workload.type) {
     case "training":

@@ -20,7 +20,7 @@ import { type InstantSample, PrometheusServer, prometheusBinary } from "./promet
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-/** Simulated seconds per wall second: 12 simulated minutes pass every second. */
+/** Simulated seconds per wall second, by default: 12 simulated minutes pass every second. */
 const SPEED = 720;
 /** Wall-clock interval of gpusynth's refresh and of Prometheus' scrapes. */
 const TICK_MS = 500;
@@ -50,6 +50,7 @@ class LiveScenario {
   constructor(
     file: string,
     readonly durationMs: number,
+    private readonly speed = SPEED,
   ) {
     this.blueprint = loadBlueprint(repo(file)).blueprint;
     const truth = new Simulation(this.blueprint);
@@ -70,7 +71,7 @@ class LiveScenario {
     this.server.update(targets);
     await this.prometheus.waitForTargets(targets.length);
     await runLive(this.blueprint, {
-      speed: SPEED,
+      speed: this.speed,
       intervalMs: TICK_MS,
       durationMs: this.durationMs,
       server: this.server,
@@ -110,7 +111,9 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
   const fault = new LiveScenario("blueprints/scenarios/gpu-fault.yaml", 4 * HOUR);
   const quota = new LiveScenario("blueprints/scenarios/quota-exhaustion.yaml", 150 * MINUTE);
   const storm = new LiveScenario("blueprints/scenarios/preemption-storm.yaml", 2 * HOUR);
-  const scenarios = [fault, quota, storm];
+  // Slower: its back-offs last seconds to minutes, and Prometheus must see them.
+  const crashLoop = new LiveScenario("blueprints/scenarios/crash-loop.yaml", 45 * MINUTE, 120);
+  const scenarios = [fault, quota, storm, crashLoop];
 
   beforeAll(async () => {
     await Promise.all(scenarios.map((s) => s.run()));
@@ -165,6 +168,26 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
       const during = await fault.query("missing-gpus", fault.scrapedBy(offBus.t + 5 * MINUTE));
       expect(during.map((s) => [s.metric.node, Number(s.value[1])])).toEqual([[offBus.node, 1]]);
       expect(await fault.query("missing-gpus", fault.scrapedBy(ready.t + 5 * MINUTE))).toEqual([]);
+    });
+  });
+
+  describe("a job that keeps failing (crash-loop)", () => {
+    it("finds its pod with the restarts the kubelet made, and none for jobs that never restarted", async () => {
+      const restarted = crashLoop.events.flatMap((e) => (e.kind === "ContainerRestarted" ? [e] : []));
+      const last = new Map(restarted.flatMap((e) => e.pods.map((p) => [`${e.workload.namespace} ${p.name}`, e.restarts] as const)));
+      expect([...last.values()]).toEqual([6]);
+      const found = await crashLoop.query("restarting-pods");
+      expect(Object.fromEntries(found.map((s) => [`${s.metric.namespace} ${s.metric.pod}`, Number(s.value[1])]))).toEqual(
+        Object.fromEntries(last),
+      );
+    });
+
+    it("sees it waiting in CrashLoopBackOff during its last back-off, and not once it has failed", async () => {
+      const crashes = crashLoop.events.flatMap((e) => (e.kind === "ContainerCrashed" ? [e] : []));
+      const lastCrash = crashes.at(-1) as (typeof crashes)[number];
+      const during = await crashLoop.query("crash-looping-pods", crashLoop.scrapedBy(lastCrash.t + 60_000));
+      expect(during.map((s) => s.metric.pod)).toEqual(lastCrash.pods.map((p) => p.name));
+      expect(await crashLoop.query("crash-looping-pods")).toEqual([]);
     });
   });
 

@@ -65,7 +65,9 @@ export interface QueueState {
 export type FailureCause =
   | { readonly kind: "Error" }
   | { readonly kind: "GpuFault"; readonly node: string; readonly gpu: GpuRef; readonly xid: number }
-  | { readonly kind: "NodeReboot"; readonly node: string };
+  | { readonly kind: "NodeReboot"; readonly node: string }
+  /** restartPolicy OnFailure: the container failed again with backoffLimit restarts spent. */
+  | { readonly kind: "BackoffLimitExceeded"; readonly restarts: number };
 
 interface Base {
   /** Simulated milliseconds since the blueprint's start time. */
@@ -130,6 +132,24 @@ export type DomainEvent =
       readonly source: "hazard" | "injection";
       readonly category?: string;
       readonly affected: readonly WorkloadRef[];
+    })
+  | (Base & {
+      /** A container failed and waits out the kubelet's back-off before restarting in place. */
+      readonly kind: "ContainerCrashed";
+      readonly workload: WorkloadRef;
+      readonly nodePool: string;
+      readonly pods: readonly PodPlacement[];
+      /** Restarts so far (restartCount before this back-off). */
+      readonly restarts: number;
+      readonly backoffMs: number;
+    })
+  | (Base & {
+      /** The kubelet restarted the failed container in place; restartCount is now `restarts`. */
+      readonly kind: "ContainerRestarted";
+      readonly workload: WorkloadRef;
+      readonly nodePool: string;
+      readonly pods: readonly PodPlacement[];
+      readonly restarts: number;
     })
   | (Base & { readonly kind: "GpuResetStarted" | "GpuResetCompleted"; readonly node: string; readonly gpu: GpuRef })
   | (Base & { readonly kind: "NodeCordoned"; readonly node: string; readonly xid: number })

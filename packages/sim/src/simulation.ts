@@ -42,6 +42,7 @@ type Happening =
   | { readonly kind: "submission"; readonly submission: Submission }
   | { readonly kind: "cycle" }
   | { readonly kind: "end"; readonly workload: Workload; readonly token: number }
+  | { readonly kind: "restart"; readonly workload: Workload; readonly token: number }
   | { readonly kind: "patience"; readonly workload: Workload }
   | { readonly kind: "fault"; readonly gpu: Gpu; readonly xid: number; readonly source: "hazard" | "injection"; readonly category?: string }
   | { readonly kind: "hazard" }
@@ -193,8 +194,15 @@ export class Simulation {
         this.cycleQueued = false;
         this.scheduler.cycle([...this.pending], [...this.running]);
         return;
-      case "end":
-        if (item.workload.endToken === item.token && item.workload.phase === "Running") this.finish(item.workload);
+      case "end": {
+        const w = item.workload;
+        if (w.endToken !== item.token || w.phase !== "Running") return;
+        if (w.ending === "fail" && w.restartPolicy === "OnFailure") this.crash(w);
+        else this.finish(w);
+        return;
+      }
+      case "restart":
+        if (item.workload.endToken === item.token && item.workload.phase === "Running") this.restart(item.workload);
         return;
       case "patience":
         if (item.workload.phase === "Pending") this.cancelPending(item.workload);
@@ -268,6 +276,8 @@ export class Simulation {
       runMs: draw.runMs,
       ending: draw.ending,
       pendingPatience: draw.kind.pendingPatience,
+      restartPolicy: draw.kind.restartPolicy,
+      backoffLimit: draw.kind.backoffLimit,
     });
     const next = process.nextArrival(this.nowMs);
     if (next !== undefined) this.agenda.push(next, { kind: "arrival", process });
@@ -286,6 +296,8 @@ export class Simulation {
     runMs: number;
     ending: Ending;
     pendingPatience?: number | undefined;
+    restartPolicy: "Never" | "OnFailure";
+    backoffLimit: number;
   }): void {
     const project = this.projectOf(spec.project);
     const priority = this.priorities.get(spec.priorityClass) as number;
@@ -311,6 +323,10 @@ export class Simulation {
       runMs: spec.runMs,
       ending: spec.ending,
       pendingPatienceMs: spec.pendingPatience,
+      restartPolicy: spec.restartPolicy,
+      backoffLimit: spec.backoffLimit,
+      restarts: 0,
+      backoffUntil: null,
       phase: "Pending",
       pool: null,
       pods: [],
@@ -383,15 +399,20 @@ export class Simulation {
           gpuCount: pod.gpus.length,
           startedAt: pod.startedAt,
           finishedAt: this.nowMs,
+          restarts: w.restarts,
         });
       }
     }
     const pool = w.pool as string;
     for (const pod of w.pods) for (const gpu of pod.gpus) releaseGpu(gpu);
     this.account(w, pool, -1);
-    w.ranMs += this.nowMs - (w.runningSince ?? this.nowMs);
+    // A container that fails and restarts in place fails again a full run time after any start.
+    const restartsFromScratch = w.ending === "fail" && w.restartPolicy === "OnFailure";
+    w.ranMs = restartsFromScratch ? 0 : w.ranMs + this.nowMs - (w.runningSince ?? this.nowMs);
     w.runningSince = null;
     w.pods = [];
+    w.restarts = 0;
+    w.backoffUntil = null;
     w.endToken++;
     this.running.delete(w);
     this.requestCycle();
@@ -473,6 +494,49 @@ export class Simulation {
       w.phase = "Cancelled";
       this.emit({ ...base, kind: "WorkloadCancelled", whilePending: false });
     }
+  }
+
+  /**
+   * restartPolicy OnFailure: the container failed. With backoffLimit restarts spent the workload
+   * fails; otherwise the kubelet restarts it in place after its back-off, the GPUs still held.
+   */
+  private crash(w: Workload): void {
+    if (w.restarts >= w.backoffLimit) {
+      this.fail(w, { kind: "BackoffLimitExceeded", restarts: w.restarts });
+      return;
+    }
+    const backoffMs = Math.min(KUBELET_BACKOFF_INITIAL_MS * 2 ** w.restarts, KUBELET_BACKOFF_MAX_MS);
+    w.backoffUntil = this.nowMs + backoffMs;
+    w.endToken++;
+    this.agenda.push(w.backoffUntil, { kind: "restart", workload: w, token: w.endToken });
+    const pool = w.pool as string;
+    this.emit({
+      t: this.nowMs,
+      kind: "ContainerCrashed",
+      workload: workloadRef(w),
+      nodePool: pool,
+      pods: podPlacements(w.pods),
+      restarts: w.restarts,
+      backoffMs,
+    });
+  }
+
+  /** The container runs again from scratch; the same fault recurs after the same run time. */
+  private restart(w: Workload): void {
+    w.restarts++;
+    w.backoffUntil = null;
+    w.ranMs = 0;
+    w.runningSince = this.nowMs;
+    this.agenda.push(this.nowMs + w.runMs, { kind: "end", workload: w, token: w.endToken });
+    const pool = w.pool as string;
+    this.emit({
+      t: this.nowMs,
+      kind: "ContainerRestarted",
+      workload: workloadRef(w),
+      nodePool: pool,
+      pods: podPlacements(w.pods),
+      restarts: w.restarts,
+    });
   }
 
   private fail(w: Workload, cause: FailureCause): void {
@@ -557,6 +621,9 @@ export function podGroupName(w: { name: string; uid: string }): string {
 
 const SUCCEEDED = { phase: "Succeeded", reason: "Completed" } as const;
 const FAILED = { phase: "Failed", reason: "Error" } as const;
+/** The kubelet's container restart back-off: 10 s, doubling per restart, capped at 5 minutes (pkg/kubelet/kubelet.go backOffPeriod, MaxContainerBackOff). */
+const KUBELET_BACKOFF_INITIAL_MS = 10_000;
+const KUBELET_BACKOFF_MAX_MS = 300_000;
 
 function gpuRef(gpu: Gpu) {
   return { index: gpu.index, uuid: gpu.uuid };

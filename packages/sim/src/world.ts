@@ -99,6 +99,8 @@ export interface FinishedPod extends PodIdentity {
   readonly phase: "Succeeded" | "Failed";
   /** The container's terminated-state reason as the kubelet reports it. */
   readonly reason: "Completed" | "Error";
+  /** The container's restartCount when it terminated for good. */
+  readonly restarts: number;
 }
 
 export interface Workload {
@@ -126,6 +128,13 @@ export interface Workload {
   readonly runMs: number;
   readonly ending: Ending;
   readonly pendingPatienceMs: number | undefined;
+  /** Run:ai restartPolicy: OnFailure restarts a failed container in place (CrashLoopBackOff). */
+  readonly restartPolicy: "Never" | "OnFailure";
+  readonly backoffLimit: number;
+  /** Container restarts of the current pods (their restartCount); new pods start at 0. */
+  restarts: number;
+  /** While the failed container waits out the kubelet's back-off: when it restarts. */
+  backoffUntil: number | null;
   phase: WorkloadPhase;
   pool: string | null;
   pods: Pod[];

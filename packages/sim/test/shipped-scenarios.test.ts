@@ -50,3 +50,39 @@ describe("blueprints/scenarios/gpu-fault.yaml", () => {
     ]);
   });
 });
+
+describe("blueprints/scenarios/crash-loop.yaml", () => {
+  const SECOND = 1_000;
+  const { events } = run(repoFile("blueprints/scenarios/crash-loop.yaml"), 2 * HOUR);
+  const bad = eventsOf(events, "train-bad");
+  const started = only(bad, "WorkloadStarted")[0]?.t as number;
+
+  it("restarts the failing container in place after the kubelet's back-off: 10 s doubling per restart", () => {
+    expect(only(bad, "ContainerCrashed").map((e) => [e.t - started, e.backoffMs])).toEqual([
+      [2 * MINUTE, 10 * SECOND],
+      [4 * MINUTE + 10 * SECOND, 20 * SECOND],
+      [6 * MINUTE + 30 * SECOND, 40 * SECOND],
+      [9 * MINUTE + 10 * SECOND, 80 * SECOND],
+      [12 * MINUTE + 30 * SECOND, 160 * SECOND],
+      [17 * MINUTE + 10 * SECOND, 300 * SECOND],
+    ]);
+    expect(only(bad, "ContainerRestarted").map((e) => e.restarts)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Restarting in place: the same pod on the same GPUs, never back to Pending.
+    expect(new Set(only(bad, "ContainerRestarted").map((e) => JSON.stringify(e.pods))).size).toBe(1);
+    expect(only(bad, "WorkloadStarted").length).toBe(1);
+  });
+
+  it("fails the workload when the failure recurs with the backoffLimit spent, at 00:34", () => {
+    const failed = only(bad, "WorkloadFailed");
+    expect(failed.map((e) => [e.t - started, e.cause])).toEqual([
+      [24 * MINUTE + 10 * SECOND, { kind: "BackoffLimitExceeded", restarts: 6 }],
+    ]);
+    expect(started).toBe(10 * MINUTE + SECOND);
+  });
+
+  it("fails a restartPolicy Never workload once, without restarts", () => {
+    const once = eventsOf(events, "train-once");
+    expect(only(once, "ContainerCrashed")).toEqual([]);
+    expect(only(once, "WorkloadFailed").map((e) => e.cause.kind)).toEqual(["Error"]);
+  });
+});

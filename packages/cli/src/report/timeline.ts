@@ -4,7 +4,7 @@
  * node reboots as they happened. Built from the simulation's view and its domain events only.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { type DomainEvent, Simulation, type Summary, SummaryCollector } from "@gpusynth/sim";
+import { type DomainEvent, type FailureCause, Simulation, type Summary, SummaryCollector } from "@gpusynth/sim";
 
 export type MomentKind = "failed" | "evicted" | "gpu-fault" | "node-reboot";
 
@@ -38,18 +38,23 @@ export interface Timeline {
 /** Samples are taken at most this many times, whatever the duration. */
 const MAX_SAMPLES = 720;
 
+function causeText(cause: FailureCause): string {
+  switch (cause.kind) {
+    case "GpuFault":
+      return `XID ${cause.xid} on ${cause.node} GPU ${cause.gpu.index}`;
+    case "NodeReboot":
+      return `node ${cause.node} rebooted`;
+    case "BackoffLimitExceeded":
+      return `container kept failing (${cause.restarts} restarts, backoffLimit reached)`;
+    case "Error":
+      return "container error";
+  }
+}
+
 function momentOf(event: DomainEvent): Moment | undefined {
   switch (event.kind) {
-    case "WorkloadFailed": {
-      const cause = event.cause;
-      const why =
-        cause.kind === "GpuFault"
-          ? `XID ${cause.xid} on ${cause.node} GPU ${cause.gpu.index}`
-          : cause.kind === "NodeReboot"
-            ? `node ${cause.node} rebooted`
-            : "container error";
-      return { t: event.t, kind: "failed", text: `${event.workload.name} (${event.workload.project}) failed: ${why}` };
-    }
+    case "WorkloadFailed":
+      return { t: event.t, kind: "failed", text: `${event.workload.name} (${event.workload.project}) failed: ${causeText(event.cause)}` };
     case "WorkloadPreempted":
       return {
         t: event.t,

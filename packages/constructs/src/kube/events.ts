@@ -9,8 +9,10 @@
  * - the KAI binder (component binder): Bound (pkg/binder/controllers/bindrequest_controller.go);
  * - the kubelet (component kubelet, host = node): Created and Started when a pod starts, Killing
  *   when a running pod is deleted (preemption, cancellation)
- *   (pkg/kubelet/kuberuntime/kuberuntime_container.go), Rebooted and NodeReady on the Node when it
- *   comes back (pkg/kubelet/nodestatus/setters.go);
+ *   (pkg/kubelet/kuberuntime/kuberuntime_container.go), BackOff at every pod sync while a failed
+ *   container waits to restart in place, then Pulled/Created/Started again
+ *   (kuberuntime_manager.go doBackOff), Rebooted and NodeReady on the Node when it comes back
+ *   (pkg/kubelet/nodestatus/setters.go);
  * - the node-lifecycle controller (component node-controller): NodeNotReady when a node goes down.
  * Message templates are verbatim; documented in signals/kubernetes.md with the log fields.
  */
@@ -74,6 +76,24 @@ export function unschedulableMessage(reason: PendingReason, queue: string, nodes
   }
 }
 
+/**
+ * The kubelet re-syncs a pod whose sync failed after its pod-worker back-off period, 10 s with
+ * jitter factor 0.5 (pkg/kubelet/pod_workers.go, kubelet.go backOffPeriod); every sync during a
+ * container's restart back-off records BackOff again. The first sync follows the container's
+ * death within the PLEG relist period (1 s, pkg/kubelet/kubelet.go plegRelistPeriod).
+ */
+const POD_WORKER_BACKOFF_MS = 10_000;
+const PLEG_RELIST_MS = 1_000;
+
+interface CrashLoop {
+  readonly workload: WorkloadRef;
+  readonly pods: readonly PodPlacement[];
+  readonly untilMs: number;
+  /** The next pod sync (Unix ms) per pod, in step with `pods`. */
+  readonly nextMs: number[];
+  syncs: number;
+}
+
 interface Waiting {
   readonly workload: WorkloadRef;
   readonly events: readonly EventInput[];
@@ -87,6 +107,7 @@ export class KubernetesEvents {
   private readonly recorder = new EventRecorder();
   private readonly waiting = new Map<number, Waiting>();
   private readonly pendingPods = new Map<number, ReadonlyArray<{ name: string; uid: string }>>();
+  private readonly crashLoops = new Map<number, CrashLoop>();
   private out: LogRecordOut[] = [];
 
   constructor(
@@ -163,21 +184,22 @@ export class KubernetesEvents {
             },
             now,
           );
-          // The kubelet pulls the image if the node lacks it (images/image_manager.go), then
-          // starts the container (kuberuntime_container.go startContainer).
-          const container = containerName(event.workload.type, event.workload.name);
-          const kubelet = { component: "kubelet", host: pod.node };
-          const ref = podObject(event.workload, pod, `spec.containers{${container}}`);
-          const startedAt = this.pullImage(event.workload.image, kubelet, ref, now);
-          this.write(
-            { source: kubelet, object: ref, type: "Normal", reason: "Created", message: `Created container ${container}` },
-            startedAt,
-          );
-          this.write(
-            { source: kubelet, object: ref, type: "Normal", reason: "Started", message: `Started container ${container}` },
-            startedAt,
-          );
+          this.startContainer(event.workload, pod, now);
         }
+        return;
+      case "ContainerCrashed":
+        this.crashLoops.set(event.workload.id, {
+          workload: event.workload,
+          pods: event.pods,
+          untilMs: now + event.backoffMs,
+          nextMs: event.pods.map(() => now + PLEG_RELIST_MS),
+          syncs: 0,
+        });
+        return;
+      case "ContainerRestarted":
+        this.backOffUntil(event.workload.id, now);
+        this.crashLoops.delete(event.workload.id);
+        for (const pod of event.pods) this.startContainer(event.workload, pod, now);
         return;
       case "NodeRebootStarted":
         // The node stops posting status; the node-lifecycle controller marks it NotReady.
@@ -223,6 +245,7 @@ export class KubernetesEvents {
         this.unschedulable(event.workload, event.reasons, now);
         return;
       case "WorkloadPreempted":
+        this.endCrashLoop(event.workload.id, now);
         for (const pod of event.pods) {
           this.write(
             {
@@ -240,6 +263,7 @@ export class KubernetesEvents {
         this.forgetPods(event.workload);
         return;
       case "WorkloadCancelled":
+        this.endCrashLoop(event.workload.id, now);
         this.waiting.delete(event.workload.id);
         this.killed(event.workload, event.pods, now);
         for (const pod of event.pods) this.recorder.forget(pod.uid);
@@ -248,6 +272,7 @@ export class KubernetesEvents {
         return;
       case "WorkloadCompleted":
       case "WorkloadFailed":
+        this.endCrashLoop(event.workload.id, now);
         this.waiting.delete(event.workload.id);
         for (const pod of event.pods) this.recorder.forget(pod.uid);
         this.recorder.forget(podGroupObject(event.workload).uid);
@@ -265,6 +290,7 @@ export class KubernetesEvents {
    * Unschedulable for workloads still waiting, which the spam filter thins out.
    */
   drain(nowMs: number): LogRecordOut[] {
+    for (const id of this.crashLoops.keys()) this.backOffUntil(id, nowMs);
     for (const waiting of this.waiting.values()) {
       while (waiting.nextMs <= nowMs) {
         let next = Number.POSITIVE_INFINITY;
@@ -307,6 +333,44 @@ export class KubernetesEvents {
       nextMs: Math.ceil((now + 1) / this.schedulingPeriodMs) * this.schedulingPeriodMs,
       dropped: 0,
     });
+  }
+
+  /** The kubelet pulls the image if the node lacks it (images/image_manager.go), then starts the container (kuberuntime_container.go startContainer). */
+  private startContainer(w: WorkloadRef, pod: PodPlacement, now: number): void {
+    const container = containerName(w.type, w.name);
+    const kubelet = { component: "kubelet", host: pod.node };
+    const ref = podObject(w, pod, `spec.containers{${container}}`);
+    const startedAt = this.pullImage(w.image, kubelet, ref, now);
+    this.write({ source: kubelet, object: ref, type: "Normal", reason: "Created", message: `Created container ${container}` }, startedAt);
+    this.write({ source: kubelet, object: ref, type: "Normal", reason: "Started", message: `Started container ${container}` }, startedAt);
+  }
+
+  /** BackOff at each pod sync of a crash loop up to `nowMs` (and before the restart). */
+  private backOffUntil(id: number, nowMs: number): void {
+    const loop = this.crashLoops.get(id);
+    if (loop === undefined) return;
+    const w = loop.workload;
+    const container = containerName(w.type, w.name);
+    loop.pods.forEach((pod, i) => {
+      const input: EventInput = {
+        source: { component: "kubelet", host: pod.node },
+        object: podObject(w, pod, `spec.containers{${container}}`),
+        type: "Warning",
+        reason: "BackOff",
+        // format.Pod: <name>_<namespace>(<uid>)
+        message: `Back-off restarting failed container ${container} in pod ${pod.name}_${w.namespace}(${pod.uid})`,
+      };
+      while ((loop.nextMs[i] as number) < Math.min(nowMs + 1, loop.untilMs)) {
+        this.write(input, loop.nextMs[i] as number);
+        loop.syncs++;
+        loop.nextMs[i] = (loop.nextMs[i] as number) + Math.round(POD_WORKER_BACKOFF_MS * (1 + 0.5 * unitHash(pod.uid, loop.syncs)));
+      }
+    });
+  }
+
+  private endCrashLoop(id: number, now: number): void {
+    this.backOffUntil(id, now);
+    this.crashLoops.delete(id);
   }
 
   private killed(w: WorkloadRef, pods: readonly PodPlacement[], now: number): void {

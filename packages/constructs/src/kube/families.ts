@@ -7,10 +7,17 @@
 import type { MetricFamily } from "../catalogue.js";
 
 const POD = ["namespace", "pod", "uid"] as const;
-const family = (id: string, name: string, help: string, labels: readonly string[], stable = true): MetricFamily => ({
+const family = (
+  id: string,
+  name: string,
+  help: string,
+  labels: readonly string[],
+  stable = true,
+  type: MetricFamily["type"] = "gauge",
+): MetricFamily => ({
   id: `kube.${id}`,
   name,
-  type: "gauge",
+  type,
   help: stable ? `[STABLE] ${help}` : help,
   labels,
 });
@@ -39,6 +46,27 @@ export const KSM = {
     "pod_container_status_terminated_reason",
     "kube_pod_container_status_terminated_reason",
     "Describes the reason the container is currently in terminated state.",
+    [...POD, "container", "reason"],
+    false,
+  ),
+  podRestarts: family(
+    "pod_container_status_restarts_total",
+    "kube_pod_container_status_restarts_total",
+    "The number of container restarts per container.",
+    [...POD, "container"],
+    true,
+    "counter",
+  ),
+  podWaitingReason: family(
+    "pod_container_status_waiting_reason",
+    "kube_pod_container_status_waiting_reason",
+    "Describes the reason the container is currently in waiting state.",
+    [...POD, "container", "reason"],
+  ),
+  podLastTerminatedReason: family(
+    "pod_container_status_last_terminated_reason",
+    "kube_pod_container_status_last_terminated_reason",
+    "Describes the last reason the container was in terminated state.",
     [...POD, "container", "reason"],
     false,
   ),

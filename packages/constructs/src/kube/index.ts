@@ -63,6 +63,10 @@ export class KubeConstruct implements MetricConstruct {
         scheduled?: boolean;
         reason?: string;
         gpus: number;
+        /** Container statuses exist once the pod is bound: restartCount and, after a restart, why it last ended. */
+        restarts?: number;
+        /** The failed container waits out the kubelet's back-off. */
+        crashLooping?: boolean;
       },
     ) => {
       const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
@@ -103,6 +107,13 @@ export class KubeConstruct implements MetricConstruct {
         if (!state.scheduled) samples.push(sample(KSM.podUnschedulable, base, 1));
       }
       if (state.reason !== undefined) samples.push(sample(KSM.podTerminatedReason, { ...base, container, reason: state.reason }, 1));
+      if (state.restarts !== undefined) {
+        samples.push(sample(KSM.podRestarts, { ...base, container }, state.restarts, pod.createdAt));
+        // Restarts happen only after a failure here, so the last termination was an Error.
+        if (state.restarts > 0 || state.crashLooping === true)
+          samples.push(sample(KSM.podLastTerminatedReason, { ...base, container, reason: "Error" }, 1));
+      }
+      if (state.crashLooping === true) samples.push(sample(KSM.podWaitingReason, { ...base, container, reason: "CrashLoopBackOff" }, 1));
       samples.push(
         sample(
           KSM.podResourceRequests,
@@ -123,7 +134,15 @@ export class KubeConstruct implements MetricConstruct {
     }
     for (const w of view.running) {
       for (const pod of w.pods)
-        podSamples(w, pod, { phase: "Running", node: pod.node, startedAt: pod.startedAt, scheduled: true, gpus: pod.gpus.length });
+        podSamples(w, pod, {
+          phase: "Running",
+          node: pod.node,
+          startedAt: pod.startedAt,
+          scheduled: true,
+          gpus: pod.gpus.length,
+          restarts: w.restarts,
+          crashLooping: w.backoffUntil !== null,
+        });
     }
     for (const pod of view.finishedPods) {
       podSamples(pod.workload, pod, {
@@ -133,6 +152,7 @@ export class KubeConstruct implements MetricConstruct {
         scheduled: true,
         reason: pod.reason,
         gpus: pod.gpuCount,
+        restarts: pod.restarts,
       });
     }
     return [
