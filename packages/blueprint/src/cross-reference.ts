@@ -208,11 +208,16 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
 
   const nodes = new Map<string, NodePool>();
   for (const pool of bp.nodePools) for (let i = 0; i < pool.nodes; i++) nodes.set(nodeName(pool, i), pool);
+  const examples = bp.nodePools.map((p) => nodeName(p, 0)).join(", ");
+  const nodeProblem = (path: YamlPath, node: string) =>
+    error(path, `a node of the blueprint (names look like ${examples})`, describeValue(node));
+  bp.faults.memoryPressure.forEach((pressure, i) => {
+    if (!nodes.has(pressure.node)) nodeProblem(["faults", "memoryPressure", i, "node"], pressure.node);
+  });
   bp.faults.injections.forEach((injection, i) => {
     const pool = nodes.get(injection.node);
     if (pool === undefined) {
-      const examples = bp.nodePools.map((p) => nodeName(p, 0)).join(", ");
-      error(["faults", "injections", i, "node"], `a node of the blueprint (names look like ${examples})`, describeValue(injection.node));
+      nodeProblem(["faults", "injections", i, "node"], injection.node);
     } else if (injection.gpu >= pool.gpusPerNode) {
       error(
         ["faults", "injections", i, "gpu"],

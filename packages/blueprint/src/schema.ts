@@ -259,6 +259,18 @@ const faultsSchema = z.strictObject({
       }),
     )
     .default([]),
+  memoryPressure: z
+    .array(
+      z.strictObject({
+        at: durationSchema.meta({ description: "Time after the simulation start." }),
+        node: z.string().min(1),
+      }),
+    )
+    .default([])
+    .meta({
+      description:
+        "Host memory runs out on a node at a fixed time: the kubelet crosses its hard eviction threshold (memory.available<100Mi), reports MemoryPressure and evicts one pod (lowest priority, then most memory).",
+    }),
   gpuResetTime: durationSchema.default(5 * 60_000),
   nodeRebootDelay: durationSchema
     .default(30 * 60_000)
@@ -361,6 +373,7 @@ export const blueprintSchema = z
     faults: faultsSchema.default({
       hazards: [],
       injections: [],
+      memoryPressure: [],
       gpuResetTime: 300_000,
       nodeRebootDelay: 1_800_000,
       nodeRebootTime: 600_000,

@@ -37,7 +37,12 @@ function inspect(query: string): { names: string[]; errors: number } {
 }
 
 const emitted = new Set(
-  ["blueprints/enterprise.yaml", "blueprints/scenarios/preemption-storm.yaml", "blueprints/scenarios/crash-loop.yaml"].flatMap((file) =>
+  [
+    "blueprints/enterprise.yaml",
+    "blueprints/scenarios/preemption-storm.yaml",
+    "blueprints/scenarios/crash-loop.yaml",
+    "blueprints/scenarios/memory-pressure.yaml",
+  ].flatMap((file) =>
     collectInventory(loadBlueprint(root(file)).blueprint, 6 * 3_600_000, 600_000).sources.flatMap((s) => s.families.map((f) => f.name)),
   ),
 );

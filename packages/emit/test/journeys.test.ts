@@ -113,7 +113,8 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
   const storm = new LiveScenario("blueprints/scenarios/preemption-storm.yaml", 2 * HOUR);
   // Slower: its back-offs last seconds to minutes, and Prometheus must see them.
   const crashLoop = new LiveScenario("blueprints/scenarios/crash-loop.yaml", 45 * MINUTE, 120);
-  const scenarios = [fault, quota, storm, crashLoop];
+  const memory = new LiveScenario("blueprints/scenarios/memory-pressure.yaml", 90 * MINUTE);
+  const scenarios = [fault, quota, storm, crashLoop, memory];
 
   beforeAll(async () => {
     await Promise.all(scenarios.map((s) => s.run()));
@@ -188,6 +189,16 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
       const during = await crashLoop.query("crash-looping-pods", crashLoop.scrapedBy(lastCrash.t + 60_000));
       expect(during.map((s) => s.metric.pod)).toEqual(lastCrash.pods.map((p) => p.name));
       expect(await crashLoop.query("crash-looping-pods")).toEqual([]);
+    });
+  });
+
+  describe("a pod evicted under memory pressure (memory-pressure)", () => {
+    it("finds the evicted pod and the node that was under pressure", async () => {
+      const pressure = memory.events.flatMap((e) => (e.kind === "NodeMemoryPressure" ? [e] : []));
+      expect(pressure.length).toBe(1);
+      const [{ node, victim }] = pressure as [(typeof pressure)[number]];
+      expect(rows(await memory.query("evicted-pods"), ["namespace", "pod"])).toEqual([`${victim?.workload.namespace} ${victim?.pod.name}`]);
+      expect(rows(await memory.query("nodes-under-pressure"), ["node", "condition"])).toEqual([`${node} MemoryPressure`]);
     });
   });
 

@@ -66,6 +66,8 @@ export type FailureCause =
   | { readonly kind: "Error" }
   | { readonly kind: "GpuFault"; readonly node: string; readonly gpu: GpuRef; readonly xid: number }
   | { readonly kind: "NodeReboot"; readonly node: string }
+  /** The kubelet evicted the workload's pod `pod` from `node` under memory pressure. */
+  | { readonly kind: "Evicted"; readonly node: string; readonly pod: string }
   /** restartPolicy OnFailure: the container failed again with backoffLimit restarts spent. */
   | { readonly kind: "BackoffLimitExceeded"; readonly restarts: number };
 
@@ -151,6 +153,18 @@ export type DomainEvent =
       readonly pods: readonly PodPlacement[];
       readonly restarts: number;
     })
+  | (Base & {
+      /**
+       * Host memory fell below the kubelet's hard eviction threshold: MemoryPressure, and the
+       * top-ranked pod evicted (none when nothing runs there).
+       */
+      readonly kind: "NodeMemoryPressure";
+      readonly node: string;
+      readonly thresholdBytes: number;
+      readonly availableBytes: number;
+      readonly victim: { readonly workload: WorkloadRef; readonly pod: PodPlacement; readonly usageBytes: number } | null;
+    })
+  | (Base & { readonly kind: "NodeMemoryPressureRelieved"; readonly node: string })
   | (Base & { readonly kind: "GpuResetStarted" | "GpuResetCompleted"; readonly node: string; readonly gpu: GpuRef })
   | (Base & { readonly kind: "NodeCordoned"; readonly node: string; readonly xid: number })
   | (Base & { readonly kind: "NodeRebootStarted" | "NodeReady"; readonly node: string })

@@ -16,7 +16,15 @@ import {
 } from "@gpusynth/blueprint";
 import { ArrivalProcess, usersOf } from "./arrivals.js";
 import { EventQueue } from "./event-queue.js";
-import { type DomainEvent, type FailureCause, type PendingReason, podPlacements, queueState, workloadRef } from "./events.js";
+import {
+  type DomainEvent,
+  type FailureCause,
+  type PendingReason,
+  type PodPlacement,
+  podPlacements,
+  queueState,
+  workloadRef,
+} from "./events.js";
 import { Rng } from "./rng.js";
 import { type CycleTrace, type PodAssignment, Scheduler } from "./scheduler.js";
 import {
@@ -48,7 +56,9 @@ type Happening =
   | { readonly kind: "hazard" }
   | { readonly kind: "gpu-reset-done"; readonly gpu: Gpu }
   | { readonly kind: "node-reboot"; readonly node: Node }
-  | { readonly kind: "node-ready"; readonly node: Node };
+  | { readonly kind: "node-ready"; readonly node: Node }
+  | { readonly kind: "memory-pressure"; readonly node: Node }
+  | { readonly kind: "memory-pressure-over"; readonly node: Node };
 
 export type EventListener = (event: DomainEvent) => void;
 
@@ -127,6 +137,10 @@ export class Simulation {
     for (const injection of blueprint.faults.injections) {
       const gpu = nodes.get(injection.node)?.gpus[injection.gpu];
       if (gpu !== undefined) this.agenda.push(injection.at, { kind: "fault", gpu, xid: injection.xid, source: "injection" });
+    }
+    for (const pressure of blueprint.faults.memoryPressure) {
+      const node = nodes.get(pressure.node);
+      if (node !== undefined) this.agenda.push(pressure.at, { kind: "memory-pressure", node });
     }
     this.scheduleHazard();
   }
@@ -221,6 +235,15 @@ export class Simulation {
         return;
       case "node-reboot":
         this.rebootNode(item.node);
+        return;
+      case "memory-pressure":
+        this.memoryPressure(item.node);
+        return;
+      case "memory-pressure-over":
+        if (item.node.memoryPressureUntil !== null && this.nowMs >= item.node.memoryPressureUntil) {
+          item.node.memoryPressureUntil = null;
+          this.emit({ t: this.nowMs, kind: "NodeMemoryPressureRelieved", node: item.node.name });
+        }
         return;
       case "node-ready":
         for (const gpu of item.node.gpus) {
@@ -384,7 +407,7 @@ export class Simulation {
   }
 
   /** Frees a running workload's GPUs; returns where its pods were. */
-  private release(w: Workload, outcome?: { phase: "Succeeded" | "Failed"; reason: "Completed" | "Error" }) {
+  private release(w: Workload, outcome?: { phase: "Succeeded" | "Failed"; reason: "Completed" | "Error" }, evictedPod?: string) {
     const placements = podPlacements(w.pods);
     if (outcome !== undefined) {
       this.deleteExpiredPods();
@@ -400,6 +423,7 @@ export class Simulation {
           startedAt: pod.startedAt,
           finishedAt: this.nowMs,
           restarts: w.restarts,
+          ...(pod.name === evictedPod ? { statusReason: "Evicted" as const } : {}),
         });
       }
     }
@@ -539,8 +563,40 @@ export class Simulation {
     });
   }
 
-  private fail(w: Workload, cause: FailureCause): void {
-    const { placements, pool } = this.release(w, FAILED);
+  /**
+   * The kubelet's eviction manager under memory pressure (pkg/kubelet/eviction): the node reports
+   * MemoryPressure until the pressure transition period has passed, and one pod is evicted —
+   * ranked by memory use above its request, then priority, then use (rankMemoryPressure). Pods
+   * here request no memory, so all exceed their requests; the lowest priority goes first, and
+   * among equals the pod with the most memory, modelled as proportional to its GPUs. One eviction
+   * is assumed to relieve the pressure.
+   */
+  private memoryPressure(node: Node): void {
+    node.memoryPressureUntil = this.nowMs + PRESSURE_TRANSITION_MS;
+    this.agenda.push(node.memoryPressureUntil, { kind: "memory-pressure-over", node });
+    const pods = [...this.running].flatMap((w) => w.pods.filter((p) => p.node === node));
+    pods.sort((a, b) => a.workload.priority - b.workload.priority || b.gpus.length - a.gpus.length || a.name.localeCompare(b.name));
+    const victim = pods[0];
+    const memoryBytes = node.pool.spec.memoryGiB * 2 ** 30;
+    const kib = (bytes: number) => Math.round(bytes / 1024) * 1024;
+    const usageBytes =
+      victim === undefined ? 0 : kib(((memoryBytes * victim.gpus.length) / node.gpus.length) * (0.9 + 0.08 * this.faultRng.float()));
+    this.emit({
+      t: this.nowMs,
+      kind: "NodeMemoryPressure",
+      node: node.name,
+      thresholdBytes: EVICTION_HARD_MEMORY_BYTES,
+      availableBytes: kib(EVICTION_HARD_MEMORY_BYTES * (0.3 + 0.6 * this.faultRng.float())),
+      victim:
+        victim === undefined
+          ? null
+          : { workload: workloadRef(victim.workload), pod: podPlacements([victim])[0] as PodPlacement, usageBytes },
+    });
+    if (victim !== undefined) this.fail(victim.workload, { kind: "Evicted", node: node.name, pod: victim.name }, victim.name);
+  }
+
+  private fail(w: Workload, cause: FailureCause, evictedPod?: string): void {
+    const { placements, pool } = this.release(w, FAILED, evictedPod);
     w.phase = "Failed";
     this.emit({ t: this.nowMs, kind: "WorkloadFailed", workload: workloadRef(w), nodePool: pool, pods: placements, cause });
   }
@@ -624,6 +680,10 @@ const FAILED = { phase: "Failed", reason: "Error" } as const;
 /** The kubelet's container restart back-off: 10 s, doubling per restart, capped at 5 minutes (pkg/kubelet/kubelet.go backOffPeriod, MaxContainerBackOff). */
 const KUBELET_BACKOFF_INITIAL_MS = 10_000;
 const KUBELET_BACKOFF_MAX_MS = 300_000;
+/** The kubelet's default hard eviction threshold memory.available<100Mi (pkg/kubelet/eviction/defaults_linux.go). */
+const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
+/** --eviction-pressure-transition-period default, 5 minutes (kubelet config v1beta1 defaults). */
+const PRESSURE_TRANSITION_MS = 300_000;
 
 function gpuRef(gpu: Gpu) {
   return { index: gpu.index, uuid: gpu.uuid };

@@ -43,6 +43,8 @@ export interface Node {
   freeGpus: number;
   /** Simulated time the node last finished booting (0 for nodes up at the start). */
   bootedAt: number;
+  /** Until when the kubelet reports MemoryPressure (null: no pressure). */
+  memoryPressureUntil: number | null;
 }
 
 export interface Pool {
@@ -101,6 +103,8 @@ export interface FinishedPod extends PodIdentity {
   readonly reason: "Completed" | "Error";
   /** The container's restartCount when it terminated for good. */
   readonly restarts: number;
+  /** The pod's status reason when the kubelet evicted it. */
+  readonly statusReason?: "Evicted";
 }
 
 export interface Workload {
@@ -165,7 +169,16 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
     const pool: Pool = { name: spec.name, spec, model, nodes };
     for (let n = 0; n < spec.nodes; n++) {
       const gpus: Gpu[] = [];
-      const node: Node = { name: nodeName(spec, n), index: n, pool, gpus, status: "ready", freeGpus: spec.gpusPerNode, bootedAt: 0 };
+      const node: Node = {
+        name: nodeName(spec, n),
+        index: n,
+        pool,
+        gpus,
+        status: "ready",
+        freeGpus: spec.gpusPerNode,
+        bootedAt: 0,
+        memoryPressureUntil: null,
+      };
       for (let g = 0; g < spec.gpusPerNode; g++) {
         gpus.push({
           index: g,

@@ -46,6 +46,8 @@ function causeText(cause: FailureCause): string {
       return `node ${cause.node} rebooted`;
     case "BackoffLimitExceeded":
       return `container kept failing (${cause.restarts} restarts, backoffLimit reached)`;
+    case "Evicted":
+      return `pod ${cause.pod} evicted by the kubelet (memory pressure on ${cause.node})`;
     case "Error":
       return "container error";
   }

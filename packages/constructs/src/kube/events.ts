@@ -12,7 +12,10 @@
  *   (pkg/kubelet/kuberuntime/kuberuntime_container.go), BackOff at every pod sync while a failed
  *   container waits to restart in place, then Pulled/Created/Started again
  *   (kuberuntime_manager.go doBackOff), Rebooted and NodeReady on the Node when it comes back
- *   (pkg/kubelet/nodestatus/setters.go);
+ *   (pkg/kubelet/nodestatus/setters.go); under memory pressure EvictionThresholdMet and
+ *   NodeHasInsufficientMemory on the Node, Evicted on the evicted pod and Killing as its
+ *   containers stop (pkg/kubelet/eviction/eviction_manager.go, helpers.go), and
+ *   NodeHasSufficientMemory when the pressure is over;
  * - the node-lifecycle controller (component node-controller): NodeNotReady when a node goes down.
  * Message templates are verbatim; documented in signals/kubernetes.md with the log fields.
  */
@@ -228,18 +231,15 @@ export class KubernetesEvents {
           },
           now,
         );
-        this.write(
-          {
-            source: kubelet,
-            object: nodeObject(event.node),
-            type: "Normal",
-            reason: "NodeReady",
-            message: `Node ${event.node} status is now: NodeReady`,
-          },
-          now,
-        );
+        this.nodeStatus(event.node, "NodeReady", now);
         return;
       }
+      case "NodeMemoryPressure":
+        this.memoryPressure(event, now);
+        return;
+      case "NodeMemoryPressureRelieved":
+        this.nodeStatus(event.node, "NodeHasSufficientMemory", now);
+        return;
       case "WorkloadUnschedulable":
         this.pendingPods.set(event.workload.id, event.pods);
         this.unschedulable(event.workload, event.reasons, now);
@@ -272,6 +272,8 @@ export class KubernetesEvents {
         return;
       case "WorkloadCompleted":
       case "WorkloadFailed":
+        // An eviction kills the pod's containers; the job's other pods are deleted with it.
+        if (event.kind === "WorkloadFailed" && event.cause.kind === "Evicted") this.killed(event.workload, event.pods, now);
         this.endCrashLoop(event.workload.id, now);
         this.waiting.delete(event.workload.id);
         for (const pod of event.pods) this.recorder.forget(pod.uid);
@@ -333,6 +335,45 @@ export class KubernetesEvents {
       nextMs: Math.ceil((now + 1) / this.schedulingPeriodMs) * this.schedulingPeriodMs,
       dropped: 0,
     });
+  }
+
+  /** The kubelet's node status events: `Node <name> status is now: <event>` (kubelet_node_status.go recordNodeStatusEvent). */
+  private nodeStatus(node: string, status: string, now: number): void {
+    this.write(
+      {
+        source: { component: "kubelet", host: node },
+        object: nodeObject(node),
+        type: "Normal",
+        reason: status,
+        message: `Node ${node} status is now: ${status}`,
+      },
+      now,
+    );
+  }
+
+  private memoryPressure(event: DomainEvent & { kind: "NodeMemoryPressure" }, now: number): void {
+    const kubelet = { component: "kubelet", host: event.node };
+    this.write(
+      {
+        source: kubelet,
+        object: nodeObject(event.node),
+        type: "Warning",
+        reason: "EvictionThresholdMet",
+        message: "Attempting to reclaim memory",
+      },
+      now,
+    );
+    this.nodeStatus(event.node, "NodeHasInsufficientMemory", now);
+    const victim = event.victim;
+    if (victim === null) return;
+    // evictionMessage (helpers.go): the fragments keep their trailing spaces; a container that
+    // requests no memory prints its request as "0".
+    const container = containerName(victim.workload.type, victim.workload.name);
+    const message =
+      "The node was low on resource: memory. " +
+      `Threshold quantity: ${binaryQuantity(event.thresholdBytes)}, available: ${binaryQuantity(event.availableBytes)}. ` +
+      `Container ${container} was using ${binaryQuantity(victim.usageBytes)}, request is 0, has larger consumption of memory. `;
+    this.write({ source: kubelet, object: podObject(victim.workload, victim.pod), type: "Warning", reason: "Evicted", message }, now);
   }
 
   /** The kubelet pulls the image if the node lacks it (images/image_manager.go), then starts the container (kuberuntime_container.go startContainer). */
@@ -425,6 +466,19 @@ export function goDuration(ms: number): string {
   const sec = (ms % 60_000) / 1000;
   const seconds = `${Number(sec.toFixed(3))}s`;
   return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${seconds}`;
+}
+
+/**
+ * resource.Quantity's canonical string of a BinarySI byte count: the largest binary suffix
+ * that divides it exactly ("100Mi", "41208Ki"), else the plain number.
+ */
+export function binaryQuantity(bytes: number): string {
+  const suffixes = ["Ei", "Pi", "Ti", "Gi", "Mi", "Ki"];
+  for (const [i, suffix] of suffixes.entries()) {
+    const unit = 2 ** (10 * (suffixes.length - i));
+    if (bytes >= unit && bytes % unit === 0) return `${bytes / unit}${suffix}`;
+  }
+  return String(bytes);
 }
 
 /** Go's time.String() of a whole-second UTC time: "2026-01-05 00:00:01 +0000 UTC". */

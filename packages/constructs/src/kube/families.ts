@@ -70,6 +70,7 @@ export const KSM = {
     [...POD, "container", "reason"],
     false,
   ),
+  podStatusReason: family("pod_status_reason", "kube_pod_status_reason", "The pod status reasons", [...POD, "reason"], false),
   podUnschedulable: family(
     "pod_status_unschedulable",
     "kube_pod_status_unschedulable",

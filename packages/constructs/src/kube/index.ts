@@ -37,6 +37,10 @@ export const KUBE_DEFAULTS: KubeOptions = {
 
 const PHASES = ["Pending", "Succeeded", "Failed", "Unknown", "Running"] as const;
 const CONDITION_STATUSES = ["true", "false", "unknown"] as const;
+/** The node conditions the kubelet posts (pkg/kubelet/nodestatus/setters.go). */
+const NODE_CONDITIONS = ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"] as const;
+/** Status reasons KSM reports for every pod, 1 for the pod's own (pod.go podStatusReasons). */
+const POD_STATUS_REASONS = ["Evicted", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError"] as const;
 const MS_PER_S = 1000;
 
 export class KubeConstruct implements MetricConstruct {
@@ -67,6 +71,8 @@ export class KubeConstruct implements MetricConstruct {
         restarts?: number;
         /** The failed container waits out the kubelet's back-off. */
         crashLooping?: boolean;
+        /** status.reason, e.g. Evicted. */
+        statusReason?: string;
       },
     ) => {
       const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
@@ -90,6 +96,8 @@ export class KubeConstruct implements MetricConstruct {
         ),
       );
       for (const phase of PHASES) samples.push(sample(KSM.podStatusPhase, { ...base, phase }, phase === state.phase ? 1 : 0));
+      for (const reason of POD_STATUS_REASONS)
+        samples.push(sample(KSM.podStatusReason, { ...base, reason }, reason === state.statusReason ? 1 : 0));
       samples.push(
         sample(KSM.podOwner, { ...base, owner_kind: controller.kind, owner_name: controller.name, owner_is_controller: "true" }, 1),
       );
@@ -153,6 +161,7 @@ export class KubeConstruct implements MetricConstruct {
         reason: pod.reason,
         gpus: pod.gpuCount,
         restarts: pod.restarts,
+        ...(pod.statusReason === undefined ? {} : { statusReason: pod.statusReason }),
       });
     }
     return [
@@ -200,9 +209,16 @@ export class KubeConstruct implements MetricConstruct {
     for (const [resource, unit, value] of resources(healthyGpus))
       out.push(sample(KSM.nodeAllocatable, { node: node.name, resource, unit }, value));
 
-    // A rebooting node stops posting status: after the grace period Ready becomes Unknown.
-    const ready = node.status === "rebooting" ? "unknown" : "true";
-    for (const status of CONDITION_STATUSES)
-      out.push(sample(KSM.nodeCondition, { node: node.name, condition: "Ready", status }, status === ready ? 1 : 0));
+    // A rebooting node stops posting status: after the grace period the node-lifecycle
+    // controller sets every condition Unknown. Otherwise Ready, and no pressure but memory
+    // pressure where the blueprint declares it.
+    const statusOf = (condition: (typeof NODE_CONDITIONS)[number]) => {
+      if (node.status === "rebooting") return "unknown";
+      if (condition === "Ready") return "true";
+      return condition === "MemoryPressure" && node.memoryPressureUntil !== null ? "true" : "false";
+    };
+    for (const condition of NODE_CONDITIONS)
+      for (const status of CONDITION_STATUSES)
+        out.push(sample(KSM.nodeCondition, { node: node.name, condition, status }, status === statusOf(condition) ? 1 : 0));
   }
 }
