@@ -8,6 +8,8 @@ export {
   type Blueprint,
   type BlueprintInput,
   blueprintSchema,
+  CALIBRATION_METRICS,
+  type CalibrationMetric,
   type Cdf,
   type Department,
   type Ending,

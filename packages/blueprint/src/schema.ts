@@ -306,6 +306,50 @@ const telemetrySchema = z.strictObject({
     }),
 });
 
+/** What `gpusynth calibrate` measures; each may carry a tolerance band in `calibration.targets`. */
+export const CALIBRATION_METRICS = {
+  gpuWorkloadsPerGpuDay: "GPU workloads submitted per GPU per day",
+  diurnalPeakToMean: "busiest hour's submissions ÷ mean hourly submissions (weekdays)",
+  gpusPerWorkloadMedian: "GPUs per workload, median",
+  gpusPerWorkloadP90: "GPUs per workload, 90th percentile",
+  durationMedianSeconds: "run time of completed workloads, median (s)",
+  durationP90Seconds: "run time of completed workloads, 90th percentile (s)",
+  waitMedianSeconds: "wait from submission to first start, median (s)",
+  waitMeanSeconds: "wait from submission to first start, mean (s)",
+  saturatedWaitMeanSeconds: "mean wait in saturated projects (mean allocation ≥ 85 % of deserved quota) (s)",
+  completedShare: "share of ended workloads that completed",
+  cancelledShare: "share of ended workloads that were cancelled",
+  failedShare: "share of ended workloads that failed",
+  preemptedShare: "share of preemptible workloads preempted at least once",
+  idleAllocatedShare: "share of allocated-GPU samples at 0 % utilisation",
+  hardwareInterruptionsPerGpuDay: "GPU faults per GPU per day",
+  meanAllocation: "mean share of GPUs allocated",
+} as const;
+export type CalibrationMetric = keyof typeof CALIBRATION_METRICS;
+
+const band = z
+  .strictObject({ min: z.number().optional(), max: z.number().optional() })
+  .refine((b) => b.min !== undefined || b.max !== undefined, { message: "expected a min, a max or both" })
+  .refine((b) => b.min === undefined || b.max === undefined || b.min <= b.max, { message: "expected min ≤ max" });
+
+const calibrationSchema = z
+  .strictObject({
+    days: z
+      .number()
+      .gt(0)
+      .max(365)
+      .default(7)
+      .meta({ description: "Simulated days `gpusynth calibrate` measures by default, after the warm-up." }),
+    warmup: durationSchema
+      .default(86_400_000)
+      .meta({ description: "Simulated time run before measuring, so long-lived workloads fill the cluster as in a trace's steady state." }),
+    targets: z
+      .partialRecord(z.enum(Object.keys(CALIBRATION_METRICS) as [CalibrationMetric, ...CalibrationMetric[]]), band)
+      .default({})
+      .meta({ description: "Tolerance band per measured rate; each should name its real-world basis in a comment." }),
+  })
+  .meta({ description: "What the blueprint claims to reproduce, checked by `gpusynth calibrate`." });
+
 export const blueprintSchema = z
   .strictObject({
     cluster: z.strictObject({
@@ -370,6 +414,7 @@ export const blueprintSchema = z
     workloads: z.array(generatorSchema).default([]),
     submissions: z.array(submissionSchema).default([]),
     telemetry: telemetrySchema.default({ driverVersion: DEFAULT_DRIVER_VERSION, schedulerVerbosity: 3 }),
+    calibration: calibrationSchema.default({ days: 7, warmup: 86_400_000, targets: {} }),
     faults: faultsSchema.default({
       hazards: [],
       injections: [],

@@ -3,6 +3,7 @@
  * make (bad flags, bad blueprints) into a message and exit code 2 rather than a stack trace.
  */
 import { BlueprintError } from "@gpusynth/blueprint";
+import { calibrateCommand, calibrateHelp } from "./commands/calibrate.js";
 import { checkSignalsCommand, checkSignalsHelp } from "./commands/check-signals.js";
 import { dumpCommand, dumpHelp } from "./commands/dump.js";
 import { reportCommand, reportHelp } from "./commands/report.js";
@@ -22,6 +23,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   validate: { summary: "check a blueprint and report every problem at once", help: validateHelp, run: validateCommand },
   dump: { summary: "run offline and list every metric family emitted, with labels and series", help: dumpHelp, run: dumpCommand },
   report: { summary: "run offline and draw allocation, backlog and failures as an HTML page", help: reportHelp, run: reportCommand },
+  calibrate: {
+    summary: "run offline and compare the cluster's rates with the blueprint's real-world targets",
+    help: calibrateHelp,
+    run: calibrateCommand,
+  },
   "check-signals": { summary: "compare what runs emit with signals/ (signal fidelity)", help: checkSignalsHelp, run: checkSignalsCommand },
 };
 

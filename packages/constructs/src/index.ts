@@ -85,6 +85,7 @@ export {
   type TargetSamples,
 } from "./catalogue.js";
 export { xidMessage } from "./dcgm/xid-messages.js";
+export { GpuActivityModel, type GpuReading } from "./gpu-activity.js";
 export { K8S_EVENTS_SCOPE } from "./kube/events.js";
 export { ksmLabelName } from "./kube/families.js";
 export { queueName } from "./scheduler/index.js";

@@ -113,7 +113,8 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
   const storm = new LiveScenario("blueprints/scenarios/preemption-storm.yaml", 2 * HOUR);
   // Slower: its back-offs last seconds to minutes, and Prometheus must see them.
   const crashLoop = new LiveScenario("blueprints/scenarios/crash-loop.yaml", 45 * MINUTE, 120);
-  const memory = new LiveScenario("blueprints/scenarios/memory-pressure.yaml", 90 * MINUTE);
+  // Slower too: the pressure lasts five simulated minutes.
+  const memory = new LiveScenario("blueprints/scenarios/memory-pressure.yaml", 35 * MINUTE, 120);
   const scenarios = [fault, quota, storm, crashLoop, memory];
 
   beforeAll(async () => {
@@ -186,7 +187,7 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
     it("sees it waiting in CrashLoopBackOff during its last back-off, and not once it has failed", async () => {
       const crashes = crashLoop.events.flatMap((e) => (e.kind === "ContainerCrashed" ? [e] : []));
       const lastCrash = crashes.at(-1) as (typeof crashes)[number];
-      const during = await crashLoop.query("crash-looping-pods", crashLoop.scrapedBy(lastCrash.t + 60_000));
+      const during = await crashLoop.query("crash-looping-pods", crashLoop.scrapedBy(lastCrash.t + 10_000));
       expect(during.map((s) => s.metric.pod)).toEqual(lastCrash.pods.map((p) => p.name));
       expect(await crashLoop.query("crash-looping-pods")).toEqual([]);
     });

@@ -90,16 +90,16 @@ describe("blueprints/scenarios/crash-loop.yaml", () => {
 describe("blueprints/scenarios/memory-pressure.yaml", () => {
   const { events } = run(repoFile("blueprints/scenarios/memory-pressure.yaml"), 2 * HOUR);
 
-  it("evicts the lowest-priority pod with the most GPUs at 01:00 and fails its workload", () => {
+  it("evicts the lowest-priority pod with the most GPUs at 00:20 and fails its workload", () => {
     const pressure = only(events, "NodeMemoryPressure");
-    expect(pressure.map((e) => [e.t, e.node, e.victim?.workload.name])).toEqual([[HOUR, "shared-node-0", "train-large"]]);
+    expect(pressure.map((e) => [e.t, e.node, e.victim?.workload.name])).toEqual([[20 * MINUTE, "shared-node-0", "train-large"]]);
     expect(only(events, "WorkloadFailed").map((e) => [e.workload.name, e.t, e.cause])).toEqual([
-      ["train-large", HOUR, { kind: "Evicted", node: "shared-node-0", pod: "train-large-0-0" }],
+      ["train-large", 20 * MINUTE, { kind: "Evicted", node: "shared-node-0", pod: "train-large-0-0" }],
     ]);
   });
 
   it("leaves the other workloads running and relieves the pressure after the 5-minute transition period", () => {
-    expect(only(events, "NodeMemoryPressureRelieved").map((e) => e.t)).toEqual([HOUR + 5 * MINUTE]);
+    expect(only(events, "NodeMemoryPressureRelieved").map((e) => e.t)).toEqual([25 * MINUTE]);
     expect(only(events, "WorkloadStarted").length).toBe(3);
     expect(only(events, "WorkloadCompleted").length + only(events, "WorkloadFailed").length).toBe(1);
   });

@@ -1,0 +1,168 @@
+/**
+ * What a blueprint's simulated cluster actually did, in the terms the published traces use
+ * (realworld-rates: arrivals per GPU-day, job sizes and run times, waits, final status,
+ * preemption, idle allocated GPUs, hardware interruptions, allocation). Measured from the
+ * domain events and from sampling the cluster, never from the blueprint's own parameters.
+ */
+import type { Blueprint, CalibrationMetric } from "@gpusynth/blueprint";
+import { GpuActivityModel } from "@gpusynth/constructs";
+import { type DomainEvent, Simulation } from "@gpusynth/sim";
+
+export type Measurement = Record<CalibrationMetric, number | undefined>;
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** GPUs are read every 5 minutes, as a DCGM-based utilisation trace samples them. */
+const SAMPLE_MS = 5 * 60_000;
+/** A project whose mean allocation reaches this share of its deserved quota is saturated (realworld-rates §"Suggested blueprint parameters"). */
+const SATURATED_SHARE = 0.85;
+
+/** The q-quantile (0…1) of values by the nearest-rank method; undefined when empty. */
+export function quantile(values: readonly number[], q: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+const mean = (values: readonly number[]) => (values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length);
+const share = (part: number, whole: number) => (whole === 0 ? undefined : part / whole);
+
+interface WorkloadRecord {
+  readonly project: string;
+  readonly gpus: number;
+  readonly preemptible: boolean;
+  readonly submittedAt: number;
+  firstStartedAt?: number;
+  preempted: boolean;
+  ended?: "completed" | "cancelled" | "failed";
+  endedAt?: number;
+}
+
+/**
+ * Runs `warmupMs` of simulated time unmeasured, then measures `durationMs`: workloads submitted
+ * and GPU samples taken in the measured window count.
+ */
+export function measure(blueprint: Blueprint, durationMs: number, warmupMs: number, seed?: number): Measurement {
+  const simulation = new Simulation(blueprint, seed === undefined ? {} : { seed });
+  const workloads = new Map<number, WorkloadRecord>();
+  let gpuFaults = 0;
+  const record = (event: DomainEvent) => {
+    switch (event.kind) {
+      case "WorkloadSubmitted":
+        if (event.t < warmupMs) return;
+        workloads.set(event.workload.id, {
+          project: event.workload.project,
+          gpus: event.workload.gpus,
+          preemptible: event.workload.preemptible,
+          submittedAt: event.t,
+          preempted: false,
+        });
+        return;
+      case "WorkloadStarted": {
+        const w = workloads.get(event.workload.id);
+        if (w !== undefined) w.firstStartedAt ??= event.t;
+        return;
+      }
+      case "WorkloadPreempted": {
+        const w = workloads.get(event.workload.id);
+        if (w !== undefined) w.preempted = true;
+        return;
+      }
+      case "WorkloadCompleted":
+      case "WorkloadCancelled":
+      case "WorkloadFailed": {
+        const w = workloads.get(event.workload.id);
+        if (w === undefined) return;
+        w.ended = event.kind === "WorkloadCompleted" ? "completed" : event.kind === "WorkloadCancelled" ? "cancelled" : "failed";
+        w.endedAt = event.t;
+        return;
+      }
+      case "GpuFault":
+        if (event.t >= warmupMs) gpuFaults++;
+        return;
+      default:
+        return;
+    }
+  };
+  simulation.onEvent(record);
+
+  const gpus = blueprint.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0);
+  const deserved = new Map(blueprint.projects.map((p) => [p.name, Object.values(p.nodePools).reduce((sum, q) => sum + q.deserved, 0)]));
+  const projectGpuSamples = new Map<string, number>();
+  const activity = new GpuActivityModel();
+  let allocatedSamples = 0;
+  let idleAllocatedSamples = 0;
+  let samples = 0;
+  for (let t = warmupMs + SAMPLE_MS; t <= warmupMs + durationMs; t += SAMPLE_MS) {
+    simulation.runUntil(t);
+    samples++;
+    for (const pool of simulation.view().pools) {
+      for (const node of pool.nodes) {
+        for (const gpu of node.gpus) {
+          if (gpu.holder === null) continue;
+          allocatedSamples++;
+          const project = gpu.holder.workload.project;
+          projectGpuSamples.set(project, (projectGpuSamples.get(project) ?? 0) + 1);
+          if (Math.round(activity.read(gpu, pool.model, t).gpuUtil) === 0) idleAllocatedSamples++;
+        }
+      }
+    }
+  }
+
+  const all = [...workloads.values()];
+  const started = all.filter((w) => w.firstStartedAt !== undefined);
+  const waitsS = started.map((w) => ((w.firstStartedAt as number) - w.submittedAt) / 1000);
+  const completedRunS = all
+    .filter((w) => w.ended === "completed" && w.firstStartedAt !== undefined)
+    .map((w) => ((w.endedAt as number) - (w.firstStartedAt as number)) / 1000);
+  const ended = all.filter((w) => w.ended !== undefined);
+  const saturated = new Set(
+    [...deserved]
+      .filter(([project, quota]) => quota > 0 && (projectGpuSamples.get(project) ?? 0) / samples >= SATURATED_SHARE * quota)
+      .map(([p]) => p),
+  );
+  const preemptible = all.filter((w) => w.preemptible && w.firstStartedAt !== undefined);
+  const days = durationMs / DAY_MS;
+
+  return {
+    gpuWorkloadsPerGpuDay: gpus === 0 ? undefined : all.length / gpus / days,
+    diurnalPeakToMean: diurnalPeakToMean(all, blueprint),
+    gpusPerWorkloadMedian: quantile(
+      all.map((w) => w.gpus),
+      0.5,
+    ),
+    gpusPerWorkloadP90: quantile(
+      all.map((w) => w.gpus),
+      0.9,
+    ),
+    durationMedianSeconds: quantile(completedRunS, 0.5),
+    durationP90Seconds: quantile(completedRunS, 0.9),
+    waitMedianSeconds: quantile(waitsS, 0.5),
+    waitMeanSeconds: mean(waitsS),
+    saturatedWaitMeanSeconds: mean(
+      started.filter((w) => saturated.has(w.project)).map((w) => ((w.firstStartedAt as number) - w.submittedAt) / 1000),
+    ),
+    completedShare: share(ended.filter((w) => w.ended === "completed").length, ended.length),
+    cancelledShare: share(ended.filter((w) => w.ended === "cancelled").length, ended.length),
+    failedShare: share(ended.filter((w) => w.ended === "failed").length, ended.length),
+    preemptedShare: share(preemptible.filter((w) => w.preempted).length, preemptible.length),
+    idleAllocatedShare: share(idleAllocatedSamples, allocatedSamples),
+    hardwareInterruptionsPerGpuDay: gpus === 0 ? undefined : gpuFaults / gpus / days,
+    meanAllocation: gpus === 0 || samples === 0 ? undefined : allocatedSamples / samples / gpus,
+  };
+}
+
+/** Weekday submissions by local hour of day: the busiest hour's count over the hourly mean. */
+function diurnalPeakToMean(workloads: readonly WorkloadRecord[], blueprint: Blueprint): number | undefined {
+  const offsetMs = blueprint.time.utcOffsetHours * HOUR_MS;
+  const byHour = new Array<number>(24).fill(0);
+  let weekday = 0;
+  for (const w of workloads) {
+    const local = new Date(blueprint.time.start + w.submittedAt + offsetMs);
+    const day = local.getUTCDay();
+    if (day === 0 || day === 6) continue;
+    byHour[local.getUTCHours()] = (byHour[local.getUTCHours()] as number) + 1;
+    weekday++;
+  }
+  return weekday === 0 ? undefined : Math.max(...byHour) / (weekday / 24);
+}
