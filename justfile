@@ -44,3 +44,7 @@ race: build
 bench: build
     node --expose-gc bench/sim-speed.mjs
     node --expose-gc --max-old-space-size=4096 bench/emit-speed.mjs
+
+# Every shipped blueprint's rates against the real-world bands it declares (the tests check lab).
+calibrate: build
+    status=0; for bp in blueprints/lab.yaml blueprints/enterprise.yaml blueprints/platform.yaml; do node packages/cli/bin/gpusynth.js calibrate "$bp" || status=1; echo; done; exit $status
