@@ -76,14 +76,14 @@ const cases: Case[] = [
   {
     name: "nodes too small for the declared sizes",
     edit: (d) => d.setIn(["nodePools", 0, "gpusPerNode"], 4),
-    path: "workloads[0].mix[0].gpus[3][0]",
+    path: "workloads[0].mix[1].gpus[2][0]",
     expected: /fits on one node/,
     found: /^8$/,
   },
   {
     name: "a gang that cannot split evenly across nodes",
-    edit: (d) => d.setIn(["workloads", 0, "mix", 1, "gpus"], [[9, 100]]),
-    path: "workloads[0].mix[1].gpus[0][0]",
+    edit: (d) => d.setIn(["workloads", 0, "mix", 2, "gpus"], [[9, 100]]),
+    path: "workloads[0].mix[2].gpus[0][0]",
     expected: /splits evenly/,
     found: /^9$/,
   },

@@ -351,26 +351,18 @@ function queueOrder(a: Queue, jobA: Workload, b: Queue, jobB: Workload): number 
  * `freed` GPUs count as free (held by victims that would be evicted).
  */
 function place(pool: Pool, shape: PodShape, freed?: ReadonlySet<Gpu>): PodAssignment[] | undefined {
-  const used = new Set<Node>();
-  const result: PodAssignment[] = [];
-  for (let p = 0; p < shape.pods; p++) {
-    let best: Node | undefined;
-    let bestFree = Number.POSITIVE_INFINITY;
-    for (const node of pool.nodes) {
-      if (used.has(node)) continue; // one pod of a gang per node
-      let free = schedulableFreeGpus(node);
-      if (freed !== undefined && node.status === "ready") for (const gpu of node.gpus) if (freed.has(gpu)) free++;
-      if (free >= shape.gpusPerPod && free < bestFree) {
-        best = node;
-        bestFree = free;
-      }
-    }
-    if (best === undefined) return undefined;
-    used.add(best);
-    const gpus = best.gpus
-      .filter((gpu) => gpu.health === "ok" && (gpu.holder === null || freed?.has(gpu) === true))
-      .slice(0, shape.gpusPerPod);
-    result.push({ node: best, gpus });
+  // One pod of a gang per node, each on the fullest node that fits: the candidates in order of
+  // free GPUs (ties in node order, as the sort is stable) give pod 1 its node, pod 2 the next…
+  const candidates: Array<{ node: Node; free: number }> = [];
+  for (const node of pool.nodes) {
+    let free = schedulableFreeGpus(node);
+    if (freed !== undefined && node.status === "ready") for (const gpu of node.gpus) if (freed.has(gpu)) free++;
+    if (free >= shape.gpusPerPod) candidates.push({ node, free });
   }
-  return result;
+  if (candidates.length < shape.pods) return undefined;
+  candidates.sort((a, b) => a.free - b.free);
+  return candidates.slice(0, shape.pods).map(({ node }) => ({
+    node,
+    gpus: node.gpus.filter((gpu) => gpu.health === "ok" && (gpu.holder === null || freed?.has(gpu) === true)).slice(0, shape.gpusPerPod),
+  }));
 }
