@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { type Document, isCollection, isScalar, LineCounter, type Node, parseDocument } from "yaml";
 import { crossReferenceProblems } from "./cross-reference.js";
+import { plausibilityWarnings } from "./plausibility.js";
 import { BlueprintError, type BlueprintProblem, type YamlPath } from "./problems.js";
 import { type Blueprint, blueprintSchema } from "./schema.js";
 import { problemsFromZod } from "./zod-problems.js";
@@ -110,7 +111,8 @@ export function parseBlueprint(text: string, file = "<blueprint>"): LoadedBluepr
   const crossProblems = crossReferenceProblems(parsed.data).map(locate);
   const errors = crossProblems.filter((p) => p.severity === "error");
   if (errors.length > 0) throw new BlueprintError(file, errors);
-  return { blueprint: parsed.data, warnings: crossProblems.filter((p) => p.severity === "warning") };
+  const warnings = [...crossProblems.filter((p) => p.severity === "warning"), ...plausibilityWarnings(parsed.data).map(locate)];
+  return { blueprint: parsed.data, warnings };
 }
 
 /** The deepest node on the path that exists (a missing key is reported at its parent). */

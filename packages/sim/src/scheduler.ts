@@ -9,7 +9,8 @@
 import { type PodShape, podShape } from "@gpusynth/blueprint";
 import type { PendingReason } from "./events.js";
 import { divideFairShare } from "./fair-share.js";
-import { type Gpu, type Node, type Pod, type Pool, type Queue, queueKey, schedulableFreeGpus, type Workload } from "./world.js";
+import { MinHeap } from "./min-heap.js";
+import { type Gpu, type Node, type Pod, type Pool, type Queue, schedulableFreeGpus, type Workload } from "./world.js";
 
 export interface PodAssignment {
   readonly node: Node;
@@ -45,7 +46,8 @@ export interface CycleTrace {
 
 export class Scheduler {
   private readonly pools: ReadonlyMap<string, Pool>;
-  private readonly queues: ReadonlyMap<string, Queue>;
+  /** Project queues by project, then pool. */
+  private readonly queues: ReadonlyMap<string, ReadonlyMap<string, Queue>>;
 
   constructor(
     pools: readonly Pool[],
@@ -53,12 +55,19 @@ export class Scheduler {
     private readonly actions: SchedulerActions,
   ) {
     this.pools = new Map(pools.map((pool) => [pool.name, pool]));
-    this.queues = new Map(allQueues.filter((q) => q.level === "project").map((q) => [queueKey(q.name, q.pool), q]));
+    const queues = new Map<string, Map<string, Queue>>();
+    for (const q of allQueues) {
+      if (q.level !== "project") continue;
+      const byPool = queues.get(q.name) ?? new Map<string, Queue>();
+      byPool.set(q.pool, q);
+      queues.set(q.name, byPool);
+    }
+    this.queues = queues;
   }
 
   /** The project queue of a workload in a pool (validation guarantees it exists). */
   queueOf(workload: Workload, pool: string): Queue {
-    return this.queues.get(queueKey(workload.project, pool)) as Queue;
+    return this.queues.get(workload.project)?.get(pool) as Queue;
   }
 
   /**
@@ -70,8 +79,16 @@ export class Scheduler {
     this.trace = { allocate: [], reclaim: [], preempt: [] };
     const reasons = new Map<Workload, PendingReason[]>();
     const stillPending = this.allocate(pending, reasons);
-    const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, running, reasons));
-    const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, running, reasons));
+    // Victims come from the workloads running when the cycle began, looked up by pool.
+    const runningByPool = new Map<string, Workload[]>();
+    for (const v of running) {
+      if (v.pool === null) continue;
+      const list = runningByPool.get(v.pool);
+      if (list === undefined) runningByPool.set(v.pool, [v]);
+      else list.push(v);
+    }
+    const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, runningByPool, reasons));
+    const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, runningByPool, reasons));
     for (const workload of afterPreempt) this.actions.unschedulable(workload, reasons.get(workload) ?? []);
     let nodes = 0;
     for (const pool of this.pools.values()) nodes += pool.nodes.length;
@@ -129,24 +146,38 @@ export class Scheduler {
       if (list === undefined) byQueue.set(queue, [w]);
       else list.push(w);
     }
+    // The best queue's next job, repeatedly: a heap of queues by the queue_order key of their head jobs.
+    // Allocating only raises a queue's allocation, which only moves it back in the order, so a
+    // queue whose key went stale is re-queued when it surfaces (lazy re-validation).
     const cursors = new Map<Queue, number>([...byQueue.keys()].map((q) => [q, 0]));
+    interface Head {
+      readonly queue: Queue;
+      readonly job: Workload;
+      readonly key: readonly [number, number, number, number];
+    }
+    const headOf = (queue: Queue): Head | undefined => {
+      const job = (byQueue.get(queue) as Workload[])[cursors.get(queue) as number];
+      return job === undefined ? undefined : { queue, job, key: queueKey(queue, job) };
+    };
+    const heads = new MinHeap<Head>((a, b) => compareKeys(a.key, b.key) < 0);
+    for (const queue of byQueue.keys()) heads.push(headOf(queue) as Head);
     const left: Workload[] = [];
     // Smallest GPU count per pool that already failed to fit in this cycle: larger ones fail too.
     const failedSize = new Map<string, number>();
     for (;;) {
-      let best: Queue | undefined;
-      let bestJob: Workload | undefined;
-      for (const [queue, cursor] of cursors) {
-        const job = (byQueue.get(queue) as Workload[])[cursor];
-        if (job === undefined) continue;
-        if (best === undefined || queueOrder(queue, job, best, bestJob as Workload) < 0) {
-          best = queue;
-          bestJob = job;
-        }
+      const head = heads.pop();
+      if (head === undefined) break;
+      const current = queueKey(head.queue, head.job);
+      if (compareKeys(current, head.key) !== 0) {
+        heads.push({ ...head, key: current });
+        continue;
       }
-      if (best === undefined || bestJob === undefined) break;
+      const best = head.queue;
+      const bestJob = head.job;
       cursors.set(best, (cursors.get(best) as number) + 1);
       if (!this.tryAllocate(bestJob, reasons, failedSize)) left.push(bestJob);
+      const next = headOf(best);
+      if (next !== undefined) heads.push(next);
     }
     return left;
   }
@@ -187,7 +218,11 @@ export class Scheduler {
    * still above deserved — GuaranteeDeservedQuota (proportion/reclaimable/strategies).
    * Workloads are indivisible, so the last victim may take its queue below that line.
    */
-  private reclaimFor(w: Workload, running: readonly Workload[], reasons: Map<Workload, PendingReason[]>): boolean {
+  private reclaimFor(
+    w: Workload,
+    runningByPool: ReadonlyMap<string, readonly Workload[]>,
+    reasons: Map<Workload, PendingReason[]>,
+  ): boolean {
     for (const poolName of w.nodePools) {
       if (!resourcesWereTheProblem(reasons.get(w), poolName)) continue;
       const queue = this.queueOf(w, poolName);
@@ -195,7 +230,7 @@ export class Scheduler {
       // Across departments the department queues are compared too (the level where paths diverge).
       const departmentWithinShare = queue.parent === null || queue.parent.allocated + w.gpus <= queue.parent.fairShare;
       const withinDeserved = queue.allocated + w.gpus <= queue.deserved;
-      const candidates = running
+      const candidates = (runningByPool.get(poolName) ?? [])
         .filter((v) => v.pool === poolName && v.preemptible && v.project !== w.project && v.phase === "Running")
         .filter((v) => departmentWithinShare || v.department === w.department)
         .map((v) => ({ v, q: this.comparedQueue(v, queue) }))
@@ -229,14 +264,18 @@ export class Scheduler {
    * actions/preempt: within one project queue and node pool, a workload takes GPUs from
    * preemptible workloads of strictly lower priority, lowest priority and newest first.
    */
-  private preemptFor(w: Workload, running: readonly Workload[], reasons: Map<Workload, PendingReason[]>): boolean {
+  private preemptFor(
+    w: Workload,
+    runningByPool: ReadonlyMap<string, readonly Workload[]>,
+    reasons: Map<Workload, PendingReason[]>,
+  ): boolean {
     for (const poolName of w.nodePools) {
       const queue = this.queueOf(w, poolName);
       const poolReasons = reasons.get(w)?.filter((r) => r.nodePool === poolName) ?? [];
       // A job blocked by its non-preemptible quota cannot preempt its way in
       // (preempt.go checks IsNonPreemptibleJobOverQuota first).
       if (poolReasons.some((r) => r.reason === "NonPreemptibleOverQuota")) continue;
-      const candidates = running
+      const candidates = (runningByPool.get(poolName) ?? [])
         .filter((v) => v.pool === poolName && v.project === w.project && v.preemptible && v.priority < w.priority && v.phase === "Running")
         .sort(victimOrder)
         .map((v) => ({ v, q: queue }));
@@ -332,17 +371,19 @@ function victimOrder(a: Workload, b: Workload): number {
   return a.priority - b.priority || (b.runningSince ?? 0) - (a.runningSince ?? 0) || b.id - a.id;
 }
 
-function queueOrder(a: Queue, jobA: Workload, b: Queue, jobB: Workload): number {
-  const overA = a.allocated > a.fairShare ? 1 : 0;
-  const overB = b.allocated > b.fairShare ? 1 : 0;
-  if (overA !== overB) return overA - overB;
-  const exceedsA = a.allocated + jobA.gpus > a.deserved ? 1 : 0;
-  const exceedsB = b.allocated + jobB.gpus > b.deserved ? 1 : 0;
-  if (exceedsA !== exceedsB) return exceedsA - exceedsB;
-  const shareA = (a.allocated + jobA.gpus) / Math.max(a.deserved, a.fairShare, 1);
-  const shareB = (b.allocated + jobB.gpus) / Math.max(b.deserved, b.fairShare, 1);
-  if (shareA !== shareB) return shareA - shareB;
-  return a.order - b.order;
+/** queue_order's key for a queue and its next job: compared lexicographically, smaller first. */
+function queueKey(queue: Queue, job: Workload): [number, number, number, number] {
+  return [
+    queue.allocated > queue.fairShare ? 1 : 0,
+    queue.allocated + job.gpus > queue.deserved ? 1 : 0,
+    (queue.allocated + job.gpus) / Math.max(queue.deserved, queue.fairShare, 1),
+    queue.order,
+  ];
+}
+
+function compareKeys(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+  return 0;
 }
 
 /**
