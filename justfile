@@ -22,9 +22,11 @@ lint:
 typecheck: build
     npx tsc -p tsconfig.test.json
 
-# Regenerate blueprints/blueprint.schema.json from the zod schema.
+# Regenerate blueprints/blueprint.schema.json from the zod schema, and signals/volume.md from
+# runs of the shipped blueprints (the tests check that it still holds).
 gen: build
     node scripts/gen-schema.mjs
+    node scripts/gen-volume.mjs
 
 gen-check: build
     node scripts/gen-schema.mjs --check

@@ -84,7 +84,10 @@ export function volumeMarkdown(volumes: readonly BlueprintVolume[]): string {
       ["family", ...names],
       perPod.map((f) => [
         `\`${f}\``,
-        ...volumes.map((v) => (v.pods === 0 ? "—" : (round(((v.families.get(f) ?? 0) / v.pods) * 100) / 100).toString())),
+        ...volumes.map((v) => {
+          const series = v.families.get(f);
+          return series === undefined || v.pods === 0 ? "—" : String(Number((series / v.pods).toFixed(2)));
+        }),
       ]),
     ),
     "",
