@@ -27,6 +27,7 @@ typecheck: build
 gen: build
     node scripts/gen-schema.mjs
     node scripts/gen-volume.mjs
+    npx biome format --write signals/volume.md
 
 gen-check: build
     node scripts/gen-schema.mjs --check
