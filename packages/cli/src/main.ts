@@ -6,6 +6,7 @@ import { BlueprintError } from "@gpusynth/blueprint";
 import { calibrateCommand, calibrateHelp } from "./commands/calibrate.js";
 import { checkSignalsCommand, checkSignalsHelp } from "./commands/check-signals.js";
 import { dumpCommand, dumpHelp } from "./commands/dump.js";
+import { leakcheckCommand, leakcheckHelp } from "./commands/leakcheck.js";
 import { reportCommand, reportHelp } from "./commands/report.js";
 import { runCommand, runHelp } from "./commands/run.js";
 import { validateCommand, validateHelp } from "./commands/validate.js";
@@ -27,6 +28,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "run offline and compare the cluster's rates with the blueprint's real-world targets",
     help: calibrateHelp,
     run: calibrateCommand,
+  },
+  leakcheck: {
+    summary: "find sensitive blueprint names in clear in Prometheus series or OTLP-JSON",
+    help: leakcheckHelp,
+    run: leakcheckCommand,
   },
   "check-signals": { summary: "compare what runs emit with signals/ (signal fidelity)", help: checkSignalsHelp, run: checkSignalsCommand },
 };

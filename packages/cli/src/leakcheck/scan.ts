@@ -1,0 +1,68 @@
+/**
+ * Where sensitive names appear in clear: in OTLP-JSON lines (every string, with the path of the
+ * field that holds it — metric and label names, resource and record attributes, log bodies) or
+ * in a Prometheus server's series (every label name and value).
+ */
+import { readFileSync } from "node:fs";
+import { namesIn, type SensitiveName } from "./sensitive.js";
+
+export interface Leak {
+  /** The source and field, e.g. "metrics.jsonl:3 resourceMetrics[0]….attributes[namespace]". */
+  readonly where: string;
+  readonly text: string;
+  readonly name: SensitiveName;
+}
+
+/** How an array element is shown in a path: by its OTLP attribute key or metric name, else its index. */
+function label(item: unknown, index: number): string {
+  if (typeof item !== "object" || item === null) return String(index);
+  const { key, name } = item as { key?: unknown; name?: unknown };
+  return typeof key === "string" ? key : typeof name === "string" ? name : String(index);
+}
+
+/** Walks a JSON value, yielding every string with the path of the field that holds it. */
+function* strings(value: unknown, path: string): Generator<{ path: string; text: string }> {
+  if (typeof value === "string") {
+    yield { path, text: value };
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) yield* strings(item, `${path}[${label(item, i)}]`);
+    return;
+  }
+  if (typeof value === "object" && value !== null) {
+    for (const [key, child] of Object.entries(value)) yield* strings(child, path === "" ? key : `${path}.${key}`);
+  }
+}
+
+export function scanOtlpJson(file: string, names: readonly SensitiveName[]): Leak[] {
+  const leaks: Leak[] = [];
+  readFileSync(file, "utf8")
+    .split("\n")
+    .forEach((line, index) => {
+      if (line.trim() === "") return;
+      for (const { path, text } of strings(JSON.parse(line) as unknown, "")) {
+        for (const name of namesIn(text, names)) leaks.push({ where: `${file}:${index + 1} ${path}`, text, name });
+      }
+    });
+  return leaks;
+}
+
+/** Every series Prometheus holds (all time), label by label. */
+export async function scanPrometheus(url: string, names: readonly SensitiveName[]): Promise<Leak[]> {
+  const response = await fetch(`${url.replace(/\/$/, "")}/api/v1/series?match[]=${encodeURIComponent('{__name__=~".+"}')}`);
+  const body = (await response.json()) as { status: string; data?: Array<Record<string, string>>; error?: string };
+  if (body.status !== "success" || body.data === undefined) throw new Error(`${url}: Prometheus answered ${body.error ?? response.status}`);
+  const leaks: Leak[] = [];
+  for (const series of body.data) {
+    const id = `${series.__name__ ?? ""}{${Object.entries(series)
+      .filter(([k]) => k !== "__name__")
+      .map(([k, v]) => `${k}="${v}"`)
+      .join(",")}}`;
+    for (const [label, value] of Object.entries(series)) {
+      for (const name of namesIn(label, names)) leaks.push({ where: `${url} ${id} label name`, text: label, name });
+      for (const name of namesIn(value, names)) leaks.push({ where: `${url} ${id} ${label}`, text: value, name });
+    }
+  }
+  return leaks;
+}

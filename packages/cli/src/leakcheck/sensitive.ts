@@ -1,0 +1,39 @@
+/**
+ * The names a blueprint declares that identify people and teams — projects, departments,
+ * users and workloads — and that a pseudonymising pipeline must hide wherever they appear:
+ * alone, or inside names derived from them (namespace runai-<project>, pod <workload>-0-0,
+ * queue <project>-<pool>, pod group pg-<workload>-<uid>).
+ */
+import type { Blueprint } from "@gpusynth/blueprint";
+
+export interface SensitiveName {
+  readonly value: string;
+  readonly kind: "project" | "department" | "user" | "workload";
+}
+
+export function sensitiveNames(blueprint: Blueprint): SensitiveName[] {
+  const names = new Map<string, SensitiveName["kind"]>();
+  const add = (value: string, kind: SensitiveName["kind"]) => {
+    if (!names.has(value)) names.set(value, kind);
+  };
+  for (const p of blueprint.projects) {
+    add(p.name, "project");
+    for (const u of p.users) add(u, "user");
+  }
+  for (const d of blueprint.departments) add(d.name, "department");
+  // Generated workloads are named <generator>-<n>: the generator name is what identifies them.
+  for (const g of blueprint.workloads) add(g.name, "workload");
+  for (const s of blueprint.submissions) {
+    add(s.name, "workload");
+    if (s.user !== undefined) add(s.user, "user");
+  }
+  // Longest first, so a finding names the most specific value it contains.
+  return [...names]
+    .map(([value, kind]) => ({ value, kind }))
+    .sort((a, b) => b.value.length - a.value.length || a.value.localeCompare(b.value));
+}
+
+/** The sensitive names a text contains, as substrings (case-sensitive, as Kubernetes names are). */
+export function namesIn(text: string, names: readonly SensitiveName[]): SensitiveName[] {
+  return names.filter((n) => text.includes(n.value));
+}

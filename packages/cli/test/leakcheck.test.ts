@@ -1,0 +1,129 @@
+/**
+ * gpusynth leakcheck finds every sensitive blueprint name that gpusynth's raw output carries —
+ * in OTLP-JSON and in a real Prometheus scraping it — and nothing once the same data has been
+ * pseudonymised with a salted hash the way the collector's transform processor does it.
+ */
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterMetrics } from "@gpusynth/constructs";
+import { ScrapeServer, SD_PATH } from "@gpusynth/emit";
+import { Simulation } from "@gpusynth/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PrometheusServer, prometheusBinary } from "../../emit/test/prometheus-server.js";
+import { sensitiveNames } from "../src/leakcheck/sensitive.js";
+import { main } from "../src/main.js";
+import { captureOutput } from "./helpers.js";
+
+const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
+const scenario = repo("blueprints/scenarios/crash-loop.yaml");
+const dir = mkdtempSync(join(tmpdir(), "gpusynth-leakcheck-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Every string that contains a sensitive name becomes SHA256(salt + value), as OTTL's SHA256(Concat([salt, value], "")) would. */
+function pseudonymise(line: string, names: readonly string[], salt: string): string {
+  return JSON.stringify(JSON.parse(line), (_key, value: unknown) =>
+    typeof value === "string" && names.some((n) => value.includes(n))
+      ? createHash("sha256")
+          .update(salt + value)
+          .digest("hex")
+      : value,
+  );
+}
+
+describe("gpusynth leakcheck on OTLP-JSON", () => {
+  const metrics = join(dir, "metrics.jsonl");
+  const logs = join(dir, "logs.jsonl");
+
+  beforeAll(async () => {
+    const { output } = captureOutput();
+    expect(await main(["run", "--offline", "--duration", "40m", "--otlp-json", metrics, "--otlp-json-logs", logs, scenario], output)).toBe(
+      0,
+    );
+  }, 60_000);
+
+  it("finds every sensitive name of the blueprint in gpusynth's raw output and exits 1", async () => {
+    const { output, text } = captureOutput();
+    expect(
+      await main(["leakcheck", "--blueprint", scenario, "--otlp-json", metrics, "--otlp-json", logs, "--limit", "1000000"], output),
+    ).toBe(1);
+    const found = new Set([...text.out.matchAll(/contains \w+ "([^"]+)"/g)].map((m) => m[1]));
+    // The project, its department, its user and the three workloads all reach the telemetry.
+    expect([...found].sort()).toEqual(
+      sensitiveNames(loadBlueprint(scenario).blueprint)
+        .map((n) => n.value)
+        .sort(),
+    );
+    expect(text.out).toMatch(
+      /LEAK .*metrics\.jsonl:\d+ resourceMetrics\[0\]\.scopeMetrics\[0\]\.metrics\[kube_pod_info\]\.gauge\.dataPoints\[\d+\]\.attributes\[namespace\]\.value\.stringValue: "runai-vision" contains project "vision"/,
+    );
+    expect(text.out).toMatch(/logs\.jsonl:\d+ .*body\.stringValue: ".*train-bad.*" contains workload "train-bad"/);
+  });
+
+  it("finds nothing once every value carrying a name is replaced by its salted hash, and exits 0", async () => {
+    const names = sensitiveNames(loadBlueprint(scenario).blueprint).map((n) => n.value);
+    const hashed = [metrics, logs].map((file) => {
+      const out = `${file}.hashed`;
+      writeFileSync(
+        out,
+        readFileSync(file, "utf8")
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((l) => pseudonymise(l, names, "pepper"))
+          .join("\n"),
+      );
+      return out;
+    });
+    const { output, text } = captureOutput();
+    expect(
+      await main(["leakcheck", "--blueprint", scenario, "--otlp-json", hashed[0] as string, "--otlp-json", hashed[1] as string], output),
+    ).toBe(0);
+    expect(text.out).toBe(`leakcheck: none of ${names.length} sensitive names appears in clear\n`);
+  });
+
+  it.each([
+    [["leakcheck", "--otlp-json", "x.jsonl"], /--blueprint: expected the blueprint/],
+    [["leakcheck", "--blueprint", scenario], /expected at least one source/],
+    [["leakcheck", "--blueprint", scenario, "--otlp-json", "/nonexistent.jsonl"], /--otlp-json \/nonexistent\.jsonl: ENOENT/],
+  ])("%j fails with a clear message and exit code 2", async (args, message) => {
+    const { output, text } = captureOutput();
+    expect(await main(args, output)).toBe(2);
+    expect(text.err).toMatch(message);
+  });
+});
+
+describe.skipIf(prometheusBinary === "")("gpusynth leakcheck on a real Prometheus", () => {
+  const server = new ScrapeServer();
+  let prometheus: PrometheusServer | undefined;
+
+  beforeAll(async () => {
+    const { blueprint } = loadBlueprint(scenario);
+    const simulation = new Simulation(blueprint);
+    const metrics = new ClusterMetrics(blueprint);
+    simulation.onEvent(metrics.record);
+    simulation.runUntil(20 * 60_000);
+    const collected = metrics.collect(simulation.view());
+    server.update(collected);
+    const sd = await server.listen("127.0.0.1", 0);
+    prometheus = await PrometheusServer.start(`http://127.0.0.1:${sd.port}${SD_PATH}`);
+    await prometheus.waitForTargets(collected.length);
+  }, 90_000);
+
+  afterAll(async () => {
+    await prometheus?.stop();
+    await server.close();
+  });
+
+  it("finds the planted names in the series Prometheus scraped", async () => {
+    const { output, text } = captureOutput();
+    expect(
+      await main(["leakcheck", "--blueprint", scenario, "--prometheus", (prometheus as PrometheusServer).api, "--limit", "100000"], output),
+    ).toBe(1);
+    expect(text.out).toMatch(/LEAK http:\/\/127\.0\.0\.1:\d+ kube_pod_info\{.*\} namespace: "runai-vision" contains project "vision"/);
+    const found = new Set([...text.out.matchAll(/contains \w+ "([^"]+)"/g)].map((m) => m[1]));
+    for (const name of ["vision", "research", "val", "train-ok", "train-bad"]) expect(found, name).toContain(name);
+  });
+});
