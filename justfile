@@ -22,12 +22,13 @@ lint:
 typecheck: build
     npx tsc -p tsconfig.test.json
 
-# Regenerate blueprints/blueprint.schema.json from the zod schema, and signals/volume.md from
-# runs of the shipped blueprints (the tests check that it still holds).
+# Regenerate blueprints/blueprint.schema.json from the zod schema, signals/name-fidelity.md
+# from the translation rules, and signals/volume.md from runs of the shipped blueprints (the
+# tests check that the last two still hold).
 gen: build
     node scripts/gen-schema.mjs
+    node packages/cli/bin/gpusynth.js fidelity > signals/name-fidelity.md
     node scripts/gen-volume.mjs
-    npx biome format --write signals/volume.md
 
 gen-check: build
     node scripts/gen-schema.mjs --check

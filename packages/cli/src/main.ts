@@ -6,6 +6,7 @@ import { BlueprintError } from "@gpusynth/blueprint";
 import { calibrateCommand, calibrateHelp } from "./commands/calibrate.js";
 import { checkSignalsCommand, checkSignalsHelp } from "./commands/check-signals.js";
 import { dumpCommand, dumpHelp } from "./commands/dump.js";
+import { fidelityCommand, fidelityHelp } from "./commands/fidelity.js";
 import { leakcheckCommand, leakcheckHelp } from "./commands/leakcheck.js";
 import { reportCommand, reportHelp } from "./commands/report.js";
 import { runCommand, runHelp } from "./commands/run.js";
@@ -34,6 +35,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     help: leakcheckHelp,
     run: leakcheckCommand,
   },
+  fidelity: { summary: "the Prometheus name of every family on each OTLP → Prometheus path", help: fidelityHelp, run: fidelityCommand },
   "check-signals": { summary: "compare what runs emit with signals/ (signal fidelity)", help: checkSignalsHelp, run: checkSignalsCommand },
 };
 
