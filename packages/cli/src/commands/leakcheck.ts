@@ -9,10 +9,11 @@ export const leakcheckHelp = `Usage: gpusynth leakcheck --blueprint <file> (--pr
 
 Lists every place where a sensitive name the blueprint declares — a project, department, user
 or workload, also inside names derived from it (namespace runai-<project>, pod and pod-group
-names, queue names) — appears in clear: in a Prometheus server's series (every label name and
-value) or in OTLP-JSON lines as gpusynth or a collector's file exporter writes them (metric
-names, labels, resource and record attributes, log bodies). Exits 1 if anything leaks, 0 if
-nothing does: run it behind a pseudonymising pipeline to prove it works.
+names, queue names) — appears in clear: in a Prometheus server's series (every label value) or
+in OTLP-JSON lines as gpusynth or a collector's file exporter writes them (resource, data-point
+and log attribute values, log bodies). Label keys and metric names are the vendors' vocabulary
+and are not searched. Exits 1 if anything leaks, 0 if nothing does: run it behind a
+pseudonymising pipeline to prove it works.
 
 Options:
   --blueprint <file>    the blueprint whose names are sensitive (required)

@@ -1,7 +1,8 @@
 /**
- * Where sensitive names appear in clear: in OTLP-JSON lines (every string, with the path of the
- * field that holds it — metric and label names, resource and record attributes, log bodies) or
- * in a Prometheus server's series (every label name and value).
+ * Where sensitive names appear in clear: in OTLP-JSON lines (every attribute value — resource,
+ * data point, log record — and every log body, with the path of the field that holds it) or in a
+ * Prometheus server's series (every label value). Keys and metric names are the vendors' fixed
+ * vocabulary and are not searched.
  */
 import { readFileSync } from "node:fs";
 import { namesIn, type SensitiveName } from "./sensitive.js";
@@ -42,6 +43,9 @@ export function scanOtlpJson(file: string, names: readonly SensitiveName[]): Lea
     .forEach((line, index) => {
       if (line.trim() === "") return;
       for (const { path, text } of strings(JSON.parse(line) as unknown, "")) {
+        // Data lives in attribute values and bodies; keys, metric names and descriptions are the
+        // vendors' fixed vocabulary, whatever a blueprint's names happen to spell.
+        if (!path.endsWith(".stringValue")) continue;
         for (const name of namesIn(text, names)) leaks.push({ where: `${file}:${index + 1} ${path}`, text, name });
       }
     });
@@ -60,7 +64,7 @@ export async function scanPrometheus(url: string, names: readonly SensitiveName[
       .map(([k, v]) => `${k}="${v}"`)
       .join(",")}}`;
     for (const [label, value] of Object.entries(series)) {
-      for (const name of namesIn(label, names)) leaks.push({ where: `${url} ${id} label name`, text: label, name });
+      if (label === "__name__") continue; // metric names are the vendors' vocabulary
       for (const name of namesIn(value, names)) leaks.push({ where: `${url} ${id} ${label}`, text: value, name });
     }
   }

@@ -33,7 +33,20 @@ export function sensitiveNames(blueprint: Blueprint): SensitiveName[] {
     .sort((a, b) => b.value.length - a.value.length || a.value.localeCompare(b.value));
 }
 
-/** The sensitive names a text contains, as substrings (case-sensitive, as Kubernetes names are). */
+const patterns = new WeakMap<SensitiveName, RegExp>();
+
+/**
+ * The sensitive names a text contains — inside other names too ("runai-vision", "train-ok-0-0"),
+ * but only as a whole token, not glued to other letters or digits, so a user "oli" is not found
+ * in "Consolidation". Case-sensitive, as Kubernetes names are.
+ */
 export function namesIn(text: string, names: readonly SensitiveName[]): SensitiveName[] {
-  return names.filter((n) => text.includes(n.value));
+  return names.filter((n) => {
+    let pattern = patterns.get(n);
+    if (pattern === undefined) {
+      pattern = new RegExp(`(?<![A-Za-z0-9])${n.value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![A-Za-z0-9])`);
+      patterns.set(n, pattern);
+    }
+    return text.includes(n.value) && pattern.test(text);
+  });
 }
