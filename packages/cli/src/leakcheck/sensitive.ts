@@ -20,7 +20,9 @@ export function sensitiveNames(blueprint: Blueprint): SensitiveName[] {
     add(p.name, "project");
     for (const u of p.users) add(u, "user");
   }
-  for (const d of blueprint.departments) add(d.name, "department");
+  // "default" is Run:ai's built-in department (runai CLI docs), the vendor's word rather than a
+  // team's name — and node pools are often called that too.
+  for (const d of blueprint.departments) if (d.name !== "default") add(d.name, "department");
   // Generated workloads are named <generator>-<n>: the generator name is what identifies them.
   for (const g of blueprint.workloads) add(g.name, "workload");
   for (const s of blueprint.submissions) {
