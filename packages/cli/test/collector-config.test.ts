@@ -64,7 +64,9 @@ interface Scope {
 }
 
 const unquote = (s: string) => s.replace(/\\(.)/g, "$1");
-const withEnv = (s: string) => s.replaceAll("${env:GPUSYNTH_PSEUDONYM_SALT}", SALT).replaceAll("$$", "$");
+/** The collector's config expansion: the salt variable, and $$ as a literal $. */
+const SALT_VARIABLE = ["$", "{env:GPUSYNTH_PSEUDONYM_SALT}"].join("");
+const withEnv = (s: string) => s.replaceAll(SALT_VARIABLE, SALT).replaceAll("$$", "$");
 const get = (attrs: Attributes | undefined, key: string) => attrs?.find((a) => a.key === key)?.value.stringValue;
 const put = (attrs: Attributes, key: string, value: string) => {
   const entry = attrs.find((a) => a.key === key);
