@@ -52,3 +52,7 @@ bench: build
 # Every shipped blueprint's rates against the real-world bands it declares (the tests check lab).
 calibrate: build
     status=0; for bp in blueprints/lab.yaml blueprints/enterprise.yaml blueprints/platform.yaml; do node packages/cli/bin/gpusynth.js calibrate "$bp" || status=1; echo; done; exit $status
+
+# The compose lab end to end; needs a Docker engine (not run by CI: this machine has none).
+lab-check: build
+    bash scripts/lab-check.sh

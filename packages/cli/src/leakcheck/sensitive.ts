@@ -39,7 +39,7 @@ const patterns = new WeakMap<SensitiveName, RegExp>();
 
 /**
  * The sensitive names a text contains — inside other names too ("runai-vision", "train-ok-0-0"),
- * but only as a whole token, not glued to other letters or digits, so a user "oli" is not found
+ * but only as a whole token, not glued to other letters or digits, so a user named "ati" is not found
  * in "Consolidation". Case-sensitive, as Kubernetes names are.
  */
 export function namesIn(text: string, names: readonly SensitiveName[]): SensitiveName[] {
