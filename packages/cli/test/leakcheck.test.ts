@@ -127,3 +127,55 @@ describe.skipIf(prometheusBinary === "")("gpusynth leakcheck on a real Prometheu
     for (const name of ["vision", "research", "val", "train-ok", "train-bad"]) expect(found, name).toContain(name);
   });
 });
+
+/**
+ * Loki cannot run here (no Docker engine, no Debian package), so a local HTTP server answers
+ * query_range in the shape Loki's HTTP API documents (streams with labels, [ns, line, metadata]
+ * values), in two pages, to test that leakcheck reads labels, lines and metadata and pages on.
+ */
+describe("gpusynth leakcheck on Loki's query_range API", () => {
+  let url = "";
+  let close: () => Promise<void> = async () => {};
+  const requests: URLSearchParams[] = [];
+
+  beforeAll(async () => {
+    const { createServer } = await import("node:http");
+    const server = createServer((req, res) => {
+      const query = new URL(req.url ?? "", "http://x").searchParams;
+      requests.push(query);
+      const limit = Number(query.get("limit"));
+      const first = requests.length === 1;
+      const start = BigInt(query.get("start") ?? "0");
+      const values = first
+        ? Array.from({ length: limit }, (_, i) => [
+            String(start + BigInt(i)),
+            i === 7 ? "Created container train-ok" : "Pulled image",
+            { k8s_namespace_name: "kube-system" },
+          ])
+        : [[String(start), "ok", { k8s_namespace_name: "runai-vision" }]];
+      res.setHeader("content-type", "application/json");
+      res.end(
+        JSON.stringify({
+          status: "success",
+          data: { resultType: "streams", result: [{ stream: { service_name: first ? "k8s_events" : "runai-vision" }, values }] },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    close = () => new Promise((resolve) => server.close(() => resolve()));
+  });
+  afterAll(() => close());
+
+  it("finds names in lines, stream labels and structured metadata, across pages", async () => {
+    const { output, text } = captureOutput();
+    expect(await main(["leakcheck", "--blueprint", scenario, "--loki", url], output)).toBe(1);
+    const start = BigInt(requests[0]?.get("start") ?? "0");
+    expect(text.out).toContain(`line at ${start + 7n}: "Created container train-ok" contains workload "train-ok"`);
+    expect(text.out).toMatch(/service_name: "runai-vision" contains project "vision"/);
+    expect(text.out).toMatch(/line at \d+ k8s_namespace_name: "runai-vision" contains project "vision"/);
+    expect(requests.map((q) => q.get("query"))).toEqual(['{service_name=~".+"}', '{service_name=~".+"}']);
+    // The second page starts just after the last line of the first (5,000 lines).
+    expect(requests[1]?.get("start")).toBe(String(start + 5_000n));
+  });
+});

@@ -70,3 +70,42 @@ export async function scanPrometheus(url: string, names: readonly SensitiveName[
   }
   return leaks;
 }
+
+interface LokiStreams {
+  status: string;
+  data?: { result: Array<{ stream: Record<string, string>; values: Array<[string, string, Record<string, string>?]> }> };
+  error?: string;
+}
+
+/** Every log line Loki holds from the last `sinceMs`, with its stream labels and structured metadata, page by page. */
+export async function scanLoki(url: string, names: readonly SensitiveName[], sinceMs = 86_400_000): Promise<Leak[]> {
+  const base = url.replace(/\/$/, "");
+  const leaks: Leak[] = [];
+  const PAGE = 5000;
+  let startNs = BigInt(Date.now() - sinceMs) * 1_000_000n;
+  for (let page = 0; page < 1000; page++) {
+    const query = new URLSearchParams({ query: '{service_name=~".+"}', start: String(startNs), limit: String(PAGE), direction: "forward" });
+    const response = await fetch(`${base}/loki/api/v1/query_range?${query}`);
+    const body = (await response.json()) as LokiStreams;
+    if (body.status !== "success" || body.data === undefined) throw new Error(`${url}: Loki answered ${body.error ?? response.status}`);
+    let lines = 0;
+    let last = startNs;
+    for (const stream of body.data.result) {
+      const id = `{${Object.entries(stream.stream)
+        .map(([k, v]) => `${k}="${v}"`)
+        .join(",")}}`;
+      for (const [label, value] of Object.entries(stream.stream))
+        for (const name of namesIn(value, names)) leaks.push({ where: `${url} ${id} ${label}`, text: value, name });
+      for (const [ts, line, metadata] of stream.values) {
+        lines++;
+        if (BigInt(ts) > last) last = BigInt(ts);
+        for (const name of namesIn(line, names)) leaks.push({ where: `${url} ${id} line at ${ts}`, text: line, name });
+        for (const [key, value] of Object.entries(metadata ?? {}))
+          for (const name of namesIn(value, names)) leaks.push({ where: `${url} ${id} line at ${ts} ${key}`, text: value, name });
+      }
+    }
+    if (lines < PAGE) break;
+    startNs = last + 1n;
+  }
+  return leaks;
+}
