@@ -8,22 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { type DomainEvent, Simulation } from "@gpusynth/sim";
 import { afterAll, describe, expect, it } from "vitest";
 import { measure, quantile } from "../src/calibration/measure.js";
 import { main } from "../src/main.js";
-import { captureOutput } from "./helpers.js";
+import { captureOutput, eventsOf } from "./helpers.js";
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const HOUR = 3_600_000;
-
-function eventsOf(file: string, durationMs: number): DomainEvent[] {
-  const simulation = new Simulation(loadBlueprint(repo(file)).blueprint);
-  const events: DomainEvent[] = [];
-  simulation.onEvent((e) => events.push(e));
-  simulation.runUntil(durationMs);
-  return events;
-}
 
 describe("quantile", () => {
   it("takes the nearest rank", () => {

@@ -8,27 +8,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { type DomainEvent, Simulation } from "@gpusynth/sim";
 import { type Browser, chromium } from "playwright-core";
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../src/main.js";
 import { PALETTE } from "../src/report/charts.js";
 import { recordTimeline } from "../src/report/timeline.js";
-import { captureOutput } from "./helpers.js";
+import { captureOutput, eventsOf } from "./helpers.js";
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const HOUR = 3_600_000;
 const CHROMIUM = "/usr/bin/chromium";
 if (!existsSync(CHROMIUM) && process.env.CI === "true") throw new Error("CI must provide Chromium: .ci/run installs the Debian package");
-
-function eventsOf(file: string, durationMs: number): DomainEvent[] {
-  const simulation = new Simulation(loadBlueprint(repo(file)).blueprint);
-  const events: DomainEvent[] = [];
-  simulation.onEvent((e) => events.push(e));
-  simulation.runUntil(durationMs);
-  return events;
-}
 
 describe("the report's data", () => {
   it("puts every failure, eviction, GPU fault and reboot of the run on the timeline, at its time", () => {
