@@ -20,11 +20,12 @@ export class ClusterMetrics {
   private readonly scheduler = new SchedulerConstruct();
   private readonly runai: RunaiConstruct;
   readonly constructs: readonly MetricConstruct[];
+  /** The GPU activity every source reads; the control-plane API reads it too, so all agree. */
+  readonly activity = new GpuActivityModel();
 
   constructor(blueprint: Blueprint) {
-    const activity = new GpuActivityModel();
-    this.dcgm = new DcgmConstruct(activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
-    this.runai = new RunaiConstruct(blueprint, activity);
+    this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
+    this.runai = new RunaiConstruct(blueprint, this.activity);
     this.constructs = [this.runai, this.dcgm, this.kube, this.scheduler];
   }
 
@@ -88,4 +89,5 @@ export { xidMessage } from "./dcgm/xid-messages.js";
 export { GpuActivityModel, type GpuReading } from "./gpu-activity.js";
 export { K8S_EVENTS_SCOPE } from "./kube/events.js";
 export { ksmLabelName } from "./kube/families.js";
+export * as runaiApi from "./runai-api/index.js";
 export { queueName } from "./scheduler/index.js";

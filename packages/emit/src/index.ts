@@ -1,3 +1,5 @@
+export { type ApiRequest, type ApiResponse, handle as handleApiRequest, ROUTES as API_ROUTES } from "./control-plane/routes.js";
+export { type ApiCredentials, ControlPlaneServer } from "./control-plane/server.js";
 export { exposition } from "./exposition.js";
 export { type LiveOptions, type LiveStatus, runLive } from "./live.js";
 export { LogsPipeline, type LogsReport, type LogsSink } from "./logs-pipeline.js";

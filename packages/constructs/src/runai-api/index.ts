@@ -1,0 +1,28 @@
+export * from "./catalogue.js";
+export { ClusterIndex, type NodeSlot, type OrgUnit, type PoolSlot } from "./cluster-index.js";
+export { ControlPlane, type ControlPlaneOptions, formatValue, LOOKBACK_MS, type Measurement } from "./control-plane.js";
+export * as entities from "./entities.js";
+export { FREE, NOT_REPORTING, type Snapshot, SnapshotHistory } from "./history.js";
+export {
+  CLUSTER_METRICS,
+  type ClusterScope,
+  NODE_METRICS,
+  ORG_UNIT_METRICS,
+  type OrgScope,
+  POD_METRICS,
+  type Series,
+  WORKLOAD_METRICS,
+} from "./metrics.js";
+export { type PodRecord, type WorkloadRecord, WorkloadRegistry } from "./registry.js";
+export {
+  DEPARTMENT_TELEMETRY,
+  type Group,
+  groupSum,
+  NODE_TELEMETRY,
+  type NodeFilter,
+  type OrgFilter,
+  PROJECT_TELEMETRY,
+  type TelemetryValue,
+  WORKLOAD_TELEMETRY,
+  type WorkloadFilter,
+} from "./telemetry.js";

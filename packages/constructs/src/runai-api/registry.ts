@@ -1,0 +1,215 @@
+/**
+ * The control plane's record of workloads and their pods, kept from the simulation's domain
+ * events (exact transition times) and the pending pods of each view. Unlike the Kubernetes API,
+ * the control plane remembers workloads after they end; records are dropped once they have
+ * been over for longer than the retention, so memory stays bounded on long runs.
+ */
+import type { ClusterView, DomainEvent, PendingReason, PodPlacement, WorkloadRef } from "@gpusynth/sim";
+import type { Phase } from "./catalogue.js";
+
+export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed";
+
+export interface PodRecord {
+  /** Dense number for snapshots. */
+  readonly serial: number;
+  readonly uid: string;
+  readonly name: string;
+  readonly workload: WorkloadRecord;
+  /** Simulated ms (since the blueprint's start), like every time below. */
+  readonly createdAt: number;
+  node: string | null;
+  pool: string | null;
+  gpus: PodPlacement["gpus"];
+  startedAt: number | null;
+  completedAt: number | null;
+  /** Set when the pod was deleted (its workload preempted or deleted). */
+  deletedAt: number | null;
+  phase: PodPhase;
+  phaseUpdatedAt: number;
+}
+
+export interface WorkloadRecord {
+  readonly ref: WorkloadRef;
+  readonly requestedNodePools: readonly string[];
+  readonly submittedAt: number;
+  phase: Phase;
+  phaseUpdatedAt: number;
+  /** The pods' phase as Kubernetes reports it. */
+  k8sPhase: PodPhase;
+  currentPool: string | null;
+  completedAt: number | null;
+  /** Set when a user deleted the workload (gave up waiting, or cancelled it while running). */
+  deletedAt: number | null;
+  /** The quota reason from the scheduler's last unschedulable report, while pending. */
+  phaseReason: "NonPreemptibleOverQuota" | "OverLimit" | null;
+  /** Time accumulated in Pending and Running, up to `phaseUpdatedAt`. */
+  pendingMs: number;
+  runningMs: number;
+  readonly pods: PodRecord[];
+}
+
+export class WorkloadRegistry {
+  private readonly byUid = new Map<string, WorkloadRecord>();
+  private readonly podsByUid = new Map<string, PodRecord>();
+  private nextSerial = 0;
+
+  constructor(private readonly retentionMs: number) {}
+
+  workloads(): IterableIterator<WorkloadRecord> {
+    return this.byUid.values();
+  }
+
+  workload(uid: string): WorkloadRecord | undefined {
+    return this.byUid.get(uid);
+  }
+
+  pod(uid: string): PodRecord | undefined {
+    return this.podsByUid.get(uid);
+  }
+
+  readonly record = (event: DomainEvent): void => {
+    switch (event.kind) {
+      case "WorkloadSubmitted":
+        this.byUid.set(event.workload.uid, {
+          ref: event.workload,
+          requestedNodePools: event.nodePools,
+          submittedAt: event.t,
+          phase: "Pending",
+          phaseUpdatedAt: event.t,
+          k8sPhase: "Pending",
+          currentPool: null,
+          completedAt: null,
+          deletedAt: null,
+          phaseReason: null,
+          pendingMs: 0,
+          runningMs: 0,
+          pods: [],
+        });
+        return;
+      case "WorkloadUnschedulable": {
+        const w = this.byUid.get(event.workload.uid);
+        if (w !== undefined) w.phaseReason = quotaReason(event.reasons);
+        return;
+      }
+      case "WorkloadStarted": {
+        const w = this.byUid.get(event.workload.uid);
+        if (w === undefined) return;
+        this.transition(w, "Running", event.t);
+        w.k8sPhase = "Running";
+        w.currentPool = event.nodePool;
+        w.phaseReason = null;
+        for (const placement of event.pods) {
+          const pod = this.podsByUid.get(placement.uid) ?? this.addPod(w, placement, event.t);
+          pod.node = placement.node;
+          pod.pool = event.nodePool;
+          pod.gpus = placement.gpus;
+          pod.startedAt = event.t;
+          setPodPhase(pod, "Running", event.t);
+        }
+        return;
+      }
+      case "WorkloadPreempted": {
+        const w = this.byUid.get(event.workload.uid);
+        if (w === undefined) return;
+        this.transition(w, "Pending", event.t);
+        w.k8sPhase = "Pending";
+        w.currentPool = null;
+        // KAI deletes the victim's pods; the controller creates new ones (new UIDs).
+        for (const pod of w.pods) if (pod.deletedAt === null) pod.deletedAt = event.t;
+        return;
+      }
+      case "WorkloadCompleted":
+      case "WorkloadFailed": {
+        const w = this.byUid.get(event.workload.uid);
+        if (w === undefined) return;
+        const succeeded = event.kind === "WorkloadCompleted";
+        this.transition(w, succeeded ? "Completed" : "Failed", event.t);
+        w.k8sPhase = succeeded ? "Succeeded" : "Failed";
+        w.completedAt = event.t;
+        for (const pod of w.pods) {
+          if (pod.deletedAt !== null || pod.completedAt !== null) continue;
+          pod.completedAt = event.t;
+          setPodPhase(pod, succeeded ? "Succeeded" : "Failed", event.t);
+        }
+        return;
+      }
+      case "WorkloadCancelled": {
+        const w = this.byUid.get(event.workload.uid);
+        if (w === undefined) return;
+        // A user deleted it: the control plane keeps it only among the deleted ones.
+        this.transition(w, w.phase, event.t);
+        w.deletedAt = event.t;
+        w.currentPool = null;
+        for (const pod of w.pods) if (pod.deletedAt === null) pod.deletedAt = event.t;
+        return;
+      }
+      default:
+        return;
+    }
+  };
+
+  /** Adds the pods that controllers created and the scheduler has not placed yet; forgets what is past the retention. */
+  sync(view: ClusterView): void {
+    for (const w of view.pending) {
+      const record = this.byUid.get(w.uid);
+      if (record === undefined) continue;
+      for (const p of w.pendingPods)
+        if (!this.podsByUid.has(p.uid)) this.addPod(record, { name: p.name, uid: p.uid, node: "", gpus: [] }, p.createdAt);
+    }
+    for (const [uid, w] of this.byUid) {
+      const over = w.deletedAt ?? w.completedAt;
+      if (over === null || view.now - over <= this.retentionMs) continue;
+      for (const pod of w.pods) this.podsByUid.delete(pod.uid);
+      this.byUid.delete(uid);
+    }
+  }
+
+  /** Seconds spent pending and running up to simulated time `now`. */
+  static times(w: WorkloadRecord, now: number): { pendingMs: number; runningMs: number } {
+    const open = w.completedAt === null && w.deletedAt === null ? now - w.phaseUpdatedAt : 0;
+    return {
+      pendingMs: w.pendingMs + (w.phase === "Pending" ? open : 0),
+      runningMs: w.runningMs + (w.phase === "Running" ? open : 0),
+    };
+  }
+
+  private transition(w: WorkloadRecord, phase: Phase, t: number): void {
+    const spent = t - w.phaseUpdatedAt;
+    if (w.phase === "Pending") w.pendingMs += spent;
+    else if (w.phase === "Running") w.runningMs += spent;
+    w.phase = phase;
+    w.phaseUpdatedAt = t;
+  }
+
+  private addPod(w: WorkloadRecord, placement: PodPlacement, createdAt: number): PodRecord {
+    const pod: PodRecord = {
+      serial: this.nextSerial++,
+      uid: placement.uid,
+      name: placement.name,
+      workload: w,
+      createdAt,
+      node: null,
+      pool: null,
+      gpus: [],
+      startedAt: null,
+      completedAt: null,
+      deletedAt: null,
+      phase: "Pending",
+      phaseUpdatedAt: createdAt,
+    };
+    w.pods.push(pod);
+    this.podsByUid.set(pod.uid, pod);
+    return pod;
+  }
+}
+
+function setPodPhase(pod: PodRecord, phase: PodPhase, t: number): void {
+  pod.phase = phase;
+  pod.phaseUpdatedAt = t;
+}
+
+/** The API's phaseReason: KAI's two quota reasons; "no node fits" has no phaseReason value. */
+function quotaReason(reasons: readonly PendingReason[]): WorkloadRecord["phaseReason"] {
+  for (const r of reasons) if (r.reason === "NonPreemptibleOverQuota" || r.reason === "OverLimit") return r.reason;
+  return null;
+}
