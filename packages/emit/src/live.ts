@@ -5,10 +5,11 @@
  * and a warning, never the run.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterLogs, ClusterMetrics, type TargetSamples } from "@gpusynth/constructs";
+import { ClusterLogs, ClusterMetrics, runaiApi, type TargetSamples } from "@gpusynth/constructs";
 import { Simulation } from "@gpusynth/sim";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
+import type { ControlPlaneServer } from "./control-plane/server.js";
 import type { ScrapeServer } from "./scrape-server.js";
 import type { MetricsSink } from "./sinks.js";
 
@@ -23,6 +24,8 @@ export interface LiveOptions {
   /** Where log records go (OTLP, console); none when absent. */
   readonly logs?: LogsSink;
   readonly server?: ScrapeServer;
+  /** Serves the Run:ai control-plane API from this run, keeping `retentionMs` of history. */
+  readonly api?: { readonly server: ControlPlaneServer; readonly retentionMs: number };
   readonly signal: AbortSignal;
   readonly onTick?: (status: LiveStatus) => void;
 }
@@ -61,6 +64,15 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   const logs = options.logs === undefined ? undefined : new ClusterLogs(blueprint, clock);
   if (logs !== undefined) simulation.onEvent(logs.record);
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
+  // Its history is kept in stamped (wall-clock) time, like everything the run emits.
+  const controlPlane =
+    options.api === undefined
+      ? undefined
+      : new runaiApi.ControlPlane(blueprint, metrics.activity, { clock, retentionMs: options.api.retentionMs, stepMs: options.intervalMs });
+  if (controlPlane !== undefined) {
+    simulation.onEvent(controlPlane.record);
+    options.api?.server.attach(controlPlane);
+  }
   let logRecords = 0;
   let failedLogRecords = 0;
   let exportedScrapes = 0;
@@ -82,6 +94,7 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
       const view = simulation.view();
       const collected: TargetSamples[] = metrics.collect(view);
       options.server?.update(collected);
+      controlPlane?.observe(view);
       if (pipeline !== undefined) {
         const report = await pipeline.scrape(collected, Date.now());
         exportedScrapes += report.targets - report.failedTargets;

@@ -68,6 +68,11 @@ export class ControlPlane {
     this.history.offer(this.current);
   }
 
+  /** Whether the cluster has been observed at least once (nothing can be answered before). */
+  get observed(): boolean {
+    return this.current !== undefined;
+  }
+
   get index(): ClusterIndex {
     if (this.indexed === undefined) throw new Error("the control plane has not observed the cluster yet");
     return this.indexed;

@@ -26,13 +26,16 @@ const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(
 
 export class ControlPlaneServer {
   private server: Server | undefined;
+  private controlPlane: runaiApi.ControlPlane | undefined;
   /** Requests answered, by status code (for the run's closing report). */
   readonly answered = new Map<number, number>();
 
-  constructor(
-    private readonly controlPlane: runaiApi.ControlPlane,
-    private readonly credentials: ApiCredentials,
-  ) {}
+  constructor(private readonly credentials: ApiCredentials) {}
+
+  /** Starts answering from this control plane once it has observed the cluster; until then 503. */
+  attach(controlPlane: runaiApi.ControlPlane): void {
+    this.controlPlane = controlPlane;
+  }
 
   async listen(host: string, port: number): Promise<AddressInfo> {
     const server = createServer((req, res) => {
@@ -60,6 +63,8 @@ export class ControlPlaneServer {
       response = this.token(url.pathname, await readBody(req), req.headers["content-type"] ?? "");
     } else if (!this.authorised(req.headers.authorization)) {
       response = { status: 401, body: { code: 401, message: "Unauthorized: expected the header Authorization: Bearer <token>" } };
+    } else if (this.controlPlane?.observed !== true) {
+      response = { status: 503, body: { code: 503, message: "the simulated cluster is starting; try again in a moment" } };
     } else {
       response = handle(this.controlPlane, { method: req.method ?? "GET", path: url.pathname, query: url.searchParams });
     }
