@@ -5,6 +5,7 @@ export { type LoadedBlueprint, loadBlueprint, MAX_BLUEPRINT_BYTES, MAX_NESTING_D
 export { BUILT_IN_PRIORITY_CLASSES, isPreemptible, type PriorityClass } from "./priority-classes.js";
 export { BlueprintError, type BlueprintProblem, formatPath, formatProblem } from "./problems.js";
 export {
+  BEARER_TOKEN,
   type Blueprint,
   type BlueprintInput,
   blueprintSchema,

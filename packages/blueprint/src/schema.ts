@@ -306,6 +306,34 @@ const telemetrySchema = z.strictObject({
     }),
 });
 
+/**
+ * The Run:ai control-plane API that `gpusynth run --api` serves. Its credentials are secrets:
+ * shipped blueprints leave them out and the run takes them from GPUSYNTH_API_TOKEN (and
+ * GPUSYNTH_API_CLIENT_ID / GPUSYNTH_API_CLIENT_SECRET) or generates a token and prints it.
+ */
+/** RFC 6750's b64token, at least 16 characters long. */
+export const BEARER_TOKEN = /^[A-Za-z0-9._~+/-]{16,}=*$/;
+
+const controlPlaneSchema = z
+  .strictObject({
+    token: z
+      .string()
+      .regex(BEARER_TOKEN, { message: "a bearer token: at least 16 letters, digits or -._~+/ (RFC 6750 b64token)" })
+      .optional()
+      .meta({ description: "Bearer token every API request must carry (Authorization: Bearer <token>)." }),
+    serviceAccount: z
+      .strictObject({ clientId: z.string().min(1), clientSecret: z.string().min(8) })
+      .optional()
+      .meta({ description: "Client credentials the token endpoints (POST /api/v1/token, /api/v2/token) exchange for the token." }),
+    // Run:ai's own metrics store keeps far longer; a day covers the UI's default ranges
+    // (last hour … last day) while bounding what an emulator holds in memory.
+    retention: durationSchema
+      .refine((ms) => ms >= 60_000 && ms <= 31 * 86_400_000, { message: "a retention between 1m and 31d" })
+      .default(86_400_000)
+      .meta({ description: "How far back the Metrics API can answer (default 24h)." }),
+  })
+  .meta({ description: "The Run:ai control-plane Metrics, Telemetry and read API served by `gpusynth run --api`." });
+
 /** What `gpusynth calibrate` measures; each may carry a tolerance band in `calibration.targets`. */
 export const CALIBRATION_METRICS = {
   gpuWorkloadsPerGpuDay: "GPU workloads submitted per GPU per day",
@@ -414,6 +442,7 @@ export const blueprintSchema = z
     workloads: z.array(generatorSchema).default([]),
     submissions: z.array(submissionSchema).default([]),
     telemetry: telemetrySchema.default({ driverVersion: DEFAULT_DRIVER_VERSION, schedulerVerbosity: 3 }),
+    controlPlane: controlPlaneSchema.default({ retention: 86_400_000 }),
     calibration: calibrationSchema.default({ days: 7, warmup: 86_400_000, targets: {} }),
     faults: faultsSchema.default({
       hazards: [],

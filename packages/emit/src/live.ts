@@ -64,11 +64,16 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   const logs = options.logs === undefined ? undefined : new ClusterLogs(blueprint, clock);
   if (logs !== undefined) simulation.onEvent(logs.record);
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
-  // Its history is kept in stamped (wall-clock) time, like everything the run emits.
+  // Its history is kept in stamped (wall-clock) time, like everything the run emits, one
+  // snapshot per whole number of intervals so every kept snapshot is a scrape's.
   const controlPlane =
     options.api === undefined
       ? undefined
-      : new runaiApi.ControlPlane(blueprint, metrics.activity, { clock, retentionMs: options.api.retentionMs, stepMs: options.intervalMs });
+      : new runaiApi.ControlPlane(blueprint, metrics.activity, {
+          clock,
+          retentionMs: options.api.retentionMs,
+          stepMs: runaiApi.snapshotStep(options.api.retentionMs, options.intervalMs),
+        });
   if (controlPlane !== undefined) {
     simulation.onEvent(controlPlane.record);
     options.api?.server.attach(controlPlane);

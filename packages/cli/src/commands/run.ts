@@ -1,7 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { closeSync } from "node:fs";
-import { type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
+import { BEARER_TOKEN, type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
 import {
+  type ApiCredentials,
   ConsoleLogsSink,
+  ControlPlaneServer,
   createOtlpExporter,
   createOtlpLogExporter,
   ExporterSink,
@@ -40,7 +43,9 @@ emulated target is served for scraping on --listen, each at its own path in the 
 format, with a Prometheus HTTP service-discovery endpoint listing them all; when an OTLP endpoint
 is configured (--otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT) metrics are also pushed through the
 OpenTelemetry SDK every --interval, and so are the logs (Kubernetes events and the scheduler's
-log). Runs until Ctrl-C (or --duration of simulated time).
+log). Runs until Ctrl-C (or --duration of simulated time). With --api it also serves the Run:ai
+control-plane API (2.24: Metrics, Telemetry, clusters, node pools, nodes, projects, departments,
+workloads and pods) from the same simulated cluster, behind a bearer token.
 
 Offline (--offline): runs as fast as the CPU allows, stamps data with simulated time, and can
 write OTLP-JSON (--otlp-json) and print per-project and per-node-pool totals (--summary).
@@ -54,6 +59,7 @@ Options:
   --speed <n>            live: simulated seconds per wall-clock second (default: 1)
   --interval <d>         scrape/export interval (default: OTEL_METRIC_EXPORT_INTERVAL ms, else 15s)
   --listen <host:port>   live: serve the scrape targets and ${SD_PATH} here (default: 127.0.0.1:9464; "none" to disable)
+  --api <host:port>      live: serve the Run:ai control-plane API here, e.g. 127.0.0.1:8080 (default: none)
   --otlp-endpoint <url>  live: push OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT; unset means no push)
   --otlp-protocol <p>    ${OTLP_PROTOCOLS.join(", ")} (default: OTEL_EXPORTER_OTLP_PROTOCOL, else grpc)
   --otlp-json <file>     offline: write every scrape as an OTLP-JSON line to <file>
@@ -67,10 +73,18 @@ Options:
 Environment (standard OpenTelemetry variables):
   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL,
   OTEL_EXPORTER_OTLP_METRICS_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS, OTEL_METRIC_EXPORT_INTERVAL
+Environment (control-plane API; each wins over the blueprint's controlPlane section):
+  GPUSYNTH_API_TOKEN     the bearer token requests must carry (else the blueprint's, else a new
+                         random one, printed at start)
+  GPUSYNTH_API_CLIENT_ID, GPUSYNTH_API_CLIENT_SECRET
+                         a service account that POST /api/v1/token and /api/v2/token accept
 
 Examples:
   gpusynth run                                              # live; scrape http://127.0.0.1:9464${SD_PATH}
   OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4317 gpusynth run --speed 60
+  GPUSYNTH_API_TOKEN=dev-token-0123456789 gpusynth run --api 127.0.0.1:8080 --speed 60
+                                                            # then: curl -H 'Authorization: Bearer dev-token-0123456789' \
+                                                            #   'http://127.0.0.1:8080/api/v1/clusters'
   gpusynth run --offline --duration 24h --summary
   gpusynth run --offline --duration 1h --otlp-json metrics.jsonl blueprints/enterprise.yaml
 `;
@@ -86,6 +100,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       speed: { type: "string" },
       interval: { type: "string" },
       listen: { type: "string" },
+      api: { type: "string" },
       "otlp-endpoint": { type: "string" },
       "otlp-protocol": { type: "string" },
       "otlp-json": { type: "string" },
@@ -108,7 +123,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   for (const warning of warnings) output.err(`${formatProblem(warning, file)}\n`);
 
   if (values.offline === true) {
-    for (const flag of ["speed", "listen", "otlp-endpoint"] as const) {
+    for (const flag of ["speed", "listen", "api", "otlp-endpoint"] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to live runs; drop it or drop --offline`);
     }
     return runOffline(blueprint, output, {
@@ -135,24 +150,42 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const endpoint = typeof values["otlp-endpoint"] === "string" ? values["otlp-endpoint"] : undefined;
   const pushing = endpoint !== undefined || endpointFromEnv(env) !== undefined;
   const listen = typeof values.listen === "string" ? values.listen : "127.0.0.1:9464";
+  const api = typeof values.api === "string" && values.api !== "none" ? parseListen("api", values.api, "127.0.0.1:8080") : undefined;
   return runLiveCommand(blueprint, output, {
+    api: api === undefined ? undefined : { ...api, ...apiCredentials(blueprint, env) },
     speed,
     intervalMs,
     ...(values.duration === undefined ? {} : { durationMs: durationOption("duration", values.duration, "24h") }),
     ...(seed === undefined ? {} : { seed }),
-    listen: listen === "none" ? undefined : parseListen(listen),
+    listen: listen === "none" ? undefined : parseListen("listen", listen, "127.0.0.1:9464"),
     otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
     explicitUrl: endpoint,
     logs: logsOption(values.logs, ["otlp", "console", "none"], pushing ? "otlp" : "none") as "otlp" | "console" | "none",
   });
 }
 
-function parseListen(text: string): { host: string; port: number } {
+function parseListen(flag: string, text: string, example: string): { host: string; port: number } {
   const match = /^(.*):(\d+)$/.exec(text);
   const port = Number(match?.[2]);
-  if (match === null || port > 65_535)
-    throw new UsageError(`--listen: expected host:port such as 127.0.0.1:9464, or none, found "${text}"`);
+  if (match === null || port > 65_535) throw new UsageError(`--${flag}: expected host:port such as ${example}, or none, found "${text}"`);
   return { host: (match[1] as string).replace(/^\[|\]$/g, "") || "127.0.0.1", port };
+}
+
+/** The API's credentials: the environment's, else the blueprint's; a token is generated when neither has one. */
+function apiCredentials(blueprint: Blueprint, env: NodeJS.ProcessEnv): ApiCredentials & { generated: boolean } {
+  const fromEnv = env.GPUSYNTH_API_TOKEN;
+  if (fromEnv !== undefined && !BEARER_TOKEN.test(fromEnv))
+    throw new UsageError("GPUSYNTH_API_TOKEN: expected a bearer token of at least 16 characters (letters, digits, -._~+/)");
+  const token = fromEnv ?? blueprint.controlPlane.token;
+  const id = env.GPUSYNTH_API_CLIENT_ID ?? blueprint.controlPlane.serviceAccount?.clientId;
+  const secret = env.GPUSYNTH_API_CLIENT_SECRET ?? blueprint.controlPlane.serviceAccount?.clientSecret;
+  if ((id === undefined) !== (secret === undefined))
+    throw new UsageError("GPUSYNTH_API_CLIENT_ID and GPUSYNTH_API_CLIENT_SECRET: set both or neither");
+  return {
+    token: token ?? randomBytes(24).toString("base64url"),
+    generated: token === undefined,
+    ...(id === undefined || secret === undefined ? {} : { client: { id, secret } }),
+  };
 }
 
 function logsOption(value: string | boolean | undefined, allowed: readonly string[], fallback: string): string {
@@ -237,6 +270,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
 }
 
 interface LiveRun {
+  readonly api: ({ host: string; port: number; generated: boolean } & ApiCredentials) | undefined;
   readonly speed: number;
   readonly intervalMs: number;
   readonly durationMs?: number;
@@ -275,7 +309,18 @@ async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun
             output.err(`\nwarning: OTLP log export failed (${error?.message ?? "unknown error"}); the run goes on\n`);
           })
         : undefined;
+  const api = run.api === undefined ? undefined : new ControlPlaneServer(run.api);
   try {
+    if (api !== undefined && run.api !== undefined) {
+      let address: { address: string; port: number };
+      try {
+        address = await api.listen(run.api.host, run.api.port);
+      } catch (cause) {
+        throw new UsageError(`--api: cannot listen on ${run.api.host}:${run.api.port}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`);
+      }
+      output.err(`gpusynth: Run:ai control-plane API (2.24) at ${baseUrl(address)}/api/v1\n`);
+      if (run.api.generated) output.err(`gpusynth: API bearer token (set GPUSYNTH_API_TOKEN to choose one): ${run.api.token}\n`);
+    }
     if (server !== undefined && run.listen !== undefined) {
       let address: { address: string; port: number };
       try {
@@ -285,14 +330,14 @@ async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun
           `--listen: cannot listen on ${run.listen.host}:${run.listen.port}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`,
         );
       }
-      const base = `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`;
       output.err(
-        `gpusynth: "${blueprint.cluster.name}" live at ×${run.speed}; scrape targets listed at ${base}${SD_PATH} (Prometheus http_sd_configs)\n`,
+        `gpusynth: "${blueprint.cluster.name}" live at ×${run.speed}; scrape targets listed at ${baseUrl(address)}${SD_PATH} (Prometheus http_sd_configs)\n`,
       );
     }
     if (run.otlp !== undefined)
       output.err(`gpusynth: pushing OTLP (${run.otlp.protocol}) to ${run.otlp.url} every ${formatDuration(run.intervalMs)}\n`);
-    if (server === undefined && run.otlp === undefined) output.err("gpusynth: no --listen and no OTLP endpoint: the run emits nothing\n");
+    if (server === undefined && run.otlp === undefined && api === undefined)
+      output.err("gpusynth: no --listen, no --api and no OTLP endpoint: the run emits nothing\n");
     let lastLine = Number.NEGATIVE_INFINITY;
     const status = await runLive(blueprint, {
       speed: run.speed,
@@ -302,6 +347,7 @@ async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun
       ...(sink === undefined ? {} : { sink }),
       ...(server === undefined ? {} : { server }),
       ...(logs === undefined ? {} : { logs }),
+      ...(api === undefined ? {} : { api: { server: api, retentionMs: blueprint.controlPlane.retention } }),
       signal: abort.signal,
       onTick: (s) => {
         if (output.interactive) output.err(`\r${statusLine(blueprint, s)}\u001b[K`);
@@ -315,12 +361,23 @@ async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun
     output.err(`gpusynth: stopped after ${formatDuration(status.simulatedMs)} simulated\n`);
     if (status.failedScrapes > 0) output.err(`gpusynth: ${status.failedScrapes} target scrape(s) could not be delivered over OTLP\n`);
     if (status.failedLogRecords > 0) output.err(`gpusynth: ${status.failedLogRecords} log record(s) could not be delivered over OTLP\n`);
+    if (api !== undefined) output.err(`gpusynth: API requests answered: ${answeredLine(api.answered)}\n`);
     return EXIT_OK;
   } finally {
     process.removeListener("SIGINT", stop);
     process.removeListener("SIGTERM", stop);
     await server?.close();
+    await api?.close();
   }
+}
+
+function baseUrl(address: { address: string; port: number }): string {
+  return `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`;
+}
+
+function answeredLine(answered: ReadonlyMap<number, number>): string {
+  if (answered.size === 0) return "none";
+  return [...answered].sort(([a], [b]) => a - b).map(([status, n]) => `${n} × ${status}`).join(", ");
 }
 
 function statusLine(blueprint: Blueprint, s: LiveStatus): string {

@@ -149,6 +149,11 @@ export class ControlPlane {
   }
 }
 
+/** The step between kept snapshots for a run observed every `intervalMs`: whole intervals, at most the default number of snapshots. */
+export function snapshotStep(retentionMs: number, intervalMs: number): number {
+  return Math.max(1, Math.ceil(retentionMs / DEFAULT_MAX_SNAPSHOTS / intervalMs)) * intervalMs;
+}
+
 /** API values are strings; numbers print without float noise. */
 export function formatValue(v: number): string {
   return Number.isInteger(v) ? String(v) : String(Math.round(v * 1e6) / 1e6);

@@ -1,6 +1,6 @@
 export * from "./catalogue.js";
 export { ClusterIndex, type NodeSlot, type OrgUnit, type PoolSlot } from "./cluster-index.js";
-export { ControlPlane, type ControlPlaneOptions, formatValue, LOOKBACK_MS, type Measurement } from "./control-plane.js";
+export { ControlPlane, type ControlPlaneOptions, formatValue, LOOKBACK_MS, type Measurement, snapshotStep } from "./control-plane.js";
 export * as entities from "./entities.js";
 export { FREE, NOT_REPORTING, type Snapshot, SnapshotHistory } from "./history.js";
 export {
