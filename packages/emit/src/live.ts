@@ -7,9 +7,9 @@
 import type { Blueprint } from "@gpusynth/blueprint";
 import { ClusterLogs, ClusterMetrics, runaiApi, type TargetSamples } from "@gpusynth/constructs";
 import { Simulation } from "@gpusynth/sim";
+import type { ControlPlaneServer } from "./control-plane/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
-import type { ControlPlaneServer } from "./control-plane/server.js";
 import type { ScrapeServer } from "./scrape-server.js";
 import type { MetricsSink } from "./sinks.js";
 

@@ -316,7 +316,9 @@ async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun
       try {
         address = await api.listen(run.api.host, run.api.port);
       } catch (cause) {
-        throw new UsageError(`--api: cannot listen on ${run.api.host}:${run.api.port}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`);
+        throw new UsageError(
+          `--api: cannot listen on ${run.api.host}:${run.api.port}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`,
+        );
       }
       output.err(`gpusynth: Run:ai control-plane API (2.24) at ${baseUrl(address)}/api/v1\n`);
       if (run.api.generated) output.err(`gpusynth: API bearer token (set GPUSYNTH_API_TOKEN to choose one): ${run.api.token}\n`);
@@ -377,7 +379,10 @@ function baseUrl(address: { address: string; port: number }): string {
 
 function answeredLine(answered: ReadonlyMap<number, number>): string {
   if (answered.size === 0) return "none";
-  return [...answered].sort(([a], [b]) => a - b).map(([status, n]) => `${n} × ${status}`).join(", ");
+  return [...answered]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${n} × ${status}`)
+    .join(", ");
 }
 
 function statusLine(blueprint: Blueprint, s: LiveStatus): string {

@@ -170,7 +170,8 @@ export function workload(cp: ControlPlane, w: WorkloadRecord): Json {
     deletedAt: w.deletedAt === null ? null : cp.iso(w.deletedAt),
     phase: w.phase,
     phaseUpdatedAt: cp.iso(w.phaseUpdatedAt),
-    phaseReason: w.phase === "Pending" ? w.phaseReason : null,
+    // The spec's phaseReason is a non-nullable enum: absent unless a quota reason holds the workload.
+    ...(w.phase === "Pending" && w.phaseReason !== null ? { phaseReason: w.phaseReason } : {}),
     k8sPhase: w.k8sPhase,
     k8sPhaseUpdatedAt: cp.iso(w.phaseUpdatedAt),
     conditions: [],

@@ -22,9 +22,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class Params {
   constructor(private readonly query: URLSearchParams) {}
 
-  /** Every occurrence of an array parameter (form style, exploded: `a=1&a=2`). */
+  /**
+   * An array parameter. The spec declares every array query parameter `explode: false`
+   * (metricType=A,B); repeated parameters (metricType=A&metricType=B), which many HTTP clients
+   * send, are accepted too.
+   */
   all(name: string): string[] {
-    return this.query.getAll(name);
+    return this.query.getAll(name).flatMap((v) => v.split(","));
   }
 
   one(name: string): string | undefined {
