@@ -60,6 +60,43 @@ describe("gpusynth run (live)", () => {
     expect(stderr).toContain("stopped after 10m simulated");
   }, 120_000);
 
+  it("serves the Run:ai control-plane API from the running simulation, behind the token GPUSYNTH_API_TOKEN names", async () => {
+    const token = "live-test-token-0123456789";
+    const args = ["run", "--speed", "120", "--interval", "1s", "--duration", "10m", "--api", "127.0.0.1:0", scenario];
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: root,
+      env: { ...process.env, GPUSYNTH_API_TOKEN: token },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const announced = new Promise<string>((resolve) =>
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+        const url = /control-plane API \(2\.24\) at (http:\/\/\S+\/api\/v1)/.exec(stderr)?.[1];
+        if (url !== undefined) resolve(url);
+      }),
+    );
+    const api = await announced;
+    const nodes = async (authorization?: string) =>
+      fetch(`${api}/nodes`, authorization === undefined ? {} : { headers: { authorization } });
+    let answer = await nodes(`Bearer ${token}`);
+    while (answer.status === 503) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await nodes(`Bearer ${token}`);
+    }
+    expect(answer.status).toBe(200);
+    const listed = ((await answer.json()) as { nodes: Array<{ name: string }> }).nodes;
+    expect(listed.length).toBeGreaterThan(0);
+    expect((await nodes()).status).toBe(401);
+    expect((await nodes("Bearer wrong")).status).toBe(401);
+    expect(await closed).toBe(0);
+    expect(stderr).not.toContain(token); // a token the user chose is not echoed
+    const answered = /API requests answered: (.*)/.exec(stderr)?.[1] ?? "";
+    expect(answered).toMatch(/\b1 × 200\b/);
+    expect(answered).toMatch(/\b2 × 401\b/);
+  }, 60_000);
+
   it("refuses a protocol it does not know, naming the variable", async () => {
     const { code, stderr } = await gpusynth(fast, { OTEL_EXPORTER_OTLP_PROTOCOL: "carrier-pigeon" });
     expect(code).toBe(2);

@@ -102,7 +102,8 @@ export class ControlPlaneServer {
     // The docs write clientId, the spec clientID: both are accepted.
     const id = String(request.clientId ?? request.clientID ?? "");
     if (client === undefined || !same(id, client.id) || !same(String(request.clientSecret ?? ""), client.secret))
-      return { status: 401, body: { code: 401, message: "invalid client credentials" } };
+      // grant_token declares no 401: the spec's answer to credentials it cannot grant on is 400.
+      return { status: 400, body: { code: 400, message: "invalid client credentials" } };
     return { status: 200, body: { accessToken: this.credentials.token } };
   }
 }

@@ -1,0 +1,180 @@
+/**
+ * The control-plane API over real HTTP, as a poller meets it: without the bearer token every
+ * endpoint answers 401, before the simulation has observed the cluster 503, and a service
+ * account can exchange its client credentials for the token at both of the vendor's token
+ * endpoints. Every answer is validated against the pinned spec's response for its operation.
+ */
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterMetrics, runaiApi } from "@gpusynth/constructs";
+import { Simulation } from "@gpusynth/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ControlPlaneServer } from "../src/control-plane/server.js";
+import { loadRunaiSpec, type RunaiSpec } from "./runai-spec.js";
+
+const MINUTE = 60_000;
+const TOKEN = "s3cret-token_for.tests";
+const CLIENT = { id: "poller", secret: "poller-secret-1" };
+
+let spec: RunaiSpec;
+let server: ControlPlaneServer;
+let cp: runaiApi.ControlPlane;
+let simulation: Simulation;
+let base: string;
+
+beforeAll(async () => {
+  spec = await loadRunaiSpec();
+  const { blueprint } = loadBlueprint(fileURLToPath(new URL("../../../blueprints/lab.yaml", import.meta.url)));
+  simulation = new Simulation(blueprint, { seed: 3 });
+  const metrics = new ClusterMetrics(blueprint);
+  cp = new runaiApi.ControlPlane(blueprint, metrics.activity, { retentionMs: 60 * MINUTE, stepMs: MINUTE });
+  simulation.onEvent(metrics.record);
+  simulation.onEvent(cp.record);
+  server = new ControlPlaneServer({ token: TOKEN, client: CLIENT });
+  server.attach(cp);
+  const address: AddressInfo = await server.listen("127.0.0.1", 0);
+  base = `http://127.0.0.1:${address.port}`;
+});
+afterAll(() => server.close());
+
+/** Runs the lab for a few minutes, observing each one, so the API has something to answer. */
+function observeFewMinutes(): void {
+  for (let t = MINUTE; t <= 5 * MINUTE; t += MINUTE) {
+    simulation.runUntil(t);
+    cp.observe(simulation.view());
+  }
+}
+
+async function call(path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${base}${path}`, init);
+  expect(response.headers.get("content-type")).toBe("application/json");
+  return { status: response.status, body: await response.json() };
+}
+const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+describe("before the simulation has observed the cluster", () => {
+  it("answers 503 with the spec's body, and still 401 without the token", async () => {
+    const starting = await call("/api/v1/clusters", bearer(TOKEN));
+    expect(starting.status).toBe(503);
+    expect(spec.responseErrors("get_clusters", 503, starting.body)).toEqual([]);
+    expect((await call("/api/v1/clusters")).status).toBe(401);
+  });
+});
+
+describe("bearer authentication", () => {
+  beforeAll(observeFewMinutes);
+
+  it.each([
+    { what: "no Authorization header", init: {} },
+    { what: "a wrong token", init: bearer("not-the-token") },
+    { what: "the token with one character missing", init: bearer(TOKEN.slice(0, -1)) },
+    { what: "the token under another scheme", init: { headers: { authorization: `Basic ${TOKEN}` } } },
+  ])("$what → 401 with the spec's Error body", async ({ init }) => {
+    for (const [path, operationId] of [
+      ["/api/v1/clusters", "get_clusters"],
+      ["/api/v2/clusters/x/metrics?metricType=TOTAL_GPU", "get_cluster_metrics"],
+    ] as const) {
+      const { status, body } = await call(path, init);
+      expect(status).toBe(401);
+      expect(spec.responseErrors(operationId, 401, body)).toEqual([]);
+    }
+  });
+
+  it("the right token gets the clusters, as the spec's schema has them", async () => {
+    const { status, body } = await call("/api/v1/clusters", bearer(TOKEN));
+    expect(status).toBe(200);
+    expect(spec.responseErrors("get_clusters", 200, body)).toEqual([]);
+    expect(body).toHaveLength(1);
+  });
+
+  it("counts what it answered, by status, for the run's closing line", () => {
+    expect(server.answered.get(401)).toBeGreaterThanOrEqual(8);
+    expect(server.answered.get(200)).toBeGreaterThanOrEqual(1);
+    expect(server.answered.get(503)).toBe(1);
+  });
+});
+
+describe("token endpoints", () => {
+  const json = (value: unknown): RequestInit => ({
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(value),
+  });
+  const form = (value: Record<string, string>): RequestInit => ({
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(value).toString(),
+  });
+
+  it("v1 exchanges a service account's client credentials for the token, and the token works", async () => {
+    const { status, body } = await call(
+      "/api/v1/token",
+      json({ grantType: "client_credentials", clientID: CLIENT.id, clientSecret: CLIENT.secret }),
+    );
+    expect(status).toBe(200);
+    expect(spec.responseErrors("grant_token", 200, body)).toEqual([]);
+    const { accessToken } = body as { accessToken: string };
+    expect((await call("/api/v1/nodes", bearer(accessToken))).status).toBe(200);
+  });
+
+  it("v2 does the OAuth2 client-credentials grant, form encoded", async () => {
+    const { status, body } = await call(
+      "/api/v2/token",
+      form({ grant_type: "client_credentials", client_id: CLIENT.id, client_secret: CLIENT.secret }),
+    );
+    expect(status).toBe(200);
+    expect(spec.responseErrors("grant_token_v2", 200, body)).toEqual([]);
+    expect(body).toMatchObject({ access_token: TOKEN, token_type: "Bearer" });
+  });
+
+  it.each([
+    {
+      what: "v1, wrong secret",
+      path: "/api/v1/token",
+      init: json({ grantType: "client_credentials", clientID: CLIENT.id, clientSecret: "wrong-secret" }),
+      operationId: "grant_token",
+      status: 400,
+    },
+    {
+      what: "v1, a grant gpusynth does not do",
+      path: "/api/v1/token",
+      init: json({ grantType: "refresh_token" }),
+      operationId: "grant_token",
+      status: 400,
+    },
+    {
+      what: "v1, a body that is not JSON",
+      path: "/api/v1/token",
+      init: { method: "POST", headers: { "content-type": "application/json" }, body: "{grantType" },
+      operationId: "grant_token",
+      status: 400,
+    },
+    {
+      what: "v2, wrong secret",
+      path: "/api/v2/token",
+      init: form({ grant_type: "client_credentials", client_id: CLIENT.id, client_secret: "wrong-secret" }),
+      operationId: "grant_token_v2",
+      status: 401,
+    },
+    {
+      what: "v2, unknown client",
+      path: "/api/v2/token",
+      init: form({ grant_type: "client_credentials", client_id: "someone", client_secret: CLIENT.secret }),
+      operationId: "grant_token_v2",
+      status: 401,
+    },
+    {
+      what: "v2, a grant gpusynth does not do",
+      path: "/api/v2/token",
+      init: form({ grant_type: "password", username: "u", password: "p" }),
+      operationId: "grant_token_v2",
+      status: 400,
+    },
+  ])("$what → $status, as the spec declares it", async ({ path, init, operationId, status: expected }) => {
+    const { status, body } = await call(path, init);
+    expect(status).toBe(expected);
+    expect(spec.responseErrors(operationId, status, body)).toEqual([]);
+    expect(JSON.stringify(body)).not.toContain(TOKEN);
+  });
+});
