@@ -73,7 +73,7 @@ describe("bearer authentication", () => {
   ])("$what → 401 with the spec's Error body", async ({ init }) => {
     for (const [path, operationId] of [
       ["/api/v1/clusters", "get_clusters"],
-      ["/api/v2/clusters/x/metrics?metricType=TOTAL_GPU", "get_cluster_metrics"],
+      ["/api/v1/clusters/x/metrics?metricType=TOTAL_GPU", "get_cluster_metrics"],
     ] as const) {
       const { status, body } = await call(path, init);
       expect(status).toBe(401);

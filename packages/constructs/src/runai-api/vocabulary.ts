@@ -1,6 +1,6 @@
 /**
  * Value vocabularies of the control-plane API that the spec leaves as free strings, with the
- * source of each (signals/runai-api.md §Values). Where no source gives a value, gpusynth says
+ * source of each (signals/runai-api.md, "Values the spec leaves as strings"). Where no source gives a value, gpusynth says
  * so there and in cantfind.md.
  */
 import type { WorkloadType } from "@gpusynth/blueprint";
