@@ -9,7 +9,8 @@ import { runaiApi } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 import { ROUTES } from "../src/control-plane/routes.js";
 
-const doc = readFileSync(fileURLToPath(new URL("../../../signals/runai-api.md", import.meta.url)), "utf8");
+const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../../${path}`, import.meta.url)), "utf8");
+const doc = read("signals/runai-api.md");
 
 /** Rows `| \`NAME\` | served or not emulated | …` of the section whose heading names the schema. */
 function typeTable(schema: string): Array<{ type: string; served: boolean }> {
@@ -51,5 +52,12 @@ describe("signals/runai-api.md", () => {
       expect(rows.filter((r) => r.served).map((r) => r.type)).toEqual(enumeration.filter((t) => t in table));
     }
     expect(rows.some((r) => r.served)).toBe(true);
+  });
+
+  it("refers only to cantfind.md entries that exist", () => {
+    const pending = new Set([...read("cantfind.md").matchAll(/^- PENDING `([^`]+)`/gm)].map((m) => m[1]));
+    const referred = [...doc.matchAll(/cantfind\.md `([^`]+)`/g)].map((m) => m[1] as string);
+    expect(referred.length).toBeGreaterThan(5);
+    expect(referred.filter((id) => !pending.has(id))).toEqual([]);
   });
 });
