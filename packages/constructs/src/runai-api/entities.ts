@@ -108,18 +108,25 @@ function totalGpuQuota(cp: ControlPlane, unit: OrgUnit): number {
   return unit.queues.reduce((sum, q) => sum + (cp.index.queues[q]?.deserved ?? 0), 0);
 }
 
-export function project(cp: ControlPlane, unit: OrgUnit): Json {
+/** What projects and departments share: identity, creation and total GPU quota (no CPU or memory quotas are simulated). */
+function orgUnitFields(cp: ControlPlane, unit: OrgUnit): Json {
   const created = cp.iso(0);
   return {
     id: unit.id,
     name: unit.name,
     clusterId: cp.blueprint.cluster.clusterId,
-    parentId: unit.parentId,
     description: "",
     createdAt: created,
     updatedAt: created,
-    enforceRunaiScheduler: true,
     totalResources: { gpuQuota: totalGpuQuota(cp, unit), cpuQuota: null, memoryQuota: null },
+  };
+}
+
+export function project(cp: ControlPlane, unit: OrgUnit): Json {
+  return {
+    ...orgUnitFields(cp, unit),
+    parentId: unit.parentId,
+    enforceRunaiScheduler: true,
     effective: {},
     // Run:ai projects are namespaces named runai-<project> (the same rule the simulation uses).
     status: { namespace: `runai-${unit.name}`, phase: "Ready", ...quotaStatus(cp, unit) },
@@ -128,15 +135,8 @@ export function project(cp: ControlPlane, unit: OrgUnit): Json {
 }
 
 export function department(cp: ControlPlane, unit: OrgUnit): Json {
-  const created = cp.iso(0);
   return {
-    id: unit.id,
-    name: unit.name,
-    clusterId: cp.blueprint.cluster.clusterId,
-    description: "",
-    createdAt: created,
-    updatedAt: created,
-    totalResources: { gpuQuota: totalGpuQuota(cp, unit), cpuQuota: null, memoryQuota: null },
+    ...orgUnitFields(cp, unit),
     status: quotaStatus(cp, unit),
     resources: resources(cp, unit),
   };
