@@ -306,14 +306,14 @@ const telemetrySchema = z.strictObject({
     }),
 });
 
+/** RFC 6750's b64token, at least 16 characters long. */
+export const BEARER_TOKEN = /^[A-Za-z0-9._~+/-]{16,}=*$/;
+
 /**
  * The Run:ai control-plane API that `gpusynth run --api` serves. Its credentials are secrets:
  * shipped blueprints leave them out and the run takes them from GPUSYNTH_API_TOKEN (and
  * GPUSYNTH_API_CLIENT_ID / GPUSYNTH_API_CLIENT_SECRET) or generates a token and prints it.
  */
-/** RFC 6750's b64token, at least 16 characters long. */
-export const BEARER_TOKEN = /^[A-Za-z0-9._~+/-]{16,}=*$/;
-
 const controlPlaneSchema = z
   .strictObject({
     token: z

@@ -59,11 +59,14 @@ beforeAll(async () => {
   spec = await loadRunaiSpec();
 });
 
-const get = (path: string, query: Record<string, string | readonly string[]> = {}): ApiResponse => {
+type Query = Readonly<Record<string, string | readonly string[]>>;
+/** A query with repeated keys for array values. */
+const searchParams = (query: Query): URLSearchParams => {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) for (const v of typeof value === "string" ? [value] : value) params.append(key, v);
-  return handle(run.cp, { method: "GET", path, query: params });
+  return params;
 };
+const get = (path: string, query: Query = {}): ApiResponse => handle(run.cp, { method: "GET", path, query: searchParams(query) });
 const body = <T>(response: ApiResponse): T => response.body as T;
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -179,8 +182,8 @@ describe("answers to good requests", () => {
       const operationId = spec.operationOf(path);
       if (operationId === undefined) throw new Error(`${path} is no operation of the spec`);
       covered.add(operationId);
-      const url = `${path}?${new URLSearchParams(Object.entries(query ?? {}).flatMap(([k, v]) => [v].flat().map((x) => [k, x])))}`;
-      const requestErrors = spec.requestErrors(path, new URLSearchParams(url.split("?")[1]));
+      const url = `${path}?${searchParams(query ?? {})}`;
+      const requestErrors = spec.requestErrors(path, searchParams(query ?? {}));
       if (requestErrors.length > 0) problems.push(`request ${url} is invalid per the spec: ${requestErrors.join("; ")}`);
       const response = get(path, query);
       if (response.status !== 200 && response.status !== 207) problems.push(`${url}: ${response.status} ${JSON.stringify(response.body)}`);
@@ -407,10 +410,7 @@ describe("bad requests get the spec's error responses", () => {
       ? spec.responseErrors(operationId as string, status, response.body)
       : spec.schemaErrors("Error", response.body);
     expect(errors).toEqual([]);
-    const requestErrors = spec.requestErrors(
-      path(),
-      new URLSearchParams(Object.entries(query()).flatMap(([k, v]) => [v].flat().map((x) => [k, x]))),
-    );
+    const requestErrors = spec.requestErrors(path(), searchParams(query()));
     expect(requestErrors.length > 0, requestErrors.join("; ")).toBe(specRejects);
   });
 

@@ -6,8 +6,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
-import addFormats from "ajv-formats";
-import { OpenAPIBackend } from "openapi-backend";
+import formats from "ajv-formats";
+import { type Document, OpenAPIBackend } from "openapi-backend";
+
+// ajv-formats is CommonJS whose module.exports is the plugin and also carries it as `default`;
+// TypeScript (NodeNext) types the default import as the module, so take the plugin by name.
+const addFormats = formats.default;
 
 export const SPEC_PATH = fileURLToPath(new URL("../../../../shared/vendor-specs/runai-openapi-2.24.json", import.meta.url));
 
@@ -34,18 +38,18 @@ export async function loadRunaiSpec(): Promise<RunaiSpec> {
   if (!existsSync(SPEC_PATH)) throw new Error(`the pinned Run:ai spec is missing: expected ${SPEC_PATH} (../shared/vendor-specs)`);
   const document = JSON.parse(readFileSync(SPEC_PATH, "utf8")) as SpecDocument;
   const api = new OpenAPIBackend({
-    definition: withoutPrimitiveExplode(structuredClone(document)) as never,
+    definition: withoutPrimitiveExplode(structuredClone(document)) as unknown as Document,
     quick: true,
     strict: false,
     ajvOpts: { strict: false, allErrors: true },
     customizeAjv: (ajv) => {
-      addFormats(ajv as never);
+      addFormats(ajv);
       return ajv;
     },
   });
   await api.init();
   const components = new Ajv({ strict: false, allErrors: true });
-  addFormats(components as never);
+  addFormats(components);
   components.addSchema({ $id: "runai", components: document.components }, "runai");
   const describe = (errors: ReadonlyArray<{ instancePath: string; message?: string; params?: unknown }> | null | undefined) =>
     (errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""} ${JSON.stringify(e.params ?? {})}`);
