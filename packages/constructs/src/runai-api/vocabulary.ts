@@ -1,7 +1,8 @@
 /**
- * Value vocabularies of the control-plane API that the spec leaves as free strings, with the
- * source of each (signals/runai-api.md, "Values the spec leaves as strings"). Where no source gives a value, gpusynth says
- * so there and in cantfind.md.
+ * The values gpusynth writes into the control-plane API's objects, with the source of each
+ * (signals/runai-api.md, "Values the spec leaves as strings"): the spec's enum member where it
+ * has one (WorkloadType, Source, ClusterState), a documented value where it has a free string.
+ * Where no source gives a value, gpusynth says so there and in cantfind.md.
  */
 import type { WorkloadType } from "@gpusynth/blueprint";
 
