@@ -1,5 +1,16 @@
 export { type ApiRequest, type ApiResponse, handle as handleApiRequest, ROUTES as API_ROUTES } from "./control-plane/routes.js";
 export { type ApiCredentials, ControlPlaneServer } from "./control-plane/server.js";
+export {
+  DEFAULT_MAX_REQUEST_BYTES,
+  DEFAULT_QUEUE_BYTES,
+  type DeliveryConfig,
+  DeliveryConfigError,
+  deliveryConfig,
+  FLUSH_ON_EXIT_MS,
+} from "./delivery/config.js";
+export { type OtlpDeliveryOptions, OtlpLogsDelivery, OtlpMetricsDelivery } from "./delivery/otlp-delivery.js";
+export { type DeliveryEvents, DeliveryQueue, type DeliveryStats, type OutageReport, type Outcome, type Tally } from "./delivery/queue.js";
+export { type EncodedRequest, encodeLogs, encodeMetrics } from "./delivery/requests.js";
 export { exposition } from "./exposition.js";
 export { type LiveOptions, type LiveStatus, runLive } from "./live.js";
 export { LogsPipeline, type LogsReport, type LogsSink } from "./logs-pipeline.js";

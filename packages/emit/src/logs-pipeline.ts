@@ -60,7 +60,7 @@ export class LogsPipeline {
   }
 
   async shutdown(): Promise<void> {
-    for (const { provider } of this.providers.values()) await provider.shutdown();
+    await Promise.all([...this.providers.values()].map(({ provider }) => provider.shutdown()));
     await this.sink.shutdown();
   }
 

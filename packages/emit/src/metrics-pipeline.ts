@@ -4,6 +4,7 @@
  * point time = scrape time; cumulative start = first scrape of the series (reset when the value
  * goes down); gauges without a start time; only the series the target exposes right now.
  */
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Sample, TargetSamples } from "@gpusynth/constructs";
 import type { HrTime } from "@opentelemetry/api";
 import { DataPointType, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
@@ -19,6 +20,8 @@ export interface ScrapeReport {
 }
 
 const NO_TIME: HrTime = [0, 0];
+/** Longest stretch of scraping between two turns of the event loop. */
+const YIELD_EVERY_MS = 20;
 
 function hrTime(ms: number): HrTime {
   const seconds = Math.floor(ms / 1000);
@@ -34,11 +37,21 @@ export class MetricsPipeline {
 
   constructor(private readonly sink: MetricsSink) {}
 
-  /** Scrapes every target at `timeMs` (Unix ms) and exports each. */
-  async scrape(collected: readonly TargetSamples[], timeMs: number): Promise<ScrapeReport> {
+  /**
+   * Scrapes every target at `timeMs` (Unix ms) and exports each. Between targets it lets the
+   * event loop turn when it has worked for a while (thousands of targets take seconds), and
+   * stops when `signal` aborts.
+   */
+  async scrape(collected: readonly TargetSamples[], timeMs: number, signal?: AbortSignal): Promise<ScrapeReport> {
     let points = 0;
     let failedTargets = 0;
+    let since = performance.now();
     for (const { target, samples } of collected) {
+      if (performance.now() - since > YIELD_EVERY_MS) {
+        await yieldToEventLoop();
+        since = performance.now();
+      }
+      if (signal?.aborted === true) break;
       const key = targetKey(target);
       let entry = this.targets.get(key);
       if (entry === undefined) {
@@ -53,7 +66,7 @@ export class MetricsPipeline {
   }
 
   async shutdown(): Promise<void> {
-    for (const { provider } of this.targets.values()) await provider.shutdown();
+    await Promise.all([...this.targets.values()].map(({ provider }) => provider.shutdown()));
     await this.sink.shutdown();
   }
 }

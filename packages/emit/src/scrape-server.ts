@@ -5,10 +5,11 @@
  * cluster. Discovery gives each target its emulated `job` and `instance`, which Prometheus
  * keeps (it only fills those labels in when discovery leaves them out).
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TargetSamples } from "@gpusynth/constructs";
 import { exposition } from "./exposition.js";
+import { answerClientError, answerConnect, originTarget } from "./http-guard.js";
 import { targetKey } from "./receiver.js";
 
 export const SD_PATH = "/sd";
@@ -36,28 +37,47 @@ export class ScrapeServer {
 
   async listen(host: string, port: number): Promise<AddressInfo> {
     const server = createServer((req, res) => {
-      const url = new URL(req.url ?? "/", "http://localhost");
-      if (req.method !== "GET") {
-        res.writeHead(405).end();
-        return;
+      try {
+        this.answer(req, res);
+      } catch {
+        // Nothing in answer() is expected to throw; if something does, the scraper gets a bare
+        // 500 rather than the process a crash or the client an internal message.
+        if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end("internal error\n");
       }
-      if (url.pathname === SD_PATH) {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.discovery()));
-        return;
-      }
-      const target = this.byPath.get(url.pathname);
-      if (target === undefined) {
-        res.writeHead(404, { "content-type": "text/plain" }).end(`no such target: ${url.pathname}\nsee ${SD_PATH} for the list\n`);
-        return;
-      }
-      res.writeHead(200, { "content-type": CONTENT_TYPE }).end(exposition(target.samples));
     });
+    server.on("clientError", answerClientError);
+    server.on("connect", answerConnect);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => resolve());
     });
     return server.address() as AddressInfo;
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse): void {
+    const target = originTarget(req.url);
+    if (target === undefined) {
+      res
+        .writeHead(400, { "content-type": "text/plain" })
+        .end(`expected a request target in origin form, such as ${SD_PATH}, with well-formed percent-escapes\n`);
+      return;
+    }
+    // HEAD too: Node sends a GET's headers without its body.
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { allow: "GET, HEAD" }).end();
+      return;
+    }
+    if (target.path === SD_PATH) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.discovery()));
+      return;
+    }
+    const samples = this.byPath.get(target.path);
+    if (samples === undefined) {
+      res.writeHead(404, { "content-type": "text/plain" }).end(`no such target: ${target.path}\nsee ${SD_PATH} for the list\n`);
+      return;
+    }
+    res.writeHead(200, { "content-type": CONTENT_TYPE }).end(exposition(samples.samples));
   }
 
   /** Prometheus HTTP SD: one target group per emulated target. */
@@ -73,6 +93,8 @@ export class ScrapeServer {
   async close(): Promise<void> {
     const server = this.server;
     if (server === undefined) return;
+    // Keep-alive and half-open connections would otherwise hold the close until their clients leave.
+    server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }

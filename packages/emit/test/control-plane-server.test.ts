@@ -81,6 +81,10 @@ describe("bearer authentication", () => {
     { what: "a wrong token", init: bearer("not-the-token") },
     { what: "the token with one character missing", init: bearer(TOKEN.slice(0, -1)) },
     { what: "the token under another scheme", init: { headers: { authorization: `Basic ${TOKEN}` } } },
+    // A header is bytes: é goes as one byte but is two in UTF-8, so the wrong token is longer in bytes.
+    { what: "a token of the same length with one non-ASCII character", init: bearer(`${TOKEN.slice(0, -1)}é`) },
+    { what: "a longer token of non-ASCII characters", init: bearer(`${"é".repeat(TOKEN.length)}`) },
+    { what: "an empty bearer", init: { headers: { authorization: "Bearer " } } },
   ])("$what → 401 with the spec's Error body", async ({ init }) => {
     for (const [path, operationId] of [
       ["/api/v1/clusters", "get_clusters"],
@@ -185,10 +189,93 @@ describe("token endpoints", () => {
       operationId: "grant_token_v2",
       status: 400,
     },
+    ...[
+      { what: "null", body: "null" },
+      { what: "an array", body: "[]" },
+      { what: "a number", body: "42" },
+      { what: "a nested clientId", body: '{"grantType":"client_credentials","clientId":{"a":1},"clientSecret":"x"}' },
+      {
+        what: "the secret with a non-ASCII last character",
+        body: JSON.stringify({ grantType: "client_credentials", clientID: CLIENT.id, clientSecret: `${CLIENT.secret.slice(0, -1)}é` }),
+      },
+      {
+        what: "a client id of another length",
+        body: JSON.stringify({ grantType: "client_credentials", clientID: "p", clientSecret: CLIENT.secret }),
+      },
+    ].map(({ what, body }) => ({
+      what: `v1, JSON body ${what}`,
+      path: "/api/v1/token",
+      init: { method: "POST", headers: { "content-type": "application/json" }, body },
+      operationId: "grant_token",
+      status: 400,
+    })),
+    {
+      what: "v2, the secret with a non-ASCII last character",
+      path: "/api/v2/token",
+      init: form({ grant_type: "client_credentials", client_id: CLIENT.id, client_secret: `${CLIENT.secret.slice(0, -1)}é` }),
+      operationId: "grant_token_v2",
+      status: 401,
+    },
+    {
+      what: "v2, a malformed escape for the secret",
+      path: "/api/v2/token",
+      init: { ...form({}), body: `grant_type=client_credentials&client_id=${CLIENT.id}&client_secret=%zz` },
+      operationId: "grant_token_v2",
+      status: 401,
+    },
+    {
+      what: "v2, client_id twice",
+      path: "/api/v2/token",
+      init: { ...form({}), body: `grant_type=client_credentials&client_id=x&client_id=${CLIENT.id}&client_secret=${CLIENT.secret}` },
+      operationId: "grant_token_v2",
+      status: 400,
+    },
   ])("$what → $status, as the spec declares it", async ({ path, init, operationId, status: expected }) => {
     const { status, body } = await call(path, init);
     expect(status).toBe(expected);
     expect(spec.responseErrors(operationId, status, body)).toEqual([]);
     expect(JSON.stringify(body)).not.toContain(TOKEN);
+  });
+});
+
+describe("requests no client should send", () => {
+  it.each([
+    { what: "//", path: "//", status: 404 },
+    { what: "//a:99999/ (a path that looks like a host)", path: "//a:99999/", status: 404 },
+    { what: "a malformed escape in the path", path: "/api/v1/node-pools/%zz", status: 400 },
+    { what: "a malformed escape in the query", path: "/api/v1/clusters?verbosity=%zz", status: 400 },
+    { what: "a path parameter whose escape is not UTF-8", path: "/api/v1/clusters/x/nodepools/%C3/metrics", status: 400 },
+  ])("$what → $status with the spec's Error body", async ({ path, status: expected }) => {
+    const { status, body } = await call(path, bearer(TOKEN));
+    expect(status).toBe(expected);
+    expect(spec.schemaErrors("Error", body)).toEqual([]);
+  });
+
+  it("a query parameter naming a node pool is decoded once: %25zz names the pool %zz, which does not exist", async () => {
+    const clusterId = cp.blueprint.cluster.clusterId;
+    const query = "metricType=TOTAL_GPU&start=2026-01-05T00:00:00Z&end=2026-01-05T00:05:00Z&nodepoolName=%25zz";
+    const { status, body } = await call(`/api/v1/clusters/${clusterId}/metrics?${query}`, bearer(TOKEN));
+    expect(status).toBe(404);
+    expect(spec.responseErrors("get_cluster_metrics", 404, body)).toEqual([]);
+  });
+
+  it.each([
+    { what: "PUT on an endpoint", path: "/api/v1/clusters", method: "PUT", allow: "GET" },
+    { what: "GET on the token endpoint", path: "/api/v1/token", method: "GET", allow: "POST" },
+  ])("$what → 405 naming the method it serves", async ({ path, method, allow }) => {
+    const response = await fetch(`${base}${path}`, { method, ...bearer(TOKEN) });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe(allow);
+    expect(spec.schemaErrors("Error", await response.json())).toEqual([]);
+  });
+
+  it("a token request body over 64 KiB → 413, not read on and parsed", async () => {
+    const { status, body } = await call("/api/v1/token", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ grantType: "client_credentials", clientID: CLIENT.id, clientSecret: CLIENT.secret, pad: "x".repeat(70_000) }),
+    });
+    expect(status).toBe(413);
+    expect(spec.schemaErrors("Error", body)).toEqual([]);
   });
 });

@@ -67,35 +67,74 @@ export interface OtlpMetric {
 
 export interface Receiver {
   readonly url: string;
+  readonly port: number;
   readonly requests: ExportRequest[];
   readonly logRequests: ExportLogsRequest[];
+  /** Encoded size of every request received (both signals), in arrival order. */
+  readonly sizes: number[];
+  /** Date.now() at each request's arrival (both signals). */
+  readonly arrivals: number[];
   /** Makes the next `n` exports fail with UNAVAILABLE (a collector that is down). */
   failNext(n: number): void;
   close(): Promise<void>;
+  /** Stops at once, dropping connections and calls in flight: a collector that crashed. */
+  kill(): void;
+}
+
+/** Data points in the metrics requests received. */
+export function receivedPoints(receiver: Receiver): number {
+  let n = 0;
+  for (const r of receiver.requests)
+    for (const rm of r.resourceMetrics)
+      for (const sm of rm.scopeMetrics) for (const m of sm.metrics) n += (m.gauge ?? m.sum)?.dataPoints.length ?? 0;
+  return n;
+}
+
+/** Log records in the logs requests received. */
+export function receivedRecords(receiver: Receiver): number {
+  let n = 0;
+  for (const r of receiver.logRequests) for (const rl of r.resourceLogs) for (const sl of rl.scopeLogs) n += sl.logRecords.length;
+  return n;
 }
 
 /** A unary OTLP Export method whose messages the generated protobuf code encodes and decodes. */
 // biome-ignore lint/suspicious/noExplicitAny: generated protobuf message classes are untyped
-function exportService(path: string, request: any, response: any): ServiceDefinition {
+function exportService(path: string, request: any, response: any, sizes: number[], arrivals: number[]): ServiceDefinition {
   return {
     Export: {
       path,
       requestStream: false,
       responseStream: false,
       requestSerialize: (value: unknown) => Buffer.from(request.encode(value).finish()),
-      requestDeserialize: (bytes: Buffer) => request.toObject(request.decode(bytes), { longs: String, enums: String, defaults: false }),
+      requestDeserialize: (bytes: Buffer) => {
+        sizes.push(bytes.length);
+        arrivals.push(Date.now());
+        return request.toObject(request.decode(bytes), { longs: String, enums: String, defaults: false });
+      },
       responseSerialize: (value: unknown) => Buffer.from(response.encode(value).finish()),
       responseDeserialize: (bytes: Buffer) => response.decode(bytes),
     },
   };
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/**
+ * A receiver with grpc-js' default limits (4 MiB per message, as the collector's OTLP receiver),
+ * on `port` when given (a collector coming back where it was), else on a free one.
+ */
+export async function startReceiver(port = 0): Promise<Receiver> {
   const requests: ExportRequest[] = [];
   const logRequests: ExportLogsRequest[] = [];
+  const sizes: number[] = [];
+  const arrivals: number[] = [];
   let failures = 0;
-  const logsService = exportService("/opentelemetry.proto.collector.logs.v1.LogsService/Export", LogsRequest, LogsResponse);
-  const service = exportService("/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", Request, Response);
+  const logsService = exportService(
+    "/opentelemetry.proto.collector.logs.v1.LogsService/Export",
+    LogsRequest,
+    LogsResponse,
+    sizes,
+    arrivals,
+  );
+  const service = exportService("/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", Request, Response, sizes, arrivals);
   const implementation: UntypedServiceImplementation = {
     Export: (call: ServerUnaryCall<ExportRequest, unknown>, callback: sendUnaryData<unknown>) => {
       if (failures > 0) {
@@ -115,13 +154,17 @@ export async function startReceiver(): Promise<Receiver> {
       callback(null, {});
     },
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, at) => (error ? reject(error) : resolve(at))),
   );
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
+    port: bound,
     requests,
     logRequests,
+    sizes,
+    arrivals,
+    kill: () => server.forceShutdown(),
     failNext: (n) => {
       failures = n;
     },

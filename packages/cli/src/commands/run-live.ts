@@ -7,14 +7,16 @@ import {
   type ApiCredentials,
   ConsoleLogsSink,
   ControlPlaneServer,
-  createOtlpExporter,
-  createOtlpLogExporter,
-  ExporterSink,
+  type DeliveryConfig,
+  DeliveryConfigError,
+  type DeliveryEvents,
+  type DeliveryStats,
+  deliveryConfig,
   type LiveStatus,
-  LogExporterSink,
   type LogsSink,
-  type MetricsSink,
   type OTLP_PROTOCOLS,
+  OtlpLogsDelivery,
+  OtlpMetricsDelivery,
   runLive,
   ScrapeServer,
   SD_PATH,
@@ -35,64 +37,60 @@ export interface LiveRun {
   readonly logs: "otlp" | "console" | "none";
 }
 
-export async function runLiveCommand(blueprint: Blueprint, output: Output, run: LiveRun): Promise<number> {
-  const abort = new AbortController();
-  const stop = () => abort.abort();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  const server = run.listen === undefined ? undefined : new ScrapeServer();
-  let warned = false;
-  const sink: MetricsSink | undefined =
-    run.otlp === undefined
-      ? undefined
-      : new ExporterSink(createOtlpExporter(run.otlp.protocol, signalUrl(run.explicitUrl, run.otlp.protocol, "metrics")), (error) => {
-          if (warned) return;
-          warned = true;
-          output.err(
-            `\nwarning: OTLP export to ${run.otlp?.url || "the configured endpoint"} failed (${error?.message ?? "unknown error"}); the run goes on and keeps retrying\n`,
-          );
-        });
+/** A stopping run gets this long, signal to exit; past it the run exits anyway (the flush is shorter). */
+const SHUTDOWN_DEADLINE_MS = 2000;
+
+export async function runLiveCommand(
+  blueprint: Blueprint,
+  output: Output,
+  run: LiveRun,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   if (run.logs === "otlp" && run.otlp === undefined) {
     throw new UsageError("--logs otlp needs an OTLP endpoint: set OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint");
   }
-  const logs: LogsSink | undefined =
-    run.logs === "console"
-      ? new ConsoleLogsSink(output.out)
-      : run.logs === "otlp" && run.otlp !== undefined
-        ? new LogExporterSink(createOtlpLogExporter(run.otlp.protocol, signalUrl(run.explicitUrl, run.otlp.protocol, "logs")), (error) => {
-            output.err(`\nwarning: OTLP log export failed (${error?.message ?? "unknown error"}); the run goes on\n`);
-          })
-        : undefined;
+  const otlp = run.otlp;
+  const deliveries = otlp === undefined ? undefined : createDeliveries(otlp, run.explicitUrl, run.logs === "otlp", output, env);
+  const logs: LogsSink | undefined = run.logs === "console" ? new ConsoleLogsSink(output.out) : deliveries?.logs;
+  const server = run.listen === undefined ? undefined : new ScrapeServer();
   const api = run.api === undefined ? undefined : new ControlPlaneServer(run.api);
+  const abort = new AbortController();
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    if (abort.signal.aborted) {
+      // A second Ctrl-C: the user does not want to wait for the flush.
+      output.err("\ngpusynth: stopped at once (second signal); queued OTLP data is lost\n");
+      process.exit(EXIT_INTERRUPTED);
+    }
+    output.err(`\ngpusynth: stopping (Ctrl-C again to quit at once)\n`);
+    deliveries?.metrics.hurry();
+    deliveries?.logs?.hurry();
+    abort.abort();
+    // Scrapers and API clients are cut off now; whatever they hold open must not delay the exit.
+    stopping = Promise.all([server?.close(), api?.close()]).then(() => {});
+    // The flush is bounded well inside this; the timer only guards against the unforeseen.
+    setTimeout(() => {
+      output.err("gpusynth: shutdown took over 2s; exiting\n");
+      process.exit(EXIT_OK);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
   try {
     if (api !== undefined && run.api !== undefined) {
-      let address: { address: string; port: number };
-      try {
-        address = await api.listen(run.api.host, run.api.port);
-      } catch (cause) {
-        throw new UsageError(
-          `--api: cannot listen on ${run.api.host}:${run.api.port}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`,
-        );
-      }
+      const address = await listenOn("api", api, run.api);
       output.err(`gpusynth: Run:ai control-plane API (2.24) at ${baseUrl(address)}/api/v1\n`);
       if (run.api.generated) output.err(`gpusynth: API bearer token (set GPUSYNTH_API_TOKEN to choose one): ${run.api.token}\n`);
     }
     if (server !== undefined && run.listen !== undefined) {
-      let address: { address: string; port: number };
-      try {
-        address = await server.listen(run.listen.host, run.listen.port);
-      } catch (cause) {
-        throw new UsageError(
-          `--listen: cannot listen on ${run.listen.host}:${run.listen.port}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`,
-        );
-      }
+      const address = await listenOn("listen", server, run.listen);
       output.err(
         `gpusynth: "${blueprint.cluster.name}" live at ×${run.speed}; scrape targets listed at ${baseUrl(address)}${SD_PATH} (Prometheus http_sd_configs)\n`,
       );
     }
-    if (run.otlp !== undefined)
-      output.err(`gpusynth: pushing OTLP (${run.otlp.protocol}) to ${run.otlp.url} every ${formatDuration(run.intervalMs)}\n`);
-    if (server === undefined && run.otlp === undefined && api === undefined)
+    if (otlp !== undefined)
+      output.err(`gpusynth: pushing OTLP (${otlp.protocol}) to ${otlp.url} every ${formatDuration(run.intervalMs)}\n`);
+    if (server === undefined && otlp === undefined && api === undefined)
       output.err("gpusynth: no --listen, no --api and no OTLP endpoint: the run emits nothing\n");
     let lastLine = Number.NEGATIVE_INFINITY;
     const status = await runLive(blueprint, {
@@ -100,31 +98,119 @@ export async function runLiveCommand(blueprint: Blueprint, output: Output, run: 
       intervalMs: run.intervalMs,
       ...(run.durationMs === undefined ? {} : { durationMs: run.durationMs }),
       ...(run.seed === undefined ? {} : { seed: run.seed }),
-      ...(sink === undefined ? {} : { sink }),
+      ...(deliveries === undefined ? {} : { sink: deliveries.metrics }),
       ...(server === undefined ? {} : { server }),
       ...(logs === undefined ? {} : { logs }),
       ...(api === undefined ? {} : { api: { server: api, retentionMs: blueprint.controlPlane.retention } }),
       signal: abort.signal,
       onTick: (s) => {
-        if (output.interactive) output.err(`\r${statusLine(blueprint, s)}\u001b[K`);
+        const line = statusLine(blueprint, s, deliveries);
+        if (output.interactive) output.err(`\r${line}\u001b[K`);
         else if (performance.now() - lastLine > 60_000) {
           lastLine = performance.now();
-          output.err(`${statusLine(blueprint, s)}\n`);
+          output.err(`${line}\n`);
         }
       },
     });
     if (output.interactive) output.err("\n");
     output.err(`gpusynth: stopped after ${formatDuration(status.simulatedMs)} simulated\n`);
-    if (status.failedScrapes > 0) output.err(`gpusynth: ${status.failedScrapes} target scrape(s) could not be delivered over OTLP\n`);
-    if (status.failedLogRecords > 0) output.err(`gpusynth: ${status.failedLogRecords} log record(s) could not be delivered over OTLP\n`);
+    if (deliveries !== undefined) {
+      output.err(`${deliveryLine("metrics", "points", deliveries.metrics.stats())}\n`);
+      if (deliveries.logs !== undefined) output.err(`${deliveryLine("logs", "log records", deliveries.logs.stats())}\n`);
+    }
     if (api !== undefined) output.err(`gpusynth: API requests answered: ${answeredLine(api.answered)}\n`);
     return EXIT_OK;
   } finally {
     process.removeListener("SIGINT", stop);
     process.removeListener("SIGTERM", stop);
-    await server?.close();
-    await api?.close();
+    await (stopping ?? Promise.all([server?.close(), api?.close()]));
+    // Everything is reported; requests the SDK's transports still hold towards a dead or silent
+    // endpoint (their retry timers, sockets) must not keep the process alive for their timeout.
+    setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
   }
+}
+
+/** Time for buffered output after the run's last line, before handles left open are cut. */
+const EXIT_GRACE_MS = 100;
+
+/** Exit status after a second interrupt, as shells report a process ended by SIGINT (128 + 2). */
+const EXIT_INTERRUPTED = 130;
+
+async function listenOn(
+  flag: string,
+  server: { listen(host: string, port: number): Promise<{ address: string; port: number }> },
+  at: { host: string; port: number },
+): Promise<{ address: string; port: number }> {
+  try {
+    return await server.listen(at.host, at.port);
+  } catch (cause) {
+    throw new UsageError(`--${flag}: cannot listen on ${at.host}:${at.port}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`);
+  }
+}
+
+interface Deliveries {
+  readonly metrics: OtlpMetricsDelivery;
+  readonly logs: OtlpLogsDelivery | undefined;
+}
+
+/** The OTLP push for both signals, each reporting the start and end of an outage once. */
+function createDeliveries(
+  otlp: NonNullable<LiveRun["otlp"]>,
+  explicitUrl: string | undefined,
+  withLogs: boolean,
+  output: Output,
+  env: NodeJS.ProcessEnv,
+): Deliveries {
+  const delivery = (signal: "metrics" | "logs", unit: string) => {
+    let config: DeliveryConfig;
+    try {
+      config = deliveryConfig(env, signal);
+    } catch (error) {
+      if (error instanceof DeliveryConfigError) throw new UsageError(error.message);
+      throw error;
+    }
+    const url = signalUrl(explicitUrl, otlp.protocol, signal);
+    const where = url ?? otlp.url;
+    let refusals = 0;
+    const events: DeliveryEvents = {
+      onOutageStart: (error) =>
+        output.err(
+          `\nwarning: OTLP ${signal} export to ${where} failed (${error.message}); the run goes on, queuing up to ${formatBytes(config.queueBytes)} and retrying\n`,
+        ),
+      onOutageEnd: (r) =>
+        output.err(
+          `\ngpusynth: OTLP ${signal} delivery to ${where} resumed after ${formatDuration(r.durationMs)}: ${count(r.enqueued.items, unit)} queued meanwhile, ${count(r.delivered.items, unit)} delivered, ${count(r.dropped.items, unit)} dropped\n`,
+        ),
+      onRejected: (error, request) => {
+        if (refusals++ === 0)
+          output.err(`\nwarning: ${where} refused ${count(request.items, unit)} (${error.message}); refused data is not retried\n`);
+      },
+    };
+    return { protocol: otlp.protocol, url, config, events };
+  };
+  return {
+    metrics: new OtlpMetricsDelivery(delivery("metrics", "points")),
+    logs: withLogs ? new OtlpLogsDelivery(delivery("logs", "log records")) : undefined,
+  };
+}
+
+function count(n: number, unit: string): string {
+  return `${n.toLocaleString("en-US")} ${unit}`;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
+/** What became of everything a signal queued, for the closing report. */
+function deliveryLine(signal: string, unit: string, s: DeliveryStats): string {
+  const lost = [
+    s.dropped.items > 0 ? `${count(s.dropped.items, unit)} dropped (queue full)` : undefined,
+    s.rejected.items > 0 ? `${count(s.rejected.items, unit)} refused by the receiver` : undefined,
+    s.pending.items > 0 ? `${count(s.pending.items, unit)} undelivered at exit` : undefined,
+  ].filter((part) => part !== undefined);
+  const delivered = `${s.delivered.items.toLocaleString("en-US")} of ${count(s.enqueued.items, unit)} delivered in ${s.delivered.requests.toLocaleString("en-US")} requests`;
+  return `gpusynth: OTLP ${signal}: ${delivered}; ${lost.length === 0 ? "nothing lost" : lost.join(", ")}`;
 }
 
 function baseUrl(address: { address: string; port: number }): string {
@@ -139,8 +225,12 @@ function answeredLine(answered: ReadonlyMap<number, number>): string {
     .join(", ");
 }
 
-function statusLine(blueprint: Blueprint, s: LiveStatus): string {
+function statusLine(blueprint: Blueprint, s: LiveStatus, deliveries: Deliveries | undefined): string {
   const at = new Date(blueprint.time.start + s.simulatedMs).toISOString().slice(0, 16).replace("T", " ");
-  const otlp = s.exportedScrapes + s.failedScrapes > 0 ? ` | OTLP ${s.exportedScrapes} sent, ${s.failedScrapes} failed` : "";
+  const metrics = deliveries?.metrics.stats();
+  const otlp =
+    metrics === undefined
+      ? ""
+      : ` | OTLP ${count(metrics.delivered.items, "points")} sent, ${metrics.pending.requests} requests queued${metrics.outageSinceMs === undefined ? "" : " (receiver down)"}`;
   return `sim ${at} (+${formatDuration(s.simulatedMs)}) | ${s.running} running, ${s.pending} pending | ${s.targets} targets${otlp}`;
 }

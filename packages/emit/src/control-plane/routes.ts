@@ -45,8 +45,9 @@ function clusterOf(cp: ControlPlane, id: string): void {
   if (uuidParam("clusterUuid", id) !== cp.blueprint.cluster.clusterId.toLowerCase()) throw new ApiError(404, `cluster ${id} not found`);
 }
 
+/** `name` decoded already: a path parameter by handle(), a query parameter by URLSearchParams. */
 function poolNamed(cp: ControlPlane, name: string): runaiApi.PoolSlot {
-  const pool = cp.index.poolByName(decodeURIComponent(name));
+  const pool = cp.index.poolByName(name);
   if (pool === undefined) throw new ApiError(404, `node pool ${name} not found`);
   return pool;
 }
@@ -432,6 +433,18 @@ export const ROUTES: readonly Route[] = [
   ),
 ];
 
+/**
+ * A path parameter as the client meant it, percent-decoded (`{nodepoolName}` may hold any
+ * character). Escapes that do not decode to UTF-8 (`%C3` alone) are a bad request.
+ */
+function pathParam(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ApiError(400, `path: expected percent-encoded UTF-8, found "${segment}"`);
+  }
+}
+
 /** Answers one GET request; errors become the spec's Error body. */
 export function handle(cp: ControlPlane, request: ApiRequest): ApiResponse {
   try {
@@ -439,11 +452,13 @@ export function handle(cp: ControlPlane, request: ApiRequest): ApiResponse {
       const match = r.pattern.exec(request.path);
       if (match === null) continue;
       if (request.method !== "GET") throw new ApiError(405, `${request.method} ${request.path}: only GET is served here`);
-      return r.handler(cp, match.slice(1), new Params(request.query));
+      return r.handler(cp, match.slice(1).map(pathParam), new Params(request.query));
     }
     throw new ApiError(404, `no such endpoint: ${request.path} (gpusynth serves the endpoints listed in signals/runai-api.md)`);
   } catch (error) {
-    if (error instanceof ApiError) return { status: error.code, body: { code: error.code, message: error.message } };
-    throw error;
+    if (!(error instanceof ApiError)) throw error;
+    const body = { code: error.code, message: error.message };
+    // RFC 9110 §15.5.6: a 405 names the methods the resource has.
+    return error.code === 405 ? { status: 405, body, headers: { allow: "GET" } } : { status: error.code, body };
   }
 }

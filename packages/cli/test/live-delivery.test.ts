@@ -1,0 +1,125 @@
+/**
+ * OTLP delivery of a live run against a real gRPC receiver with grpc-js' default 4 MiB message
+ * limit (the collector's OTLP receiver has the same): requests fit it at any speed, an outage
+ * loses nothing the queue can hold, delivery resumes within 2 s of the receiver's return, and an
+ * outage past the queue's bound reports exactly what it dropped.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { type Receiver, receivedPoints, receivedRecords, startReceiver } from "../../emit/test/otlp-receiver.js";
+import { deliveryReport, ensureStopped, type LiveProcess, startLive } from "./live-process.js";
+
+const FOUR_MIB = 4 * 1024 * 1024;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let live: LiveProcess | undefined;
+let receivers: Receiver[] = [];
+afterEach(async () => {
+  ensureStopped(live);
+  for (const receiver of receivers) receiver.kill();
+  receivers = [];
+});
+
+async function receiver(port = 0): Promise<Receiver> {
+  const started = await startReceiver(port);
+  receivers.push(started);
+  return started;
+}
+
+/** Waits until `count()` stops at a value for `quietMs` (deliveries in flight have landed). */
+async function settled(count: () => number, quietMs = 300): Promise<number> {
+  let last = -1;
+  while (count() !== last) {
+    last = count();
+    await sleep(quietMs);
+  }
+  return last;
+}
+
+describe("OTLP delivery of a live run", () => {
+  it.each([
+    // One drain per 12 s tick: 12 simulated minutes of enterprise logs, about 4.8 MB as one request.
+    { speed: "60", interval: "12s", duration: "12m" },
+    // 30 simulated minutes per tick: about 12 MB of logs and 4 MB of metrics a tick.
+    { speed: "600", interval: "3s", duration: "30m" },
+  ])(
+    "fits every request of enterprise.yaml at --speed $speed under the receiver's 4 MiB limit and delivers all of it",
+    async ({ speed, interval, duration }) => {
+      const collector = await receiver();
+      // Without a record bound per request, only the byte bound keeps requests small enough.
+      live = startLive(
+        ["--speed", speed, "--interval", interval, "--duration", duration, "--listen", "none", "blueprints/enterprise.yaml"],
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+          OTEL_BLRP_MAX_EXPORT_BATCH_SIZE: "1000000",
+        },
+      );
+      const { code } = await live.exited();
+      expect(code, live.stderr()).toBe(0);
+      const logs = deliveryReport(live.stderr(), "logs");
+      const metrics = deliveryReport(live.stderr(), "metrics");
+      expect(logs.nothingLost && metrics.nothingLost, live.stderr()).toBe(true);
+      expect(logs.delivered).toBe(logs.total);
+      expect(receivedRecords(collector)).toBe(logs.total);
+      expect(receivedPoints(collector)).toBe(metrics.total);
+      expect(Math.max(...collector.sizes)).toBeLessThanOrEqual(FOUR_MIB);
+      // The data did need splitting: one tick's logs alone are over the limit.
+      expect(collector.sizes.reduce((a, b) => a + b, 0)).toBeGreaterThan(FOUR_MIB);
+    },
+    60_000,
+  );
+
+  it("survives a receiver outage without losing data and resumes within 2 s of its return", async () => {
+    const first = await receiver();
+    const port = first.port;
+    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "blueprints/lab.yaml"], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: first.url,
+    });
+    while (first.arrivals.length === 0) await sleep(50);
+    await sleep(1000);
+    first.kill();
+    await live.waitFor(/warning: OTLP metrics export to .* failed .*queuing up to 64 MiB and retrying/);
+    // Long enough for grpc-js to back a reused channel off for several seconds.
+    await sleep(10_000);
+    const second = await receiver(port);
+    const back = Date.now();
+    while (second.arrivals.length === 0 && Date.now() - back < 10_000) await sleep(20);
+    expect((second.arrivals[0] ?? Number.POSITIVE_INFINITY) - back, live.stderr()).toBeLessThanOrEqual(2000);
+    await live.waitFor(/OTLP metrics delivery to .* resumed after .*, 0 points dropped/);
+    await live.waitFor(/OTLP logs delivery to .* resumed after .*, 0 log records dropped/);
+    await sleep(3000); // the backlog drains
+    const { code } = await live.stop("SIGINT");
+    expect(code).toBe(0);
+    const metrics = deliveryReport(live.stderr(), "metrics");
+    const logs = deliveryReport(live.stderr(), "logs");
+    expect(metrics.nothingLost && logs.nothingLost, live.stderr()).toBe(true);
+    // A request the dying receiver read but never answered is sent again: at least everything arrives.
+    expect(receivedPoints(first) + (await settled(() => receivedPoints(second)))).toBeGreaterThanOrEqual(metrics.total);
+    expect(receivedRecords(first) + receivedRecords(second)).toBeGreaterThanOrEqual(logs.total);
+    expect(live.stderr().match(/warning: OTLP metrics export/g)).toHaveLength(1);
+  }, 60_000);
+
+  it("drops the oldest data when an outage outlasts the queue, and reports exactly what it dropped", async () => {
+    const first = await receiver();
+    const port = first.port;
+    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "none", "--logs", "none", "blueprints/lab.yaml"], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: first.url,
+      // About five scrapes of lab's targets.
+      GPUSYNTH_OTLP_QUEUE_BYTES: "100000",
+    });
+    while (first.arrivals.length === 0) await sleep(50);
+    first.kill();
+    await sleep(6000);
+    const second = await receiver(port);
+    const resumed = await live.waitFor(
+      /OTLP metrics delivery to .* resumed after .*: ([\d,]+) points queued meanwhile, ([\d,]+) points delivered, ([\d,]+) points dropped/,
+    );
+    const droppedInOutage = Number((resumed[3] as string).replaceAll(",", ""));
+    expect(droppedInOutage).toBeGreaterThan(0);
+    await sleep(1500);
+    await live.stop("SIGINT");
+    const metrics = deliveryReport(live.stderr(), "metrics");
+    expect(metrics.dropped).toBe(droppedInOutage);
+    expect(metrics.delivered + metrics.dropped + metrics.refused + metrics.undelivered).toBe(metrics.total);
+    expect(receivedPoints(first) + (await settled(() => receivedPoints(second)))).toBeGreaterThanOrEqual(metrics.delivered);
+  }, 60_000);
+});

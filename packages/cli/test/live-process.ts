@@ -1,0 +1,93 @@
+/**
+ * A `gpusynth run` live process as a user starts it (no shell in between, so SIGINT reaches it),
+ * with what the tests need: its stderr, the scrape server's address, and a timed stop.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const bin = join(root, "packages/cli/bin/gpusynth.js");
+
+export interface LiveProcess {
+  readonly child: ChildProcess;
+  stderr(): string;
+  /** Resolves with the first match of `pattern` in stderr; rejects after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** The scrape server's base URL, once announced. */
+  scrapeUrl(): Promise<string>;
+  /** Resolves when the process exits, with its code and how long after `since` (ms). */
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  /** Sends `signal` and resolves with the exit code and the milliseconds it took. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
+}
+
+export function startLive(args: readonly string[], env: Record<string, string> = {}): LiveProcess {
+  const child = spawn(process.execPath, [bin, "run", ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  const listeners = new Set<() => void>();
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+    for (const listener of listeners) listener();
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
+  const waitFor = (pattern: RegExp, timeoutMs = 20_000) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(stderr);
+        if (match === null) return false;
+        listeners.delete(check);
+        clearTimeout(timer);
+        resolve(match);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        listeners.delete(check);
+        reject(new Error(`no ${pattern} in stderr after ${timeoutMs} ms:\n${stderr}`));
+      }, timeoutMs);
+      if (!check()) listeners.add(check);
+      void exit.then(() => setTimeout(() => check() || reject(new Error(`exited without ${pattern}:\n${stderr}`)), 50));
+    });
+  return {
+    child,
+    stderr: () => stderr,
+    waitFor,
+    scrapeUrl: async () => (await waitFor(/scrape targets listed at (http:\/\/\S+?)\/sd/))[1] as string,
+    exited: () => exit,
+    stop: async (signal = "SIGINT") => {
+      const sent = Date.now();
+      child.kill(signal);
+      const { code, at } = await exit;
+      return { code, ms: at - sent };
+    },
+  };
+}
+
+/** Kills the process if a test left it running. */
+export function ensureStopped(live: LiveProcess | undefined): void {
+  if (live !== undefined && live.child.exitCode === null && live.child.signalCode === null) live.child.kill("SIGKILL");
+}
+
+/** The closing line for one signal: "gpusynth: OTLP <signal>: X of Y <unit> delivered in R requests; …". */
+export function deliveryReport(stderr: string, signal: "metrics" | "logs") {
+  const match = new RegExp(`gpusynth: OTLP ${signal}: ([\\d,]+) of ([\\d,]+) [a-z ]+ delivered in ([\\d,]+) requests; (.*)`).exec(stderr);
+  if (match === null) throw new Error(`no OTLP ${signal} report in:\n${stderr}`);
+  const n = (text: string | undefined) => Number((text ?? "0").replaceAll(",", ""));
+  const rest = match[4] as string;
+  const part = (what: string) => n(new RegExp(`([\\d,]+) [a-z ]+ ${what}`).exec(rest)?.[1]);
+  return {
+    delivered: n(match[1]),
+    total: n(match[2]),
+    requests: n(match[3]),
+    dropped: part("dropped"),
+    refused: part("refused"),
+    undelivered: part("undelivered"),
+    nothingLost: rest === "nothing lost",
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * A live run ends within 2 s of SIGINT or SIGTERM whatever holds it: a client with a half-open
+ * connection on the scrape port, an OTLP/HTTP endpoint that refuses or never answers, a --speed
+ * the CPU cannot follow. Meanwhile the scrape server keeps answering with moving data: export
+ * never freezes the run. A second signal ends it at once with 130.
+ */
+import { createServer, type Server } from "node:http";
+import { connect, type Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { ensureStopped, type LiveProcess, startLive } from "./live-process.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const lab = "blueprints/lab.yaml";
+
+let live: LiveProcess | undefined;
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  ensureStopped(live);
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A port nothing listens on (bound, then released). */
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** An OTLP/HTTP endpoint that accepts connections and requests and never answers. */
+async function silentEndpoint(): Promise<string> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer(() => {});
+  server.on("connection", (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanups.push(() => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+/** The dcgm-exporter target of the first node, fetched twice `apartMs` apart, each within 1 s. */
+async function scrapesMove(base: string, apartMs: number): Promise<void> {
+  const sd = (await (await fetch(`${base}/sd`, { signal: AbortSignal.timeout(1000) })).json()) as Array<{
+    labels: Record<string, string>;
+  }>;
+  const dcgm = sd.find((group) => group.labels.job === "nvidia-dcgm-exporter");
+  expect(dcgm).toBeDefined();
+  const url = `${base}${dcgm?.labels.__metrics_path__}`;
+  const energy = async () => {
+    const body = await (await fetch(url, { signal: AbortSignal.timeout(1000) })).text();
+    return /^DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION\{[^}]*gpu="0"[^}]*\} (\S+)/m.exec(body)?.[1];
+  };
+  const before = await energy();
+  await sleep(apartMs);
+  const after = await energy();
+  expect(Number(after)).toBeGreaterThan(Number(before));
+}
+
+describe("stopping a live run", () => {
+  it("ends within 2 s while a client holds a half-open connection on the scrape port", async () => {
+    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", lab]);
+    const { port } = new URL(await live.scrapeUrl());
+    const socket = connect(Number(port), "127.0.0.1");
+    cleanups.push(() => socket.destroy());
+    socket.on("error", () => {});
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write("GET /sd HTTP/1.1\r\nHost: gpusynth\r\n"); // and never the blank line
+    await sleep(300);
+    const { code, ms } = await live.stop("SIGINT");
+    expect(code).toBe(0);
+    expect(ms).toBeLessThanOrEqual(2000);
+    expect(live.stderr()).toContain("stopped after");
+  }, 30_000);
+
+  it.each([
+    { what: "refuses connections", endpoint: async () => `http://127.0.0.1:${await deadPort()}` },
+    { what: "never answers", endpoint: silentEndpoint },
+  ])("keeps scraping fresh data and ends within 2 s when the OTLP/HTTP endpoint $what", async ({ endpoint }) => {
+    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "--otlp-protocol", "http/protobuf", lab], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: await endpoint(),
+    });
+    const base = await live.scrapeUrl();
+    await sleep(1500);
+    await scrapesMove(base, 2500);
+    const { code, ms } = await live.stop("SIGTERM");
+    expect(code).toBe(0);
+    expect(ms).toBeLessThanOrEqual(2000);
+    expect(live.stderr()).toMatch(/gpusynth: OTLP metrics: [\d,]+ of [\d,]+ points delivered/);
+  }, 30_000);
+
+  it("answers scrapes and ends within 2 s at a --speed no CPU can follow", async () => {
+    live = startLive(["--speed", "1e9", "--interval", "1s", "--listen", "127.0.0.1:0", lab]);
+    const base = await live.scrapeUrl();
+    for (let i = 0; i < 5; i++) {
+      const answer = await fetch(`${base}/sd`, { signal: AbortSignal.timeout(1000) });
+      expect(answer.status).toBe(200);
+      await sleep(200);
+    }
+    const { code, ms } = await live.stop("SIGINT");
+    expect(code).toBe(0);
+    expect(ms).toBeLessThanOrEqual(2000);
+  }, 30_000);
+
+  it("ends at once with 130 on a second signal", async () => {
+    const endpoint = await silentEndpoint();
+    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "--otlp-protocol", "http/protobuf", lab], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    });
+    await live.scrapeUrl();
+    await sleep(1500);
+    live.child.kill("SIGINT");
+    await live.waitFor(/stopping \(Ctrl-C again to quit at once\)/);
+    const { code, ms } = await live.stop("SIGINT");
+    expect(code).toBe(130);
+    expect(ms).toBeLessThanOrEqual(500);
+  }, 30_000);
+});

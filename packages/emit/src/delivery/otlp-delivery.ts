@@ -1,0 +1,117 @@
+/**
+ * OTLP push for a live run, per signal: what the pipelines hand over is encoded into requests
+ * that fit the receiver (requests.ts), queued with a bound (queue.ts) and sent in the background
+ * through the SDK's transports (otlp-transport.ts). `export` returns at once: a slow or absent
+ * collector never holds up the simulation, the scrape server or the API.
+ */
+import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import type { LogsSink } from "../logs-pipeline.js";
+import type { OtlpProtocol } from "../otlp.js";
+import type { MetricsSink } from "../sinks.js";
+import { type DeliveryConfig, FLUSH_ON_EXIT_MS, MAX_IN_FLIGHT } from "./config.js";
+import { OtlpTransport, type Signal } from "./otlp-transport.js";
+import { type DeliveryEvents, DeliveryQueue, type DeliveryStats } from "./queue.js";
+import { type Encoded, type EncodedRequest, type Encoding, encodeLogs, encodeMetrics } from "./requests.js";
+
+export interface OtlpDeliveryOptions {
+  readonly protocol: OtlpProtocol;
+  /** The signal's full URL; the SDK's environment variables decide when absent. */
+  readonly url: string | undefined;
+  readonly config: DeliveryConfig;
+  readonly events?: DeliveryEvents;
+  /** Probe backoff during an outage (tests shorten it). */
+  readonly retry?: { readonly initialMs: number; readonly maxMs: number };
+}
+
+abstract class OtlpDelivery {
+  protected readonly queue: DeliveryQueue<EncodedRequest>;
+  protected readonly encoding: Encoding;
+  private readonly transport: OtlpTransport;
+
+  constructor(
+    signal: Signal,
+    protected readonly options: OtlpDeliveryOptions,
+  ) {
+    this.encoding = options.protocol === "http/json" ? "json" : "protobuf";
+    this.flushMs = options.config.timeoutMs + FLUSH_ON_EXIT_MS;
+    this.transport = new OtlpTransport(signal, options.protocol, options.url, options.config.timeoutMs);
+    this.queue = new DeliveryQueue<EncodedRequest>({
+      maxQueuedBytes: options.config.queueBytes,
+      ...(signal === "logs" && options.config.logQueueRecords !== undefined ? { maxQueuedItems: options.config.logQueueRecords } : {}),
+      maxInFlight: MAX_IN_FLIGHT,
+      send: (request, attempt) => this.transport.send(request, attempt),
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
+      ...(options.events === undefined ? {} : { events: options.events }),
+    });
+  }
+
+  stats(): DeliveryStats {
+    return this.queue.stats();
+  }
+
+  /** Keeps delivering until everything is out or `deadlineMs` (Unix ms); returns what happened. */
+  async close(deadlineMs: number): Promise<DeliveryStats> {
+    const stats = await this.queue.close(deadlineMs);
+    this.transport.shutdown();
+    return stats;
+  }
+
+  /**
+   * How long `shutdown` keeps delivering. A run that reached its --duration waits up to one
+   * export timeout for its last requests; a run stopped by a signal gets FLUSH_ON_EXIT_MS (see
+   * `hurry`), so the process ends within 2 s whatever the receiver does.
+   */
+  private flushMs: number;
+
+  /** The run was interrupted: the final flush is short. */
+  hurry(): void {
+    this.flushMs = Math.min(this.flushMs, FLUSH_ON_EXIT_MS);
+  }
+
+  async shutdown(): Promise<void> {
+    // A receiver that is down now is unlikely to be back within the timeout: no long wait for it.
+    const down = this.queue.stats().outageSinceMs !== undefined;
+    await this.close(Date.now() + (down ? Math.min(this.flushMs, FLUSH_ON_EXIT_MS) : this.flushMs));
+  }
+
+  protected enqueueAll({ requests, oversized }: Encoded): void {
+    for (const request of requests) this.queue.enqueue(request);
+    if (oversized > 0) {
+      // Cannot be sent at any split: counted as rejected, like a receiver's refusal.
+      this.queue.reject(
+        oversized,
+        new Error(`${oversized} item(s) each over the ${this.options.config.maxRequestBytes}-byte request limit`),
+      );
+    }
+  }
+}
+
+/** One key per scrape target: its requests are delivered in order. */
+function targetKeyOf(metrics: ResourceMetrics): string {
+  const attributes = metrics.resource.attributes;
+  return `${String(attributes["service.name"])}/${String(attributes["service.instance.id"])}`;
+}
+
+export class OtlpMetricsDelivery extends OtlpDelivery implements MetricsSink {
+  constructor(options: OtlpDeliveryOptions) {
+    super("metrics", options);
+  }
+
+  async export(metrics: ResourceMetrics): Promise<boolean> {
+    this.enqueueAll(encodeMetrics(metrics, this.encoding, this.options.config.maxRequestBytes, targetKeyOf(metrics)));
+    return true;
+  }
+}
+
+export class OtlpLogsDelivery extends OtlpDelivery implements LogsSink {
+  constructor(options: OtlpDeliveryOptions) {
+    super("logs", options);
+  }
+
+  async export(records: ReadableLogRecord[]): Promise<boolean> {
+    const { logBatchRecords, maxRequestBytes } = this.options.config;
+    this.enqueueAll(encodeLogs(records, this.encoding, logBatchRecords, maxRequestBytes));
+    return true;
+  }
+}

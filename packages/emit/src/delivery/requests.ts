@@ -1,0 +1,119 @@
+/**
+ * OTLP export requests encoded once, by the SDK's own serializers, and split so that none is
+ * larger than a receiver accepts. The OpenTelemetry Collector's OTLP receiver (gRPC server
+ * default max_recv_msg_size_mib 4) and grpc-js both refuse a message over 4 MiB; a live run at
+ * `--speed 60` produced 6 MB log requests before requests were split.
+ *
+ * A request keeps its encoded bytes: the retry queue counts them against its bound, and a retry
+ * sends them again without encoding anything twice.
+ */
+
+import {
+  JsonLogsSerializer,
+  JsonMetricsSerializer,
+  ProtobufLogsSerializer,
+  ProtobufMetricsSerializer,
+} from "@opentelemetry/otlp-transformer";
+import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import type { ResourceMetrics, ScopeMetrics } from "@opentelemetry/sdk-metrics";
+import type { QueuedRequest } from "./queue.js";
+
+/** How requests are encoded on the wire: protobuf for grpc and http/protobuf, JSON for http/json. */
+export type Encoding = "protobuf" | "json";
+
+export interface EncodedRequest extends QueuedRequest {
+  readonly body: Uint8Array;
+}
+
+/** The requests, and how many items could not be sent at any split (one item alone over the limit). */
+export interface Encoded {
+  readonly requests: EncodedRequest[];
+  readonly oversized: number;
+}
+
+const metricsSerializer = (encoding: Encoding) => (encoding === "json" ? JsonMetricsSerializer : ProtobufMetricsSerializer);
+const logsSerializer = (encoding: Encoding) => (encoding === "json" ? JsonLogsSerializer : ProtobufLogsSerializer);
+
+/**
+ * Encodes the items [from, to) — data points or log records — as requests of at most `maxBytes`
+ * each. The first encoding gives the average size per item; parts are cut to that average with
+ * 10 % headroom and a part still too large is split again, so most items are encoded twice at most.
+ */
+function encodeWithin(
+  encodeRange: (from: number, to: number) => Uint8Array,
+  maxBytes: number,
+  key: string | undefined,
+  from: number,
+  to: number,
+  out: { requests: EncodedRequest[]; oversized: number },
+  body: Uint8Array = encodeRange(from, to),
+): void {
+  const length = to - from;
+  if (body.byteLength <= maxBytes) {
+    out.requests.push({ body, bytes: body.byteLength, items: length, ...(key === undefined ? {} : { key }) });
+  } else if (length <= 1) {
+    out.oversized += length;
+  } else {
+    const parts = Math.min(length, Math.max(2, Math.ceil((body.byteLength / maxBytes) * 1.1)));
+    const size = Math.ceil(length / parts);
+    for (let start = from; start < to; start += size) encodeWithin(encodeRange, maxBytes, key, start, Math.min(to, start + size), out);
+  }
+}
+
+/** One point of a ResourceMetrics, addressed by scope, metric and index. */
+interface PointRef {
+  readonly scope: number;
+  readonly metric: number;
+  readonly point: number;
+}
+
+/** A target's scrape as requests of at most `maxBytes`; its points are split across requests when needed. */
+export function encodeMetrics(metrics: ResourceMetrics, encoding: Encoding, maxBytes: number, key?: string): Encoded {
+  const serializer = metricsSerializer(encoding);
+  const encode = (part: ResourceMetrics): Uint8Array => serializer.serializeRequest(part) ?? new Uint8Array();
+  const refs: PointRef[] = [];
+  metrics.scopeMetrics.forEach((scope, s) => {
+    scope.metrics.forEach((metric, m) => {
+      for (let p = 0; p < metric.dataPoints.length; p++) refs.push({ scope: s, metric: m, point: p });
+    });
+  });
+  const out = { requests: [], oversized: 0 };
+  encodeWithin((from, to) => encode(subset(metrics, refs.slice(from, to))), maxBytes, key, 0, refs.length, out, encode(metrics));
+  return out;
+}
+
+/** The ResourceMetrics holding only the referenced points (refs in document order). */
+function subset(metrics: ResourceMetrics, refs: readonly PointRef[]): ResourceMetrics {
+  const scopes: ScopeMetrics[] = [];
+  let i = 0;
+  while (i < refs.length) {
+    const s = (refs[i] as PointRef).scope;
+    const scope = metrics.scopeMetrics[s] as ScopeMetrics;
+    const kept: ScopeMetrics["metrics"] = [];
+    while (i < refs.length && (refs[i] as PointRef).scope === s) {
+      const m = (refs[i] as PointRef).metric;
+      const metric = scope.metrics[m] as ScopeMetrics["metrics"][number];
+      const first = (refs[i] as PointRef).point;
+      while (i < refs.length && (refs[i] as PointRef).scope === s && (refs[i] as PointRef).metric === m) i++;
+      const last = (refs[i - 1] as PointRef).point;
+      kept.push({ ...metric, dataPoints: metric.dataPoints.slice(first, last + 1) } as typeof metric);
+    }
+    scopes.push({ scope: scope.scope, metrics: kept });
+  }
+  return { resource: metrics.resource, scopeMetrics: scopes };
+}
+
+/**
+ * Log records as requests of at most `maxRecords` records (OTEL_BLRP_MAX_EXPORT_BATCH_SIZE) and
+ * `maxBytes` bytes each, in the order given.
+ */
+export function encodeLogs(records: readonly ReadableLogRecord[], encoding: Encoding, maxRecords: number, maxBytes: number): Encoded {
+  const serializer = logsSerializer(encoding);
+  const encode = (part: readonly ReadableLogRecord[]): Uint8Array => serializer.serializeRequest([...part]) ?? new Uint8Array();
+  const out = { requests: [], oversized: 0 };
+  for (let start = 0; start < records.length; start += maxRecords) {
+    const batch = records.slice(start, start + maxRecords);
+    encodeWithin((from, to) => encode(batch.slice(from, to)), maxBytes, undefined, 0, batch.length, out);
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+/**
+ * What both HTTP servers of a live run (scrape targets, control-plane API) do with requests that
+ * are not what they serve: read a request target without ever throwing, and answer what Node's
+ * parser rejects with a 4xx instead of a reset. One hostile request must never end the run.
+ */
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+
+/** A path with a `%` not followed by two hex digits: RFC 3986 has no such thing. */
+const MALFORMED_ESCAPE = /%(?![0-9a-f]{2})/i;
+/** How long a connection whose request could not be parsed stays open for its client to read the 400. */
+const CLIENT_ERROR_LINGER_MS = 500;
+
+/** The path and query of a request target in origin form (RFC 9112 §3.2.1). */
+export interface OriginTarget {
+  readonly path: string;
+  readonly query: URLSearchParams;
+}
+
+/**
+ * Reads a request target without throwing: undefined unless it is in origin form with
+ * well-formed percent-escapes. These servers are no proxy, so absolute form, asterisk form
+ * (`OPTIONS *`) and anything else not starting with `/` are bad requests. The target is read
+ * under a fixed origin rather than as a reference relative to one: `//a:99999/` is a path, but
+ * `new URL("//a:99999/", base)` reads it as a host and port, and throws.
+ */
+export function originTarget(target: string | undefined): OriginTarget | undefined {
+  if (target === undefined || !target.startsWith("/") || MALFORMED_ESCAPE.test(target)) return undefined;
+  try {
+    const url = new URL(`http://origin${target}`);
+    return { path: url.pathname, query: url.searchParams };
+  } catch {
+    return undefined;
+  }
+}
+
+const CLIENT_ERRORS: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
+  ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
+};
+
+/**
+ * Answers a request Node's HTTP parser rejected (a malformed request line or header, an unknown
+ * method, headers too large, too slow) with its 4xx and closes the connection: after a parse
+ * error the rest of the stream cannot be framed into requests. Node's default does much the same
+ * but destroys the socket straight after writing, which can reset the connection before the
+ * client reads the answer.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  refuse(socket, CLIENT_ERRORS[error.code ?? ""] ?? "400 Bad Request");
+}
+
+/** A CONNECT (authority form): these servers are no proxy, and Node would drop the connection without a word. */
+export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+  refuse(socket, "400 Bad Request");
+}
+
+function refuse(socket: Duplex, status: string): void {
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+}
