@@ -1,0 +1,129 @@
+/**
+ * The retry queue's promises, on a scripted receiver: order per key, bounded bytes with the
+ * oldest dropped first and counted, refusals not retried, one report per outage, and a close
+ * that waits no longer than its deadline.
+ */
+import { DeliveryQueue, type OutageReport, type Outcome } from "@gpusynth/emit";
+import { describe, expect, it } from "vitest";
+
+interface Req {
+  readonly bytes: number;
+  readonly items: number;
+  readonly key?: string;
+  readonly id: number;
+}
+
+const req = (id: number, key?: string, bytes = 100): Req => ({ id, bytes, items: 10, ...(key === undefined ? {} : { key }) });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const fast = { initialMs: 5, maxMs: 20 };
+
+/** A receiver the test steers: up or down, answering after `latencyMs`, logging what arrives. */
+function scriptedReceiver(latencyMs = 5) {
+  const state = { up: true, refuse: new Set<number>() };
+  const arrived: number[] = [];
+  const starts: Array<{ id: number; at: number }> = [];
+  const ends: Array<{ id: number; at: number }> = [];
+  const send = async (r: Req): Promise<Outcome> => {
+    starts.push({ id: r.id, at: performance.now() });
+    await sleep(latencyMs);
+    ends.push({ id: r.id, at: performance.now() });
+    if (!state.up) return { kind: "retry", error: new Error("UNAVAILABLE") };
+    if (state.refuse.has(r.id)) return { kind: "rejected", error: new Error("INVALID_ARGUMENT") };
+    arrived.push(r.id);
+    return { kind: "delivered" };
+  };
+  return { state, arrived, starts, ends, send };
+}
+
+async function drained(queue: DeliveryQueue<Req>): Promise<void> {
+  while (queue.stats().pending.requests > 0) await sleep(5);
+}
+
+describe("DeliveryQueue", () => {
+  it("keeps one key's requests in order while other keys go in parallel", async () => {
+    const receiver = scriptedReceiver(10);
+    const queue = new DeliveryQueue<Req>({ maxQueuedBytes: 1e6, maxInFlight: 4, send: receiver.send, retry: fast });
+    for (let i = 0; i < 6; i++) queue.enqueue(req(i, i % 2 === 0 ? "a" : "b"));
+    await drained(queue);
+    expect(receiver.arrived.filter((id) => id % 2 === 0)).toEqual([0, 2, 4]);
+    expect(receiver.arrived.filter((id) => id % 2 === 1)).toEqual([1, 3, 5]);
+    // Never two of one key at once: each starts after the previous one of its key ended.
+    for (const key of [0, 1]) {
+      const mine = receiver.starts.filter((s) => s.id % 2 === key);
+      for (let i = 1; i < mine.length; i++) {
+        const previousEnd = receiver.ends.find((e) => e.id === (mine[i - 1] as { id: number }).id)?.at ?? 0;
+        expect((mine[i] as { at: number }).at).toBeGreaterThanOrEqual(previousEnd);
+      }
+    }
+    // Keys a and b overlapped: 6 requests of 10 ms took well under 60 ms of sends in series.
+    expect(receiver.starts[1]?.at ?? 0).toBeLessThan(receiver.ends[0]?.at ?? 0);
+  });
+
+  it("holds what it can through an outage, drops the oldest past its bound, and reports both once", async () => {
+    const receiver = scriptedReceiver();
+    const outages: Error[] = [];
+    const reports: OutageReport[] = [];
+    const queue = new DeliveryQueue<Req>({
+      maxQueuedBytes: 350,
+      maxInFlight: 1,
+      send: receiver.send,
+      retry: fast,
+      events: { onOutageStart: (error) => outages.push(error), onOutageEnd: (report) => reports.push(report) },
+    });
+    receiver.state.up = false;
+    for (let i = 0; i < 8; i++) {
+      queue.enqueue(req(i));
+      await sleep(2);
+    }
+    await sleep(30);
+    expect(outages).toHaveLength(1);
+    expect(queue.stats().outageSinceMs).toBeDefined();
+    receiver.state.up = true;
+    await drained(queue);
+    expect(reports).toHaveLength(1);
+    const stats = queue.stats();
+    // 350 bytes hold three 100-byte requests (plus one in flight): the rest, oldest first, went.
+    expect(receiver.arrived).toEqual(receiver.arrived.slice().sort((a, b) => a - b));
+    expect(receiver.arrived.at(-1)).toBe(7);
+    expect(stats.dropped.requests + stats.delivered.requests).toBe(8);
+    expect(stats.dropped.requests).toBeGreaterThanOrEqual(4);
+    expect(receiver.arrived).not.toContain(0);
+    expect(reports[0]?.dropped.items).toBe(stats.dropped.items);
+    // The outage ends with the first delivery; the backlog follows.
+    expect(reports[0]?.delivered.requests).toBe(1);
+    expect(stats.outageSinceMs).toBeUndefined();
+  });
+
+  it("does not retry what the receiver refuses, and counts it", async () => {
+    const receiver = scriptedReceiver();
+    receiver.state.refuse.add(1);
+    const refused: number[] = [];
+    const queue = new DeliveryQueue<Req>({
+      maxQueuedBytes: 1e6,
+      maxInFlight: 2,
+      send: receiver.send,
+      retry: fast,
+      events: { onRejected: (_error, r) => refused.push(r.items) },
+    });
+    for (let i = 0; i < 3; i++) queue.enqueue(req(i));
+    await drained(queue);
+    expect(receiver.arrived.sort()).toEqual([0, 2]);
+    expect(receiver.starts.filter((s) => s.id === 1)).toHaveLength(1);
+    expect(queue.stats().rejected).toEqual({ requests: 1, items: 10, bytes: 100 });
+    expect(refused).toEqual([10]);
+  });
+
+  it("stops waiting at its deadline and reports what is still pending", async () => {
+    const receiver = scriptedReceiver();
+    receiver.state.up = false;
+    const queue = new DeliveryQueue<Req>({ maxQueuedBytes: 1e6, maxInFlight: 1, send: receiver.send, retry: fast });
+    for (let i = 0; i < 3; i++) queue.enqueue(req(i));
+    const started = performance.now();
+    const stats = await queue.close(Date.now() + 60);
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(stats.delivered.requests).toBe(0);
+    expect(stats.pending.requests).toBe(3);
+    queue.enqueue(req(9));
+    expect(queue.stats().dropped.requests).toBe(1);
+  });
+});
