@@ -5,7 +5,7 @@
  */
 import { BUILT_IN_PRIORITY_CLASSES, isPreemptible } from "./priority-classes.js";
 import { type BlueprintProblem, describeValue, type YamlPath } from "./problems.js";
-import type { Blueprint, NodePool, Project, WorkloadType } from "./schema.js";
+import { type Blueprint, MAX_GPUS, MAX_NODES, type NodePool, type Project, type WorkloadType } from "./schema.js";
 import { nodeName, podShape } from "./shape.js";
 
 export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
@@ -22,6 +22,16 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
       else seen.set(item.name, index);
     });
   };
+  // Totals the schema cannot see pool by pool (bounds and their basis: MAX_NODES in schema.ts).
+  const totalNodes = bp.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
+  const totalGpus = bp.nodePools.reduce((sum, pool) => sum + pool.nodes * pool.gpusPerNode, 0);
+  const poolCount = `${bp.nodePools.length} node pool${bp.nodePools.length === 1 ? "" : "s"}`;
+  const beyond = "one process simulates the whole cluster; split a larger cluster into several blueprints and run each on its own";
+  if (totalNodes > MAX_NODES)
+    error(["nodePools"], `at most ${MAX_NODES} nodes in one blueprint (${beyond})`, `${totalNodes} nodes in ${poolCount}`);
+  if (totalGpus > MAX_GPUS)
+    error(["nodePools"], `at most ${MAX_GPUS} GPUs in one blueprint (${beyond})`, `${totalGpus} GPUs in ${poolCount}`);
+
   unique(bp.nodePools, "nodePools");
   unique(bp.departments, "departments");
   unique(bp.projects, "projects");

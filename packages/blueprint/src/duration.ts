@@ -15,7 +15,11 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/y;
 
-/** Parses "1h30m" into milliseconds; returns undefined when the text is not a duration. */
+/**
+ * Parses "1h30m" into milliseconds; returns undefined when the text is not a duration, or when
+ * it is too large to be an exact integer number of milliseconds (digits enough to overflow to
+ * Infinity, or beyond 2^53 ms, where doubles stop counting every millisecond).
+ */
 export function parseDuration(text: string): number | undefined {
   const trimmed = text.trim();
   if (trimmed === "") return undefined;
@@ -27,7 +31,8 @@ export function parseDuration(text: string): number | undefined {
     if (match === null || match.index !== start) return undefined;
     total += Number(match[1]) * (UNIT_MS[match[2] as string] as number);
   }
-  return Math.round(total);
+  const ms = Math.round(total);
+  return Number.isSafeInteger(ms) ? ms : undefined;
 }
 
 /** Formats milliseconds the way parseDuration reads them, largest units first ("1d2h", "45s"). */

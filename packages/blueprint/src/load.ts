@@ -3,7 +3,7 @@
  * cross-reference validation, with every problem located in the file (line, column, path).
  * Nothing here throws anything but BlueprintError for a user's mistake.
  */
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { type Document, isCollection, isScalar, LineCounter, type Node, parseDocument } from "yaml";
 import { crossReferenceProblems } from "./cross-reference.js";
 import { plausibilityWarnings } from "./plausibility.js";
@@ -25,10 +25,12 @@ const fileProblem = (expected: string, found: string): BlueprintProblem => ({ se
 
 export function loadBlueprint(file: string): LoadedBlueprint {
   let size: number;
+  let regular: boolean;
   try {
     const stat = statSync(file);
     if (stat.isDirectory()) throw new BlueprintError(file, [fileProblem("a blueprint YAML file", "a directory")]);
     size = stat.size;
+    regular = stat.isFile();
   } catch (cause) {
     if (cause instanceof BlueprintError) throw cause;
     const code = (cause as NodeJS.ErrnoException).code ?? "unknown error";
@@ -37,15 +39,38 @@ export function loadBlueprint(file: string): LoadedBlueprint {
   if (size > MAX_BLUEPRINT_BYTES) {
     throw new BlueprintError(file, [fileProblem(`a blueprint of at most ${MAX_BLUEPRINT_BYTES} bytes`, `${size} bytes`)]);
   }
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, "utf8");
+    // A device or a pipe has no size (stat says 0) and may never end (/dev/zero): read at most
+    // one byte more than a blueprint may have, and refuse it if that byte arrives.
+    bytes = regular ? readFileSync(file) : readBounded(file, MAX_BLUEPRINT_BYTES + 1);
   } catch (cause) {
     throw new BlueprintError(file, [
       fileProblem("a readable blueprint YAML file", (cause as NodeJS.ErrnoException).code ?? "unknown error"),
     ]);
   }
-  return parseBlueprint(text, file);
+  if (bytes.length > MAX_BLUEPRINT_BYTES) {
+    const found = regular ? `${bytes.length} bytes` : `more than ${MAX_BLUEPRINT_BYTES} bytes (read from a device or pipe)`;
+    throw new BlueprintError(file, [fileProblem(`a blueprint of at most ${MAX_BLUEPRINT_BYTES} bytes`, found)]);
+  }
+  return parseBlueprint(bytes.toString("utf8"), file);
+}
+
+/** Reads at most `limit` bytes of a file that has no size (a device, a FIFO). */
+function readBounded(file: string, limit: number): Buffer {
+  const buffer = Buffer.alloc(limit);
+  const fd = openSync(file, "r");
+  try {
+    let length = 0;
+    while (length < limit) {
+      const n = readSync(fd, buffer, length, limit - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Parses and validates blueprint text; `file` names it in messages. */
@@ -55,9 +80,22 @@ export function parseBlueprint(text: string, file = "<blueprint>"): LoadedBluepr
   }
   if (text.trim() === "")
     throw new BlueprintError(file, [fileProblem("a YAML mapping with cluster, nodePools, departments, projects, …", "an empty file")]);
-  const depth = flowNestingDepth(text);
-  if (depth > MAX_NESTING_DEPTH) {
-    throw new BlueprintError(file, [fileProblem(`nesting of at most ${MAX_NESTING_DEPTH} levels`, `${depth} levels of brackets`)]);
+  // The parser recurses once per level of nesting and overflows the stack near a thousand
+  // levels, so both styles of nesting are measured before it runs.
+  const flow = flowNesting(text, MAX_NESTING_DEPTH);
+  if (flow !== undefined) {
+    throw new BlueprintError(file, [
+      { ...fileProblem(`nesting of at most ${MAX_NESTING_DEPTH} levels`, `${flow.depth} levels of brackets`), line: flow.line },
+    ]);
+  }
+  const deepLine = blockNestingLine(text, MAX_NESTING_DEPTH);
+  if (deepLine !== undefined) {
+    throw new BlueprintError(file, [
+      {
+        ...fileProblem(`nesting of at most ${MAX_NESTING_DEPTH} levels`, `more than ${MAX_NESTING_DEPTH} levels of indentation`),
+        line: deepLine,
+      },
+    ]);
   }
 
   const lines = new LineCounter();
@@ -124,16 +162,74 @@ function nodeAt(doc: Document.Parsed, path: YamlPath): Node | undefined {
   return undefined;
 }
 
-/** Max bracket depth of flow collections, counted without parsing (so parsing cannot overflow). */
-function flowNestingDepth(text: string): number {
+/**
+ * Max bracket depth of flow collections, counted without parsing, when it exceeds `limit`; with
+ * the line where it first did.
+ */
+function flowNesting(text: string, limit: number): { depth: number; line: number } | undefined {
   let depth = 0;
   let max = 0;
+  let line = 1;
+  let firstDeepLine: number | undefined;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
-    else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+    if (c === 0x0a) line++;
+    else if (c === 0x5b || c === 0x7b) {
+      max = Math.max(max, ++depth);
+      if (depth > limit && firstDeepLine === undefined) firstDeepLine = line;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
   }
-  return max;
+  return firstDeepLine === undefined ? undefined : { depth: max, line: firstDeepLine };
+}
+
+const SPACE = 0x20;
+const TAB = 0x09;
+/** "-", "?" and ":" followed by a space (or the line's end) open a node on the same line. */
+const INDICATORS = new Set([0x2d, 0x3f, 0x3a]);
+/** A line ending in a block scalar header ("key: |", "- >-", "text: |2 # comment"). */
+const BLOCK_SCALAR_HEADER = /(?:^|[\s:-])[|>][0-9+-]*\s*(?:#.*)?$/;
+
+/**
+ * The first line at which block collections nest deeper than `limit`, estimated from
+ * indentation without parsing. Each line opens a level at every column deeper than the levels
+ * still open: its indentation, every "- " of a compact sequence ("- - x"), and the content after
+ * them. The estimate counts at most one level more than the document has (a scalar leaf is
+ * counted; a sequence at its parent key's column is not), so a line it finds more than limit + 1
+ * deep is more than `limit` deep; the exact count after parsing catches the rest.
+ */
+function blockNestingLine(text: string, limit: number): number | undefined {
+  const open: number[] = []; // columns of the open levels, increasing
+  let blockScalarColumn: number | undefined; // a block scalar's lines are indented beyond it
+  let lineNumber = 0;
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    lineNumber++;
+    let column = 0;
+    while (line.charCodeAt(column) === SPACE) column++;
+    const blank = column === line.length || line.charCodeAt(column) === 0x23;
+    if (blockScalarColumn !== undefined) {
+      if (blank || column > blockScalarColumn) continue;
+      blockScalarColumn = undefined;
+    }
+    if (blank) continue;
+    if (column === 0 && (line.startsWith("---") || line.startsWith("..."))) {
+      open.length = 0;
+      continue;
+    }
+    while (open.length > 0 && (open[open.length - 1] as number) >= column) open.pop();
+    let at = column;
+    for (;;) {
+      open.push(at);
+      if (open.length > limit + 1) return lineNumber;
+      const c = line.charCodeAt(at);
+      const next = line.charCodeAt(at + 1);
+      if (!INDICATORS.has(c) || !(at + 1 === line.length || next === SPACE || next === TAB)) break;
+      at++;
+      while (line.charCodeAt(at) === SPACE || line.charCodeAt(at) === TAB) at++;
+      if (at === line.length || line.charCodeAt(at) === 0x23) break;
+    }
+    if (BLOCK_SCALAR_HEADER.test(line)) blockScalarColumn = at;
+  }
+  return undefined;
 }
 
 function nodeDepth(node: unknown, level = 0): number {

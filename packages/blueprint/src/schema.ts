@@ -8,7 +8,7 @@
  * cross-reference.ts.
  */
 import { z } from "zod";
-import { parseDuration } from "./duration.js";
+import { formatDuration, parseDuration } from "./duration.js";
 import { GPU_MODEL_IDS } from "./gpu-models.js";
 import { KNOWN_XIDS } from "./xid-catalogue.js";
 
@@ -23,11 +23,36 @@ const name = (what: string) =>
     });
 
 const DURATION_PATTERN = "^(\\d+(\\.\\d+)?(ms|s|m|h|d|w))+$";
-export const durationSchema = z
-  .string()
-  .regex(new RegExp(DURATION_PATTERN), { message: 'a duration such as "90s", "15m", "1h30m" or "7d"' })
-  .transform((text) => parseDuration(text) as number)
-  .meta({ description: 'Duration: digits with a unit (ms, s, m, h, d, w), e.g. "90s", "1h30m", "7d".' });
+const DURATION_DESCRIPTION = 'Duration: digits with a unit (ms, s, m, h, d, w), e.g. "90s", "1h30m", "7d".';
+
+/**
+ * The longest duration a blueprint may hold: 100 years. Runs end before 2262-04-11 (see
+ * LATEST_START_MS), so anything longer could never happen in a run and can only be a typo; the
+ * bound also keeps every duration a finite, exact number of milliseconds.
+ */
+export const MAX_BLUEPRINT_DURATION_MS = 36_525 * 86_400_000;
+
+/** A duration text, checked to lie within [minMs, maxMs]; the message quotes the text as written. */
+function durationBetween(minMs: number, maxMs: number, expected: string) {
+  return z
+    .string()
+    .regex(new RegExp(DURATION_PATTERN), { message: 'a duration such as "90s", "15m", "1h30m" or "7d"' })
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined || ms < minMs || ms > maxMs) {
+        ctx.issues.push({ code: "custom", message: `expected ${expected}`, input: text });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .meta({ description: DURATION_DESCRIPTION });
+}
+
+export const durationSchema = durationBetween(
+  0,
+  MAX_BLUEPRINT_DURATION_MS,
+  `a duration of at most ${formatDuration(MAX_BLUEPRINT_DURATION_MS)} (100 years)`,
+);
 
 const percent = z.number().min(0).max(100);
 
@@ -74,6 +99,32 @@ function cdf<T extends z.ZodType<number, unknown>>(value: T, valueName: string) 
 
 const gpuCount = z.int().min(1).max(4096);
 
+/**
+ * Size bounds of one blueprint. One process simulates the whole cluster and, at every scrape,
+ * holds every series of every node and GPU in memory (about 30 points per node and 30 per GPU).
+ * Measured on Node 20: at the limit, platform.yaml × 4 (2,048 nodes × 8 = 16,384 GPUs) runs
+ * `run --offline --duration 1h` in 150 MB, one `--otlp-json` scrape (540k points) peaks near
+ * 1 GB, and four scrapes complete within a 2 GB heap (--max-old-space-size=2048, the default
+ * of a small machine); 4,096 nodes × 4 GPUs (590k points) peaks near 1.2 GB. Beyond it,
+ * 16,384 one-GPU nodes (930k points) need 2.7 GB a scrape, and 50 pools × 20,000 nodes run out
+ * of heap within a minute. 16,384 GPUs is also the largest cluster the blueprints cite (Llama
+ * 3's training cluster: 2,048 nodes × 8 H100). Larger clusters are split into several
+ * blueprints, one run each.
+ */
+export const MAX_NODES = 4_096;
+export const MAX_GPUS = 16_384;
+
+/**
+ * OTLP stamps points with unsigned 64-bit nanoseconds since the Unix epoch, and Go consumers
+ * (the OpenTelemetry Collector) turn them into signed int64 nanoseconds, which end at
+ * 2262-04-11T23:47:16.854Z: the last millisecond (2^63 − 1 ns) is this one.
+ */
+export const OTLP_TIME_END_MS = 9_223_372_036_854;
+/** Starts must leave room for a run before OTLP_TIME_END_MS; 2200 leaves 62 years. */
+export const LATEST_START_MS = Date.UTC(2200, 0, 1);
+/** Before the Unix epoch OTLP has no timestamps at all (they are unsigned). */
+export const EARLIEST_START_MS = 0;
+
 const nodePoolSchema = z
   .strictObject({
     name: name("node pool name"),
@@ -85,7 +136,11 @@ const nodePoolSchema = z
       .meta({
         description: "The node label whose value puts a node in this pool (Run:ai node pools are defined by an admin-chosen node label).",
       }),
-    nodes: z.int().min(1).max(20_000),
+    nodes: z
+      .int()
+      .min(1)
+      .max(MAX_NODES)
+      .meta({ description: `Nodes in the pool; at most ${MAX_NODES} in the whole blueprint.` }),
     gpuModel: z.enum(GPU_MODEL_IDS),
     gpusPerNode: z.int().min(1).max(16),
     cpuCores: z.int().min(1).max(4096),
@@ -281,6 +336,11 @@ const faultsSchema = z.strictObject({
 /** The NVIDIA driver in dcgm-exporter's own sample output (4.5.3-4.8.2 README / dcgm.md §2.2). */
 const DEFAULT_DRIVER_VERSION = "550.163.01";
 
+/** A Prometheus job name that is also one URL path segment ("." and ".." are not). */
+const JOB_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]+$/;
+/** An absolute URL path (RFC 3986 pchar and "/") without "." or ".." segments. */
+const SCRAPE_PATH = /^(?!.*\/\.{1,2}(\/|$))\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
+
 const telemetrySchema = z.strictObject({
   driverVersion: z
     .string()
@@ -295,9 +355,21 @@ const telemetrySchema = z.strictObject({
     .meta({ description: "KAI-Scheduler --v: which scheduler log lines are written (default 3, the scheduler's own default)." }),
   runai: z
     .strictObject({
-      job: z.string().min(1).meta({ description: "Prometheus job name of the scrape that collects the Run:ai metric families." }),
+      // Targets are served at /targets/<job>/<host>:<port>/metrics, so the job must be one URL
+      // path segment: no "/", no "." or ".." (which a client resolves away), nothing to escape.
+      job: z
+        .string()
+        .max(63)
+        .regex(JOB_NAME, { message: 'a job name of letters, digits, "_", "." and "-" (one URL path segment), not "." or ".."' })
+        .meta({ description: "Prometheus job name of the scrape that collects the Run:ai metric families." }),
       port: z.int().min(1).max(65_535),
-      path: z.string().startsWith("/").default("/metrics"),
+      // The exporter's own HTTP path (a collector scrapes it there): an absolute URL path of
+      // RFC 3986 path characters, without dot segments, a query or a fragment.
+      path: z
+        .string()
+        .max(256)
+        .regex(SCRAPE_PATH, { message: 'an absolute URL path such as "/metrics", without "." or ".." segments, "?" or "#"' })
+        .default("/metrics"),
     })
     .optional()
     .meta({
@@ -327,8 +399,7 @@ const controlPlaneSchema = z
       .meta({ description: "Client credentials the token endpoints (POST /api/v1/token, /api/v2/token) exchange for the token." }),
     // Run:ai's own metrics store keeps far longer; a day covers the UI's default ranges
     // (last hour … last day) while bounding what an emulator holds in memory.
-    retention: durationSchema
-      .refine((ms) => ms >= 60_000 && ms <= 31 * 86_400_000, { message: "a retention between 1m and 31d" })
+    retention: durationBetween(60_000, 31 * 86_400_000, "a retention between 1m and 31d")
       .default(86_400_000)
       .meta({ description: "How far back the Metrics API can answer (default 24h)." }),
   })
@@ -388,15 +459,35 @@ export const blueprintSchema = z
     time: z.strictObject({
       start: z.iso
         .datetime({ offset: true })
-        .transform((text) => Date.parse(text))
-        .meta({ description: "Simulated start time, ISO 8601 with offset, e.g. 2026-01-05T00:00:00Z." }),
+        .transform((text, ctx) => {
+          const ms = Date.parse(text);
+          if (!(ms >= EARLIEST_START_MS && ms < LATEST_START_MS)) {
+            ctx.issues.push({
+              code: "custom",
+              message:
+                "expected a start from 1970-01-01T00:00:00Z (OTLP timestamps count nanoseconds since the Unix epoch) to before 2200-01-01T00:00:00Z (they end at 2262-04-11 in int64 nanoseconds, and a run needs room)",
+              input: text,
+            });
+            return z.NEVER;
+          }
+          return ms;
+        })
+        .meta({
+          description: "Simulated start time, ISO 8601 with offset, e.g. 2026-01-05T00:00:00Z; from 1970 to before 2200 (OTLP time range).",
+        }),
       utcOffsetHours: z
         .number()
         .min(-12)
         .max(14)
         .default(0)
         .meta({ description: "Users' local time zone, for the diurnal and weekly arrival shape." }),
-      schedulingPeriod: durationSchema.default(1_000).meta({ description: "Time between scheduling cycles." }),
+      // KAI-Scheduler's default period is 1s. At least 100ms: a real cycle takes tens of
+      // milliseconds, and every cycle (idle ones too) writes scheduler log lines, so 100ms is
+      // already ten times the default's log volume (0 would stop the clock). At most 1m: slower
+      // cycles leave pods pending for minutes, which no KAI-Scheduler deployment does.
+      schedulingPeriod: durationBetween(100, 60_000, "a scheduling period from 100ms to 1m (KAI-Scheduler's default: 1s)")
+        .default(1_000)
+        .meta({ description: "Time between scheduling cycles: 100ms to 1m (KAI-Scheduler's default: 1s)." }),
       // Assumption: finished pods are cleaned up within the hour (Kubernetes itself keeps them
       // until their owner is deleted or kube-controller-manager's --terminated-pod-gc-threshold
       // of 12500 pods is reached).

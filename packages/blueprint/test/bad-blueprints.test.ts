@@ -214,6 +214,96 @@ const cases: Case[] = [
     expected: /XID from the catalogue/,
     found: /^999$/,
   },
+  {
+    name: "a scheduling period of zero (the clock would stop)",
+    edit: (d) => d.setIn(["time", "schedulingPeriod"], "0ms"),
+    path: "time.schedulingPeriod",
+    expected: /scheduling period from 100ms to 1m \(KAI-Scheduler's default: 1s\)/,
+    found: /^"0ms"$/,
+  },
+  {
+    name: "a scheduling period of hours",
+    edit: (d) => d.setIn(["time", "schedulingPeriod"], "2h"),
+    path: "time.schedulingPeriod",
+    expected: /from 100ms to 1m/,
+    found: /^"2h"$/,
+  },
+  {
+    name: "a start before the Unix epoch",
+    edit: (d) => d.setIn(["time", "start"], "0001-01-01T00:00:00Z"),
+    path: "time.start",
+    expected: /from 1970-01-01T00:00:00Z \(OTLP timestamps.*before 2200-01-01T00:00:00Z/,
+    found: /"0001-01-01T00:00:00Z"/,
+  },
+  {
+    name: "a start past the end of int64 nanoseconds",
+    edit: (d) => d.setIn(["time", "start"], "9999-12-31T00:00:00Z"),
+    path: "time.start",
+    expected: /2262-04-11 in int64 nanoseconds/,
+    found: /"9999-12-31T00:00:00Z"/,
+  },
+  {
+    name: "a node pool larger than one process simulates",
+    edit: (d) => d.setIn(["nodePools", 0, "nodes"], 20_000),
+    path: "nodePools[0].nodes",
+    expected: /at most 4096/,
+    found: /^20000$/,
+  },
+  {
+    name: "more GPUs than one blueprint may hold",
+    edit: (d) => d.setIn(["nodePools", 0, "nodes"], 4096),
+    path: "nodePools",
+    expected:
+      /at most 16384 GPUs in one blueprint \(one process simulates the whole cluster; split a larger cluster into several blueprints/,
+    found: /^32768 GPUs in 1 node pool$/,
+  },
+  {
+    name: "more nodes than one blueprint may hold",
+    edit: (d) => {
+      const pool = d.getIn(["nodePools", 0]) as { toJSON(): Record<string, unknown> };
+      const second = { ...pool.toJSON(), name: "second", nodes: 4000, gpusPerNode: 1, nodeLabel: { key: "pool", value: "second" } };
+      d.setIn(["nodePools", 0, "nodes"], 100);
+      d.setIn(["nodePools", 1], second);
+    },
+    path: "nodePools",
+    expected: /at most 4096 nodes in one blueprint .*split a larger cluster/,
+    found: /^4100 nodes in 2 node pools$/,
+  },
+  {
+    name: "a duration that overflows to Infinity",
+    edit: (d) => d.setIn(["workloads", 0, "mix", 0, "duration", "min"], `${"9".repeat(400)}d`),
+    path: "workloads[0].mix[0].duration.min",
+    expected: /duration of at most 36525d \(100 years\)/,
+    found: /^"9{50}/,
+  },
+  {
+    name: "a duration of centuries",
+    edit: (d) => d.setIn(["faults", "nodeRebootTime"], "200000d"),
+    path: "faults.nodeRebootTime",
+    expected: /at most 36525d/,
+    found: /"200000d"/,
+  },
+  {
+    name: "a retention outside its range",
+    edit: (d) => d.setIn(["controlPlane"], { retention: "90d" }),
+    path: "controlPlane.retention",
+    expected: /retention between 1m and 31d/,
+    found: /"90d"/,
+  },
+  ...["../etc", "a/b", "..", ".", "job\nname", "job name"].map((job) => ({
+    name: `a Run:ai job name ${JSON.stringify(job)} that is not one URL path segment`,
+    edit: (d: Document) => d.setIn(["telemetry", "runai", "job"], job),
+    path: "telemetry.runai.job",
+    expected: /job name of letters, digits, "_", "\." and "-" \(one URL path segment\), not "\." or "\.\."/,
+    found: new RegExp(`^${JSON.stringify(job).replace(/[.\\]/g, "\\$&")}$`),
+  })),
+  ...["/a/../metrics", "metrics", "/metrics?x=1", "/a b"].map((path) => ({
+    name: `a Run:ai scrape path ${JSON.stringify(path)}`,
+    edit: (d: Document) => d.setIn(["telemetry", "runai", "path"], path),
+    path: "telemetry.runai.path",
+    expected: /absolute URL path such as "\/metrics"/,
+    found: new RegExp(`^${JSON.stringify(path).replace(/[.?/]/g, "\\$&")}$`),
+  })),
 ];
 
 describe("bad blueprints", () => {

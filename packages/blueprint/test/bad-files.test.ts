@@ -61,6 +61,25 @@ describe.each([
     file: "deep-block.yaml",
     message: /expected nesting of at most 64 levels/,
   },
+  {
+    name: "block mappings nested 900 levels (deep enough to overflow the parser's stack)",
+    content: Array.from({ length: 900 }, (_, i) => `${" ".repeat(i)}k${i}:`).join("\n"),
+    file: "deep-block-900.yaml",
+    message:
+      /deep-block-900\.yaml:66: error: \(document root\): expected nesting of at most 64 levels, found more than 64 levels of indentation/,
+  },
+  {
+    name: "a compact sequence nested a million levels on one line",
+    content: `${"- ".repeat(1_000_000)}x`,
+    file: "deep-dashes.yaml",
+    message: /deep-dashes\.yaml:1: error: .*expected nesting of at most 64 levels/,
+  },
+  {
+    name: "deeply nested flow collections, located",
+    content: `a: 1\nb: ${"[".repeat(100)}`,
+    file: "deep-flow-line.yaml",
+    message: /deep-flow-line\.yaml:2: error: .*found 100 levels of brackets/,
+  },
   { name: "an alias bomb", content: bomb.join("\n"), file: "bomb.yaml", message: /expected YAML without excessive alias expansion/ },
   { name: "binary garbage", content: Buffer.from([0, 159, 146, 150, 255, 0, 1, 2]), file: "garbage.yaml", message: /error/ },
 ])("$name", ({ content, file, message }) => {
@@ -69,6 +88,24 @@ describe.each([
     expect(error.message).toMatch(message);
     expect(error.message).toContain(file);
   });
+});
+
+it("accepts block nesting up to the limit (the estimate counts the leaf scalar)", () => {
+  const nested = `a:\n${Array.from({ length: 63 }, (_, i) => `${" ".repeat(i + 1)}k${i}:`).join("\n")} leaf\n`;
+  expect(errorFor(nested, "nested-64.yaml").message).not.toMatch(/nesting/);
+});
+
+it("reads a device with a bound instead of forever (/dev/zero has no size and no end)", () => {
+  let error: unknown;
+  try {
+    loadBlueprint("/dev/zero");
+  } catch (caught) {
+    error = caught;
+  }
+  expect(error).toBeInstanceOf(BlueprintError);
+  expect((error as Error).message).toMatch(
+    /\/dev\/zero: error: \(document root\): expected a blueprint of at most 2097152 bytes, found more than 2097152 bytes \(read from a device or pipe\)/,
+  );
 });
 
 it("rejects a directory", () => {

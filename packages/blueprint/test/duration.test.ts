@@ -14,6 +14,10 @@ describe("durations", () => {
 
   it.each(["", "5", "5 minutes", "h", "1h 30m", "-1h", "1y"])("refuses %j", (text) => expect(parseDuration(text)).toBeUndefined());
 
+  it.each([`${"9".repeat(400)}d`, "999999999999w"])("refuses %j, too large to count every millisecond", (text) =>
+    expect(parseDuration(text)).toBeUndefined(),
+  );
+
   it("formats what it reads", () => {
     for (const ms of [1, 999, 1_000, 61_000, 5_400_000, 90_061_001]) expect(parseDuration(formatDuration(ms))).toBe(ms);
   });

@@ -1,6 +1,7 @@
 /**
  * gpusynth's command line: parses the command, runs it, and turns every mistake a user can
- * make (bad flags, bad blueprints) into a message and exit code 2 rather than a stack trace.
+ * make (bad flags, bad blueprints) into a message and exit code 2 rather than a stack trace; an
+ * output that fails during a run (a full disk) is a message and exit code 1.
  */
 import { BlueprintError } from "@gpusynth/blueprint";
 import { calibrateCommand, calibrateHelp } from "./commands/calibrate.js";
@@ -12,6 +13,7 @@ import { reportCommand, reportHelp } from "./commands/report.js";
 import { runCommand, runHelp } from "./commands/run.js";
 import { validateCommand, validateHelp } from "./commands/validate.js";
 import { type Output, processOutput } from "./output.js";
+import { OutputError } from "./output-file.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./usage.js";
 
 interface Command {
@@ -77,6 +79,12 @@ export async function main(argv: readonly string[], output: Output = processOutp
     if (error instanceof BlueprintError || error instanceof UsageError) {
       output.err(`gpusynth ${name}: ${error.message}\n`);
       return EXIT_USAGE;
+    }
+    if (error instanceof OutputError) {
+      // A reader that stopped early (`… | head`) is not an error; any other failed write is.
+      if (error.quiet) return EXIT_OK;
+      output.err(`gpusynth ${name}: ${error.message}\n`);
+      return EXIT_FAILURE;
     }
     output.err(
       `gpusynth ${name}: internal error (please report it with the blueprint that caused it)\n${(error as Error).stack ?? String(error)}\n`,

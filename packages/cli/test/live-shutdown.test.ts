@@ -78,18 +78,22 @@ describe("stopping a live run", () => {
   it.each([
     { what: "refuses connections", endpoint: async () => `http://127.0.0.1:${await deadPort()}` },
     { what: "never answers", endpoint: silentEndpoint },
-  ])("keeps scraping fresh data and ends within 2 s when the OTLP/HTTP endpoint $what", async ({ endpoint }) => {
-    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "--otlp-protocol", "http/protobuf", lab], {
-      OTEL_EXPORTER_OTLP_ENDPOINT: await endpoint(),
-    });
-    const base = await live.scrapeUrl();
-    await sleep(1500);
-    await scrapesMove(base, 2500);
-    const { code, ms } = await live.stop("SIGTERM");
-    expect(code).toBe(0);
-    expect(ms).toBeLessThanOrEqual(2000);
-    expect(live.stderr()).toMatch(/gpusynth: OTLP metrics: [\d,]+ of [\d,]+ points delivered/);
-  }, 30_000);
+  ])(
+    "keeps scraping fresh data and ends within 2 s when the OTLP/HTTP endpoint $what",
+    async ({ endpoint }) => {
+      live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "--otlp-protocol", "http/protobuf", lab], {
+        OTEL_EXPORTER_OTLP_ENDPOINT: await endpoint(),
+      });
+      const base = await live.scrapeUrl();
+      await sleep(1500);
+      await scrapesMove(base, 2500);
+      const { code, ms } = await live.stop("SIGTERM");
+      expect(code).toBe(0);
+      expect(ms).toBeLessThanOrEqual(2000);
+      expect(live.stderr()).toMatch(/gpusynth: OTLP metrics: [\d,]+ of [\d,]+ points delivered/);
+    },
+    30_000,
+  );
 
   it("answers scrapes and ends within 2 s at a --speed no CPU can follow", async () => {
     live = startLive(["--speed", "1e9", "--interval", "1s", "--listen", "127.0.0.1:0", lab]);

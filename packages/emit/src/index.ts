@@ -14,11 +14,10 @@ export { type EncodedRequest, encodeLogs, encodeMetrics } from "./delivery/reque
 export { exposition } from "./exposition.js";
 export { type LiveOptions, type LiveStatus, runLive } from "./live.js";
 export { LogsPipeline, type LogsReport, type LogsSink } from "./logs-pipeline.js";
-export { ConsoleLogsSink, createOtlpLogExporter, LogExporterSink, OtlpJsonLinesLogsSink } from "./logs-sinks.js";
+export { ConsoleLogsSink, OtlpJsonLinesLogsSink } from "./logs-sinks.js";
 export { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";
 export { emitOffline, type OfflineOptions, type OfflineResult } from "./offline.js";
 export {
-  createOtlpExporter,
   endpointFromEnv,
   isOtlpProtocol,
   OTLP_PROTOCOLS,
@@ -28,4 +27,4 @@ export {
 } from "./otlp.js";
 export { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
 export { ScrapeServer, SD_PATH, targetPath } from "./scrape-server.js";
-export { ExporterSink, type MetricsSink, OtlpJsonLinesSink } from "./sinks.js";
+export { type MetricsSink, OtlpJsonLinesSink } from "./sinks.js";

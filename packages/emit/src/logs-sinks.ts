@@ -1,50 +1,18 @@
-/** Where log records go: an SDK OTLP log exporter, OTLP-JSON lines, or the console. */
-import { writeSync } from "node:fs";
-import { OTLPLogExporter as GrpcLogExporter } from "@opentelemetry/exporter-logs-otlp-grpc";
-import { OTLPLogExporter as HttpJsonLogExporter } from "@opentelemetry/exporter-logs-otlp-http";
-import { OTLPLogExporter as HttpProtobufLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
+/** Where log records go offline or on the console: OTLP-JSON lines, or one line each (the live OTLP push is delivery/). */
 import { JsonLogsSerializer } from "@opentelemetry/otlp-transformer";
-import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { LogsSink } from "./logs-pipeline.js";
-import type { OtlpProtocol } from "./otlp.js";
-import { delivered } from "./sinks.js";
-
-export function createOtlpLogExporter(protocol: OtlpProtocol, url?: string): LogRecordExporter {
-  const config = url === undefined ? {} : { url };
-  switch (protocol) {
-    case "grpc":
-      return new GrpcLogExporter(config);
-    case "http/protobuf":
-      return new HttpProtobufLogExporter(config);
-    case "http/json":
-      return new HttpJsonLogExporter(config);
-  }
-}
-
-export class LogExporterSink implements LogsSink {
-  constructor(
-    private readonly exporter: LogRecordExporter,
-    private readonly onError: (error: Error | undefined) => void,
-  ) {}
-
-  export(records: ReadableLogRecord[]): Promise<boolean> {
-    return delivered(this.exporter, records, this.onError);
-  }
-
-  async shutdown(): Promise<void> {
-    await this.exporter.shutdown();
-  }
-}
 
 /** One ExportLogsServiceRequest per export, in the OTLP JSON encoding, one per line. */
 export class OtlpJsonLinesLogsSink implements LogsSink {
   private readonly decoder = new TextDecoder();
-  constructor(private readonly fd: number) {}
+  /** `writeLine` stores one whole line (newline included) or throws, which ends the run. */
+  constructor(private readonly writeLine: (line: string) => void) {}
 
   async export(records: ReadableLogRecord[]): Promise<boolean> {
     const bytes = JsonLogsSerializer.serializeRequest(records);
     if (bytes === undefined) return false;
-    writeSync(this.fd, `${this.decoder.decode(bytes)}\n`);
+    this.writeLine(`${this.decoder.decode(bytes)}\n`);
     return true;
   }
 

@@ -1,13 +1,10 @@
 /**
- * OTLP push exporters from the OpenTelemetry JS SDK, chosen the way OTel users expect:
+ * OTLP endpoint and protocol, chosen the way OTel users expect:
  * OTEL_EXPORTER_OTLP_METRICS_PROTOCOL, then OTEL_EXPORTER_OTLP_PROTOCOL, then gRPC (gpusynth's
- * default). Endpoint, headers, timeout and compression come from the standard OTEL_EXPORTER_OTLP_*
- * variables, which the SDK exporters read themselves; an explicit URL overrides the endpoint.
+ * default). Headers, compression and TLS come from the standard OTEL_EXPORTER_OTLP_* variables,
+ * which the SDK's transports read themselves (delivery/otlp-transport.ts); an explicit URL
+ * overrides the endpoint.
  */
-import { OTLPMetricExporter as GrpcExporter } from "@opentelemetry/exporter-metrics-otlp-grpc";
-import { OTLPMetricExporter as HttpJsonExporter } from "@opentelemetry/exporter-metrics-otlp-http";
-import { OTLPMetricExporter as HttpProtobufExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
-import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
 
 export const OTLP_PROTOCOLS = ["grpc", "http/protobuf", "http/json"] as const;
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
@@ -21,21 +18,10 @@ export function protocolFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   return env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
 }
 
-/** True when the environment names an OTLP endpoint for metrics. */
+/** The OTLP endpoint the environment names for metrics; an empty variable counts as unset, as in the specification. */
 export function endpointFromEnv(env: NodeJS.ProcessEnv): string | undefined {
-  return env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
-}
-
-export function createOtlpExporter(protocol: OtlpProtocol, url?: string): PushMetricExporter {
-  const config = url === undefined ? {} : { url };
-  switch (protocol) {
-    case "grpc":
-      return new GrpcExporter(config);
-    case "http/protobuf":
-      return new HttpProtobufExporter(config);
-    case "http/json":
-      return new HttpJsonExporter(config);
-  }
+  const set = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value);
+  return set(env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) ?? set(env.OTEL_EXPORTER_OTLP_ENDPOINT);
 }
 
 /**

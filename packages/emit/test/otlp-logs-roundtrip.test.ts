@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterLogs, K8S_EVENTS_SCOPE, type LogRecordOut } from "@gpusynth/constructs";
-import { createOtlpLogExporter, LogExporterSink, LogsPipeline } from "@gpusynth/emit";
+import { deliveryConfig, LogsPipeline, OtlpLogsDelivery } from "@gpusynth/emit";
 import { Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attributeMap, type Receiver, startReceiver } from "./otlp-receiver.js";
@@ -27,11 +27,14 @@ describe("OTLP/gRPC logs round trip", () => {
     const simulation = new Simulation(blueprint);
     const logs = new ClusterLogs(blueprint);
     simulation.onEvent(logs.record);
-    const pipeline = new LogsPipeline(
-      new LogExporterSink(createOtlpLogExporter("grpc", receiver.url), (e) => {
-        throw e ?? new Error("export failed");
-      }),
-    );
+    const failures: Error[] = [];
+    const sink = new OtlpLogsDelivery({
+      protocol: "grpc",
+      url: receiver.url,
+      config: deliveryConfig({}, "logs"),
+      events: { onOutageStart: (e) => failures.push(e), onRejected: (e) => failures.push(e) },
+    });
+    const pipeline = new LogsPipeline(sink);
     for (let t = 60_000; t <= 32 * 60_000; t += 60_000) {
       simulation.runUntil(t);
       const records = logs.drain(simulation.view());
@@ -39,6 +42,8 @@ describe("OTLP/gRPC logs round trip", () => {
       await pipeline.export(records);
     }
     await pipeline.shutdown();
+    expect(failures).toEqual([]);
+    expect(sink.stats().pending.items).toBe(0);
   });
   afterAll(async () => receiver.close());
 

@@ -1,18 +1,36 @@
 /**
- * OTLP round trip: what gpusynth sends over gRPC through the OpenTelemetry SDK exporter,
+ * OTLP round trip: what gpusynth sends over gRPC through the OpenTelemetry SDK's transport,
  * received and decoded by an in-process OTLP receiver, is shaped like the collector's prometheus
  * receiver output and carries the simulation's values.
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterMetrics } from "@gpusynth/constructs";
-import { createOtlpExporter, ExporterSink, MetricsPipeline, RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION } from "@gpusynth/emit";
+import {
+  type DeliveryEvents,
+  deliveryConfig,
+  MetricsPipeline,
+  OtlpMetricsDelivery,
+  RECEIVER_SCOPE_NAME,
+  RECEIVER_SCOPE_VERSION,
+} from "@gpusynth/emit";
 import { Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attributeMap, type ExportRequest, type OtlpMetric, type Receiver, startReceiver } from "./otlp-receiver.js";
 
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url));
 const MINUTE = 60_000;
+
+/** The live run's OTLP/gRPC delivery, with the defaults a user gets, to `url`. */
+function delivery(url: string, events: DeliveryEvents = {}): OtlpMetricsDelivery {
+  return new OtlpMetricsDelivery({
+    protocol: "grpc",
+    url,
+    config: deliveryConfig({}, "metrics"),
+    events,
+    retry: { initialMs: 10, maxMs: 50 },
+  });
+}
 
 describe("OTLP/gRPC round trip", () => {
   let receiver: Receiver;
@@ -25,12 +43,14 @@ describe("OTLP/gRPC round trip", () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    const pipeline = new MetricsPipeline(new ExporterSink(createOtlpExporter("grpc", receiver.url), (e) => errors.push(e)));
+    const sink = delivery(receiver.url, { onOutageStart: (e) => errors.push(e), onRejected: (e) => errors.push(e) });
+    const pipeline = new MetricsPipeline(sink);
     // Scrape at 00:29, 00:31 (after the reclaim wave) and 00:32.
     for (const t of [29 * MINUTE, 31 * MINUTE, 32 * MINUTE]) {
       simulation.runUntil(t);
       const before = receiver.requests.length;
       await pipeline.scrape(metrics.collect(simulation.view()), blueprint.time.start + t);
+      await sink.flush(Date.now() + 10_000);
       scrapes.push({ time: blueprint.time.start + t, requests: receiver.requests.slice(before) });
     }
     await pipeline.shutdown();
@@ -48,14 +68,25 @@ describe("OTLP/gRPC round trip", () => {
 
   it("sends one resource per emulated target, with the receiver's resource attributes", () => {
     const targets = metrics.collect(simulation.view()).map((t) => t.target);
-    expect(resources().map((r) => attributeMap(r.resource.attributes))).toEqual(
-      targets.map((t) => ({
-        "service.name": t.job,
-        "service.instance.id": `${t.host}:${t.port}`,
-        "server.address": t.host,
-        "server.port": String(t.port),
-        "url.scheme": "http",
-      })),
+    // Targets are delivered concurrently, so in any order.
+    const byInstance = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+      `${a["service.name"]}/${a["service.instance.id"]}`.localeCompare(`${b["service.name"]}/${b["service.instance.id"]}`);
+    expect(
+      resources()
+        .map((r) => attributeMap(r.resource.attributes))
+        .sort(byInstance),
+    ).toEqual(
+      targets
+        .map(
+          (t): Record<string, unknown> => ({
+            "service.name": t.job,
+            "service.instance.id": `${t.host}:${t.port}`,
+            "server.address": t.host,
+            "server.port": String(t.port),
+            "url.scheme": "http",
+          }),
+        )
+        .sort(byInstance),
     );
   });
 
@@ -151,25 +182,31 @@ describe("OTLP/gRPC round trip", () => {
 });
 
 describe("a collector that is down", () => {
-  it("costs a failed delivery and a report, never the run", async () => {
+  it("costs one outage report and a later delivery, never the run or the data", async () => {
     const receiver = await startReceiver();
     const { blueprint } = loadBlueprint(scenario);
     const simulation = new Simulation(blueprint);
     const metrics = new ClusterMetrics(blueprint);
-    const failures: unknown[] = [];
-    // UNAVAILABLE is retryable: the SDK exporter retries with backoff before giving up.
-    receiver.failNext(1_000);
-    const pipeline = new MetricsPipeline(new ExporterSink(createOtlpExporter("grpc", receiver.url), (e) => failures.push(e)));
+    simulation.onEvent(metrics.record);
+    const outages: unknown[] = [];
+    const recoveries: unknown[] = [];
+    // UNAVAILABLE is retryable: the first scrape's requests wait in the queue and go again.
+    receiver.failNext(30);
+    const sink = delivery(receiver.url, { onOutageStart: (e) => outages.push(e), onOutageEnd: (r) => recoveries.push(r) });
+    const pipeline = new MetricsPipeline(sink);
     simulation.runUntil(MINUTE);
+    const started = performance.now();
     const down = await pipeline.scrape(metrics.collect(simulation.view()), blueprint.time.start + MINUTE);
-    receiver.failNext(0);
+    // The scrape itself does not wait for the network.
+    expect(performance.now() - started).toBeLessThan(1000);
     simulation.runUntil(2 * MINUTE);
     const up = await pipeline.scrape(metrics.collect(simulation.view()), blueprint.time.start + 2 * MINUTE);
+    expect(await sink.flush(Date.now() + 20_000)).toBe(true);
     await pipeline.shutdown();
     await receiver.close();
-    expect(down.failedTargets).toBe(down.targets);
-    expect(failures.length).toBe(down.targets);
-    expect(up.failedTargets).toBe(0);
-    expect(receiver.requests.length).toBe(up.targets);
-  }, 120_000);
+    expect(outages).toHaveLength(1);
+    expect(recoveries).toHaveLength(1);
+    expect(sink.stats().delivered.items).toBe(down.points + up.points);
+    expect(receiver.requests.length).toBe(down.targets + up.targets);
+  }, 60_000);
 });

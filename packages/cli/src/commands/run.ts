@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { closeSync } from "node:fs";
 import { BEARER_TOKEN, type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
 import {
   type ApiCredentials,
@@ -15,11 +14,12 @@ import {
 } from "@gpusynth/emit";
 import { Simulation, SummaryCollector } from "@gpusynth/sim";
 import type { Output } from "../output.js";
+import { OutputFile, sameFile } from "../output-file.js";
 import { parseCommand } from "../parse.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { summaryJson, summaryText } from "../summary-table.js";
 import { EXIT_OK, UsageError } from "../usage.js";
-import { durationOption, oneBlueprint, openForWriting, seedOption } from "./options.js";
+import { checkOfflineEnd, checkOtlpEndpoints, durationOption, intervalOption, oneBlueprint, seedOption, speedOption } from "./options.js";
 import { runLiveCommand } from "./run-live.js";
 
 export const runHelp = `Usage: gpusynth run [options] [blueprint]
@@ -45,9 +45,9 @@ Arguments:
 
 Options:
   --offline              run in simulated time, as fast as possible
-  --duration <d>         simulated time to run, e.g. 90m, 24h, 7d (offline default: 24h; live: until stopped)
-  --speed <n>            live: simulated seconds per wall-clock second (default: 1)
-  --interval <d>         scrape/export interval (default: OTEL_METRIC_EXPORT_INTERVAL ms, else 15s)
+  --duration <d>         simulated time to run, e.g. 90m, 24h, 7d; at most 3660d (offline default: 24h; live: until stopped)
+  --speed <n>            live: simulated seconds per wall-clock second, at most 1e9 (default: 1)
+  --interval <d>         scrape/export interval, 10ms to 24h (default: OTEL_METRIC_EXPORT_INTERVAL ms, else 15s)
   --listen <host:port>   live: serve the scrape targets and ${SD_PATH} here (default: 127.0.0.1:9464; "none" to disable)
   --api <host:port>      live: serve the Run:ai control-plane API here, e.g. 127.0.0.1:8080 (default: none)
   --otlp-endpoint <url>  live: push OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT; unset means no push)
@@ -62,7 +62,14 @@ Options:
 
 Environment (standard OpenTelemetry variables):
   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL,
-  OTEL_EXPORTER_OTLP_METRICS_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS, OTEL_METRIC_EXPORT_INTERVAL
+  OTEL_EXPORTER_OTLP_METRICS_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS, OTEL_METRIC_EXPORT_INTERVAL,
+  OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_BLRP_MAX_EXPORT_BATCH_SIZE, OTEL_BLRP_MAX_QUEUE_SIZE
+Environment (OTLP delivery; see docs/emission.md, "Delivery guarantees"):
+  GPUSYNTH_OTLP_MAX_REQUEST_BYTES
+                         largest OTLP request (default 4 MiB, a default collector's limit)
+  GPUSYNTH_OTLP_QUEUE_BYTES
+                         what a signal queues while the collector is down (default 64 MiB; the
+                         oldest is dropped past it, and the run reports what it dropped)
 Environment (control-plane API; each wins over the blueprint's controlPlane section):
   GPUSYNTH_API_TOKEN     the bearer token requests must carry (else the blueprint's, else a new
                          random one, printed at start)
@@ -103,26 +110,29 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     "run",
   );
   const seed = seedOption(values.seed);
-  const envInterval = env.OTEL_METRIC_EXPORT_INTERVAL;
-  if (envInterval !== undefined && !/^\d+$/.test(envInterval)) {
-    throw new UsageError(`OTEL_METRIC_EXPORT_INTERVAL: expected milliseconds as an integer, found "${envInterval}"`);
-  }
-  const intervalMs = durationOption("interval", values.interval, envInterval === undefined ? "15s" : `${envInterval}ms`);
-  const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
-  const { blueprint, warnings } = loadBlueprint(file);
-  for (const warning of warnings) output.err(`${formatProblem(warning, file)}\n`);
+  const intervalMs = intervalOption(values.interval, env);
 
   if (values.offline === true) {
     for (const flag of ["speed", "listen", "api", "otlp-endpoint"] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to live runs; drop it or drop --offline`);
     }
+    const durationMs = durationOption("duration", values.duration, "24h");
+    const otlpJson = typeof values["otlp-json"] === "string" ? values["otlp-json"] : undefined;
+    const otlpJsonLogs = typeof values["otlp-json-logs"] === "string" ? values["otlp-json-logs"] : undefined;
+    // Two writers of one file would interleave (or, renaming, lose one of the two).
+    if (otlpJson !== undefined && otlpJsonLogs !== undefined && sameFile(otlpJson, otlpJsonLogs)) {
+      throw new UsageError(`--otlp-json-logs: expected a file other than --otlp-json's, found the same file "${otlpJsonLogs}"`);
+    }
+    const consoleLogs = logsOption(values.logs, ["console", "none"], "none") === "console";
+    const blueprint = loaded(positionals, output);
+    checkOfflineEnd(blueprint.time.start, durationMs);
     return runOffline(blueprint, output, {
-      durationMs: durationOption("duration", values.duration, "24h"),
+      durationMs,
       intervalMs,
       ...(seed === undefined ? {} : { seed }),
-      otlpJson: typeof values["otlp-json"] === "string" ? values["otlp-json"] : undefined,
-      otlpJsonLogs: typeof values["otlp-json-logs"] === "string" ? values["otlp-json-logs"] : undefined,
-      consoleLogs: logsOption(values.logs, ["console", "none"], "none") === "console",
+      otlpJson,
+      otlpJsonLogs,
+      consoleLogs,
       summary: values.summary === true || values.json === true,
       json: values.json === true,
     });
@@ -130,8 +140,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   for (const flag of ["otlp-json", "otlp-json-logs", "summary", "json"] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to offline runs: add --offline`);
   }
-  const speed = Number(typeof values.speed === "string" ? values.speed : "1");
-  if (!Number.isFinite(speed) || speed <= 0) throw new UsageError(`--speed: expected a positive number, found "${values.speed}"`);
+  const speed = speedOption(values.speed);
   const protocol = typeof values["otlp-protocol"] === "string" ? values["otlp-protocol"] : (protocolFromEnv(env) ?? "grpc");
   if (!isOtlpProtocol(protocol))
     throw new UsageError(
@@ -139,19 +148,36 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     );
   const endpoint = typeof values["otlp-endpoint"] === "string" ? values["otlp-endpoint"] : undefined;
   const pushing = endpoint !== undefined || endpointFromEnv(env) !== undefined;
+  const logs = logsOption(values.logs, ["otlp", "console", "none"], pushing ? "otlp" : "none") as "otlp" | "console" | "none";
+  if (pushing) checkOtlpEndpoints(endpoint, env, logs === "otlp" ? ["metrics", "logs"] : ["metrics"]);
   const listen = typeof values.listen === "string" ? values.listen : "127.0.0.1:9464";
   const api = typeof values.api === "string" && values.api !== "none" ? parseListen("api", values.api, "127.0.0.1:8080") : undefined;
-  return runLiveCommand(blueprint, output, {
-    api: api === undefined ? undefined : { ...api, ...apiCredentials(blueprint, env) },
-    speed,
-    intervalMs,
-    ...(values.duration === undefined ? {} : { durationMs: durationOption("duration", values.duration, "24h") }),
-    ...(seed === undefined ? {} : { seed }),
-    listen: listen === "none" ? undefined : parseListen("listen", listen, "127.0.0.1:9464"),
-    otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
-    explicitUrl: endpoint,
-    logs: logsOption(values.logs, ["otlp", "console", "none"], pushing ? "otlp" : "none") as "otlp" | "console" | "none",
-  });
+  const durationMs = values.duration === undefined ? undefined : durationOption("duration", values.duration, "24h");
+  const blueprint = loaded(positionals, output);
+  return runLiveCommand(
+    blueprint,
+    output,
+    {
+      api: api === undefined ? undefined : { ...api, ...apiCredentials(blueprint, env) },
+      speed,
+      intervalMs,
+      ...(durationMs === undefined ? {} : { durationMs }),
+      ...(seed === undefined ? {} : { seed }),
+      listen: listen === "none" ? undefined : parseListen("listen", listen, "127.0.0.1:9464"),
+      otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
+      explicitUrl: endpoint,
+      logs,
+    },
+    env,
+  );
+}
+
+/** The blueprint named on the command line, loaded after the flags are checked (a bad flag fails fast). */
+function loaded(positionals: readonly string[], output: Output): Blueprint {
+  const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
+  const { blueprint, warnings } = loadBlueprint(file);
+  for (const warning of warnings) output.err(`${formatProblem(warning, file)}\n`);
+  return blueprint;
 }
 
 function parseListen(flag: string, text: string, example: string): { host: string; port: number } {
@@ -206,11 +232,25 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
   const collector = SummaryCollector.forBlueprint(blueprint);
   const emitting = run.otlpJson !== undefined || run.otlpJsonLogs !== undefined || run.consoleLogs;
   if (emitting) {
-    const metricsFd = run.otlpJson === undefined ? undefined : openForWriting("otlp-json", run.otlpJson);
-    const logsFd = run.otlpJsonLogs === undefined ? undefined : openForWriting("otlp-json-logs", run.otlpJsonLogs);
+    const metricsFile = run.otlpJson === undefined ? undefined : OutputFile.open("otlp-json", run.otlpJson);
+    let logsFile: OutputFile | undefined;
+    // Ctrl-C leaves no temporary file behind: remove them and end as the signal would have.
+    const interrupted = (signal: NodeJS.Signals) => {
+      metricsFile?.discard();
+      logsFile?.discard();
+      process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+    };
+    process.once("SIGINT", interrupted);
+    process.once("SIGTERM", interrupted);
     try {
-      const logs = logsFd !== undefined ? new OtlpJsonLinesLogsSink(logsFd) : run.consoleLogs ? new ConsoleLogsSink(output.out) : undefined;
-      const result = await emitOffline(blueprint, metricsFd === undefined ? undefined : new OtlpJsonLinesSink(metricsFd), {
+      logsFile = run.otlpJsonLogs === undefined ? undefined : OutputFile.open("otlp-json-logs", run.otlpJsonLogs);
+      const logs =
+        logsFile !== undefined
+          ? new OtlpJsonLinesLogsSink(logsFile.writeLine)
+          : run.consoleLogs
+            ? new ConsoleLogsSink(output.out)
+            : undefined;
+      const result = await emitOffline(blueprint, metricsFile === undefined ? undefined : new OtlpJsonLinesSink(metricsFile.writeLine), {
         durationMs: run.durationMs,
         intervalMs: run.intervalMs,
         ...(run.seed === undefined ? {} : { seed: run.seed }),
@@ -219,12 +259,17 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
         onScrape: (t) => progress(t),
       });
       simulation = result.simulation;
+      // Both files become final only when the whole run succeeded.
+      metricsFile?.commit();
+      logsFile?.commit();
       if (output.interactive) output.err("\r\u001b[K");
       if (run.otlpJson !== undefined) output.err(`wrote ${result.scrapes} scrapes (${result.points} points) to ${run.otlpJson}\n`);
       if (run.otlpJsonLogs !== undefined) output.err(`wrote ${result.logRecords} log records to ${run.otlpJsonLogs}\n`);
     } finally {
-      if (metricsFd !== undefined) closeSync(metricsFd);
-      if (logsFd !== undefined) closeSync(logsFd);
+      process.removeListener("SIGINT", interrupted);
+      process.removeListener("SIGTERM", interrupted);
+      metricsFile?.discard();
+      logsFile?.discard();
     }
   } else {
     simulation = new Simulation(blueprint, run.seed === undefined ? {} : { seed: run.seed });

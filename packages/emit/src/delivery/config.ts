@@ -42,8 +42,7 @@ export class DeliveryConfigError extends Error {
   override readonly name = "DeliveryConfigError";
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
-  const text = env[name];
+function integer(name: string, text: string | undefined, min: number, max: number): number | undefined {
   if (text === undefined || text.trim() === "") return undefined;
   const value = Number(text);
   if (!/^\s*\d+\s*$/.test(text) || value < min || value > max) {
@@ -52,17 +51,25 @@ function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number)
   return value;
 }
 
+/** The signal's own timeout variable wins over the shared one, as in the SDK. */
+function timeoutVariable(env: NodeJS.ProcessEnv, signal: Signal): [string, string | undefined] {
+  const own: [string, string | undefined] =
+    signal === "metrics"
+      ? ["OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", env.OTEL_EXPORTER_OTLP_METRICS_TIMEOUT]
+      : ["OTEL_EXPORTER_OTLP_LOGS_TIMEOUT", env.OTEL_EXPORTER_OTLP_LOGS_TIMEOUT];
+  return own[1] !== undefined ? own : ["OTEL_EXPORTER_OTLP_TIMEOUT", env.OTEL_EXPORTER_OTLP_TIMEOUT];
+}
+
 /** The delivery settings for one signal; throws DeliveryConfigError naming the variable at fault. */
 export function deliveryConfig(env: NodeJS.ProcessEnv, signal: Signal): DeliveryConfig {
-  const SIGNAL = signal === "metrics" ? "METRICS" : "LOGS";
-  const timeoutName =
-    env[`OTEL_EXPORTER_OTLP_${SIGNAL}_TIMEOUT`] !== undefined ? `OTEL_EXPORTER_OTLP_${SIGNAL}_TIMEOUT` : "OTEL_EXPORTER_OTLP_TIMEOUT";
   // 1 ms … 10 min: a Node timer holds any of these; longer would hold a dead request for ages.
-  const timeoutMs = integer(env, timeoutName, 1, 600_000) ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = integer(...timeoutVariable(env, signal), 1, 600_000) ?? DEFAULT_TIMEOUT_MS;
   // A request must hold at least one large record; 1 GiB is far past any receiver's limit.
-  const maxRequestBytes = integer(env, "GPUSYNTH_OTLP_MAX_REQUEST_BYTES", 64 * 1024, 1024 * MiB) ?? DEFAULT_MAX_REQUEST_BYTES;
-  const queueBytes = integer(env, "GPUSYNTH_OTLP_QUEUE_BYTES", 0, 64 * 1024 * MiB) ?? DEFAULT_QUEUE_BYTES;
-  const logBatchRecords = integer(env, "OTEL_BLRP_MAX_EXPORT_BATCH_SIZE", 1, 1_000_000) ?? DEFAULT_LOG_BATCH_RECORDS;
-  const logQueueRecords = integer(env, "OTEL_BLRP_MAX_QUEUE_SIZE", 1, 100_000_000);
+  const maxRequestBytes =
+    integer("GPUSYNTH_OTLP_MAX_REQUEST_BYTES", env.GPUSYNTH_OTLP_MAX_REQUEST_BYTES, 64 * 1024, 1024 * MiB) ?? DEFAULT_MAX_REQUEST_BYTES;
+  const queueBytes = integer("GPUSYNTH_OTLP_QUEUE_BYTES", env.GPUSYNTH_OTLP_QUEUE_BYTES, 0, 64 * 1024 * MiB) ?? DEFAULT_QUEUE_BYTES;
+  const logBatchRecords =
+    integer("OTEL_BLRP_MAX_EXPORT_BATCH_SIZE", env.OTEL_BLRP_MAX_EXPORT_BATCH_SIZE, 1, 1_000_000) ?? DEFAULT_LOG_BATCH_RECORDS;
+  const logQueueRecords = integer("OTEL_BLRP_MAX_QUEUE_SIZE", env.OTEL_BLRP_MAX_QUEUE_SIZE, 1, 100_000_000);
   return { maxRequestBytes, queueBytes, timeoutMs, logBatchRecords, ...(logQueueRecords === undefined ? {} : { logQueueRecords }) };
 }

@@ -50,6 +50,11 @@ abstract class OtlpDelivery {
     return this.queue.stats();
   }
 
+  /** Waits until everything queued so far is delivered (or refused), or `deadlineMs`; true when it was. */
+  flush(deadlineMs: number): Promise<boolean> {
+    return this.queue.idle(deadlineMs);
+  }
+
   /** Keeps delivering until everything is out or `deadlineMs` (Unix ms); returns what happened. */
   async close(deadlineMs: number): Promise<DeliveryStats> {
     const stats = await this.queue.close(deadlineMs);

@@ -118,7 +118,7 @@ export class DeliveryQueue<R extends QueuedRequest> {
   private probeTimer: NodeJS.Timeout | undefined;
   private backoffMs: number;
   private closed = false;
-  private idle: Array<() => void> = [];
+  private idleWaiters: Array<() => void> = [];
   private readonly retry: { readonly initialMs: number; readonly maxMs: number };
   private readonly now: () => number;
 
@@ -163,21 +163,27 @@ export class DeliveryQueue<R extends QueuedRequest> {
     };
   }
 
+  /** Resolves when nothing is queued or in flight, or at `deadlineMs` (Unix ms); true when idle. */
+  async idle(deadlineMs: number): Promise<boolean> {
+    if (!this.isIdle()) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, deadlineMs - this.now()));
+        this.idleWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.isIdle();
+  }
+
   /**
    * Stops accepting requests and keeps sending until everything is delivered or `deadlineMs`
    * (Unix ms) passes; what is still pending then is reported, not waited for.
    */
   async close(deadlineMs: number): Promise<DeliveryStats> {
     this.closed = true;
-    if (!this.isIdle()) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, deadlineMs - this.now()));
-        this.idle.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
+    await this.idle(deadlineMs);
     clearTimeout(this.probeTimer);
     this.probeTimer = undefined;
     return this.stats();
@@ -262,8 +268,8 @@ export class DeliveryQueue<R extends QueuedRequest> {
 
   private notifyIdleIfDone(): void {
     if (!this.isIdle()) return;
-    const waiters = this.idle;
-    this.idle = [];
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
     for (const wake of waiters) wake();
   }
 
