@@ -5,7 +5,7 @@
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
 # Everything CI checks.
-check: fmt-check lint typecheck gen-check signal-fidelity test race
+check: fmt-check lint typecheck gen-check signal-fidelity test
 
 build:
     npx tsc -b
@@ -37,12 +37,16 @@ gen-check: build
 signal-fidelity: build
     node packages/cli/bin/gpusynth.js check-signals
 
+# Tests must not depend on each other, so the suite runs once in a random order.
+# The suite once, shuffled by a printed seed (`just race <seed>` replays that order).
 test: build
-    npx vitest run --reporter=default --reporter=json --outputFile=.vitest-report.json
+    seed="${GPUSYNTH_TEST_SEED:-$(node -e 'console.log(1 + Math.floor(Math.random() * 2147483646))')}"; \
+    echo "test order: shuffled with seed $seed (rerun this order: just race $seed)"; \
+    npx vitest run --sequence.shuffle --sequence.seed="$seed" --reporter=default --reporter=json --outputFile=.vitest-report.json
 
-# The suite in random order: tests must not depend on each other.
-race: build
-    npx vitest run --sequence.shuffle
+# Replays the order a seed gives (the seed `just test` printed); without one, a new random order.
+race seed="": build
+    GPUSYNTH_TEST_SEED="{{seed}}" just test
 
 # Simulation and emission speed benchmarks; write bench/results/.
 bench: build
