@@ -4,8 +4,7 @@
  * offline and collecting every target at each scrape interval.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterLogs, ClusterMetrics, type MetricFamily, type MetricType } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, type MetricFamily, type MetricType, virtualTicks } from "@gpusynth/constructs";
 
 export interface FamilyInventory {
   readonly id: string;
@@ -47,11 +46,7 @@ export function areaOf(familyId: string): string {
 }
 
 export function collectInventory(blueprint: Blueprint, durationMs: number, intervalMs: number, seed?: number): Inventory {
-  const simulation = new Simulation(blueprint, seed === undefined ? {} : { seed });
-  const metrics = new ClusterMetrics(blueprint);
-  simulation.onEvent(metrics.record);
-  const logs = new ClusterLogs(blueprint);
-  simulation.onEvent(logs.record);
+  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: {} });
   const logSources = new Map<string, LogSourceInventory>();
   const sources = new Map<string, { jobs: Set<string>; families: Map<string, FamilyInventory> }>();
   const entries = new Map<MetricFamily, { family: FamilyInventory; jobs: Set<string>; seen: WeakSet<object> }>();
@@ -74,10 +69,11 @@ export function collectInventory(blueprint: Blueprint, durationMs: number, inter
     }
     return entry;
   };
-  for (let t = intervalMs; t <= durationMs; t += intervalMs) {
-    simulation.runUntil(t);
+  for (const t of virtualTicks(durationMs, intervalMs)) {
+    run.advanceTo(t);
+    const frame = run.frame();
     const seriesNow = new Map<FamilyInventory, number>();
-    for (const { target, samples } of metrics.collect(simulation.view())) {
+    for (const { target, samples } of frame.targets) {
       for (const s of samples) {
         const entry = entryOf(s.family);
         entry.jobs.add(target.job);
@@ -90,7 +86,7 @@ export function collectInventory(blueprint: Blueprint, durationMs: number, inter
       }
     }
     for (const [family, count] of seriesNow) family.maxSeries = Math.max(family.maxSeries, count);
-    for (const record of logs.drain(simulation.view())) {
+    for (const record of frame.logs) {
       let source = logSources.get(record.receiver);
       if (source === undefined) {
         source = { area: record.area, receiver: record.receiver, resourceKeys: [], attributeKeys: [], records: 0 };

@@ -1,80 +1,3 @@
-/**
- * All metric constructs for one simulated cluster, sharing one GPU activity model so every
- * source tells the same story. Pure apart from that model's small per-GPU state (energy,
- * temperatures) and the scheduler's event counters: the same run gives the same samples.
- */
-import type { Blueprint } from "@gpusynth/blueprint";
-import type { ClusterView, DomainEvent } from "@gpusynth/sim";
-import type { LogRecordOut, MetricConstruct, MetricFamily, TargetSamples } from "./catalogue.js";
-import { DCGM_DEFAULTS, DcgmConstruct } from "./dcgm/index.js";
-import { GpuActivityModel } from "./gpu-activity.js";
-import { KubernetesEvents } from "./kube/events.js";
-import { KubeConstruct } from "./kube/index.js";
-import { RunaiConstruct } from "./runai/index.js";
-import { SchedulerConstruct } from "./scheduler/index.js";
-import { SCHEDULER_LOG_DEFAULTS, SchedulerLog } from "./scheduler/logs.js";
-
-export class ClusterMetrics {
-  private readonly dcgm: DcgmConstruct;
-  private readonly kube = new KubeConstruct();
-  private readonly scheduler = new SchedulerConstruct();
-  private readonly runai: RunaiConstruct;
-  readonly constructs: readonly MetricConstruct[];
-  /** The GPU activity every source reads; the control-plane API reads it too, so all agree. */
-  readonly activity = new GpuActivityModel();
-
-  constructor(blueprint: Blueprint) {
-    this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
-    this.runai = new RunaiConstruct(blueprint, this.activity);
-    this.constructs = [this.runai, this.dcgm, this.kube, this.scheduler];
-  }
-
-  /** Feeds a domain event to the constructs that count events; subscribe it to the simulation. */
-  readonly record = (event: DomainEvent): void => this.scheduler.record(event);
-
-  /** Every target's samples at the view's simulated time. */
-  collect(view: ClusterView): TargetSamples[] {
-    return [...this.runai.collect(view), ...this.dcgm.collect(view), ...this.kube.collect(view), ...this.scheduler.collect(view)];
-  }
-
-  families(): MetricFamily[] {
-    return this.constructs.flatMap((c) => c.families);
-  }
-}
-
-/** All log sources of one simulated cluster: Kubernetes events and the scheduler's log. */
-export class ClusterLogs {
-  private readonly events: KubernetesEvents;
-  private readonly scheduler: SchedulerLog;
-
-  /**
-   * `clock` maps a simulated Unix time to the time stamped on records: the identity offline;
-   * wall-clock time in live runs, so backends accept the data.
-   */
-  constructor(blueprint: Blueprint, clock: (simulatedUnixMs: number) => number = (ms) => ms) {
-    const period = blueprint.time.schedulingPeriod;
-    const nodes = new Map(blueprint.nodePools.map((p) => [p.name, p.nodes]));
-    const images = new Map(blueprint.images.map((i) => [i.name, i]));
-    this.events = new KubernetesEvents(blueprint.time.start, period, (pool) => nodes.get(pool) ?? 0, clock, images);
-    this.scheduler = new SchedulerLog(blueprint.time.start, clock, {
-      ...SCHEDULER_LOG_DEFAULTS,
-      verbosity: blueprint.telemetry.schedulerVerbosity,
-      schedulingPeriodMs: period,
-    });
-  }
-
-  /** Feeds a domain event; subscribe it to the simulation. */
-  readonly record = (event: DomainEvent): void => {
-    this.events.record(event);
-    this.scheduler.record(event);
-  };
-
-  /** Every record written up to the view's simulated time, oldest first. */
-  drain(view: ClusterView): LogRecordOut[] {
-    return [...this.events.drain(view.startMs + view.now), ...this.scheduler.drain(view.now)].sort((a, b) => a.timeMs - b.timeMs);
-  }
-}
-
 export {
   LABEL_PATTERN,
   type LogRecordOut,
@@ -85,6 +8,8 @@ export {
   type ScrapeTarget,
   type TargetSamples,
 } from "./catalogue.js";
+export { ClusterLogs, ClusterMetrics } from "./cluster.js";
+export { ClusterRun, type ClusterRunOptions, type Frame, virtualTicks } from "./cluster-run.js";
 export { xidMessage } from "./dcgm/xid-messages.js";
 export { GpuActivityModel, type GpuReading } from "./gpu-activity.js";
 export { K8S_EVENTS_SCOPE } from "./kube/events.js";

@@ -8,8 +8,7 @@
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterLogs, ClusterMetrics, runaiApi, type TargetSamples } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, runaiApi } from "@gpusynth/constructs";
 import type { ControlPlaneServer } from "./control-plane/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
@@ -50,11 +49,11 @@ const YIELD_EVERY_MS = 20;
  * stops early when aborted or after `budgetMs` of wall time (the run then emits what it has and
  * catches up on the next tick).
  */
-async function advance(simulation: Simulation, targetMs: number, signal: AbortSignal, budgetMs: number): Promise<void> {
+async function advance(run: ClusterRun, targetMs: number, signal: AbortSignal, budgetMs: number): Promise<void> {
   const started = performance.now();
   let slice = started;
-  while (simulation.now < targetMs && !signal.aborted) {
-    simulation.runUntil(Math.min(targetMs, simulation.now + SIMULATION_SLICE_MS));
+  while (run.now < targetMs && !signal.aborted) {
+    run.advanceTo(Math.min(targetMs, run.now + SIMULATION_SLICE_MS));
     const now = performance.now();
     if (now - started > budgetMs) return;
     if (now - slice > YIELD_EVERY_MS) {
@@ -77,50 +76,51 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 export async function runLive(blueprint: Blueprint, options: LiveOptions): Promise<LiveStatus> {
-  const simulation = new Simulation(blueprint, options.seed === undefined ? {} : { seed: options.seed });
-  const metrics = new ClusterMetrics(blueprint);
-  simulation.onEvent(metrics.record);
-  const pipeline = options.sink === undefined ? undefined : new MetricsPipeline(options.sink);
   const wallStart = Date.now();
   // Records are stamped with the wall-clock moment their simulated time maps to.
   const clock = (simulatedUnixMs: number) => wallStart + (simulatedUnixMs - blueprint.time.start) / options.speed;
-  const logs = options.logs === undefined ? undefined : new ClusterLogs(blueprint, clock);
-  if (logs !== undefined) simulation.onEvent(logs.record);
+  const run = new ClusterRun(blueprint, {
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    logs: options.logs === undefined ? false : { clock },
+    // Its history is kept in stamped (wall-clock) time, like everything the run emits, one
+    // snapshot per whole number of intervals so every kept snapshot is a scrape's.
+    ...(options.api === undefined
+      ? {}
+      : {
+          controlPlane: {
+            clock,
+            retentionMs: options.api.retentionMs,
+            stepMs: runaiApi.snapshotStep(options.api.retentionMs, options.intervalMs),
+          },
+        }),
+  });
+  if (run.controlPlane !== undefined) options.api?.server.attach(run.controlPlane);
+  const pipeline = options.sink === undefined ? undefined : new MetricsPipeline(options.sink);
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
-  // Its history is kept in stamped (wall-clock) time, like everything the run emits, one
-  // snapshot per whole number of intervals so every kept snapshot is a scrape's.
-  const controlPlane =
-    options.api === undefined
-      ? undefined
-      : new runaiApi.ControlPlane(blueprint, metrics.activity, {
-          clock,
-          retentionMs: options.api.retentionMs,
-          stepMs: runaiApi.snapshotStep(options.api.retentionMs, options.intervalMs),
-        });
-  if (controlPlane !== undefined) {
-    simulation.onEvent(controlPlane.record);
-    options.api?.server.attach(controlPlane);
-  }
   let status: LiveStatus = { simulatedMs: 0, targets: 0, pending: 0, running: 0 };
   try {
     for (let tick = 0; !options.signal.aborted; tick++) {
       const wantedMs = Math.min((Date.now() - wallStart) * options.speed, options.durationMs ?? Number.POSITIVE_INFINITY);
-      await advance(simulation, wantedMs, options.signal, options.intervalMs);
+      await advance(run, wantedMs, options.signal, options.intervalMs);
       if (options.signal.aborted) break;
-      const view = simulation.view();
-      const collected: TargetSamples[] = metrics.collect(view);
-      options.server?.update(collected);
-      controlPlane?.observe(view);
-      await pipeline?.scrape(collected, Date.now(), options.signal);
-      if (logs !== undefined && logsPipeline !== undefined) await logsPipeline.export(logs.drain(view));
-      status = { simulatedMs: simulation.now, targets: collected.length, pending: view.pending.length, running: view.running.length };
+      const frame = run.frame();
+      options.server?.update(frame.targets);
+      await pipeline?.scrape(frame.targets, Date.now(), options.signal);
+      await logsPipeline?.export(frame.logs);
+      const { view } = frame;
+      status = {
+        simulatedMs: frame.simulatedMs,
+        targets: frame.targets.length,
+        pending: view.pending.length,
+        running: view.running.length,
+      };
       options.onTick?.(status);
-      if (options.durationMs !== undefined && simulation.now >= options.durationMs) break;
+      if (options.durationMs !== undefined && run.now >= options.durationMs) break;
       await sleep(wallStart + (tick + 1) * options.intervalMs - Date.now(), options.signal);
     }
   } finally {
     // Both flush at once: a stopping run has a bounded time to deliver what is queued.
     await Promise.all([pipeline?.shutdown(), logsPipeline?.shutdown()]);
   }
-  return { ...status, simulatedMs: simulation.now };
+  return { ...status, simulatedMs: run.now };
 }

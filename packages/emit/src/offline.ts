@@ -3,8 +3,8 @@
  * scraped at each interval of simulated time, stamped with simulated time.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterLogs, ClusterMetrics } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, virtualTicks } from "@gpusynth/constructs";
+import type { DomainEvent, Simulation } from "@gpusynth/sim";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";
 import type { MetricsSink } from "./sinks.js";
@@ -15,8 +15,8 @@ export interface OfflineOptions {
   readonly seed?: number;
   /** Where log records (Kubernetes events, the scheduler's log) go; none when absent. */
   readonly logs?: LogsSink;
-  /** Called once with the simulation before it runs (to subscribe to its events). */
-  readonly onStart?: (simulation: Simulation) => void;
+  /** Further listeners of the simulation's events (e.g. a summary). */
+  readonly observers?: ReadonlyArray<(event: DomainEvent) => void>;
   /** Called after each scrape with the simulated time reached. */
   readonly onScrape?: (t: number, report: ScrapeReport) => void;
 }
@@ -29,28 +29,27 @@ export interface OfflineResult {
   readonly simulation: Simulation;
 }
 
+const NO_SCRAPE: ScrapeReport = { targets: 0, points: 0, failedTargets: 0 };
+
 export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | undefined, options: OfflineOptions): Promise<OfflineResult> {
-  const simulation = new Simulation(blueprint, options.seed === undefined ? {} : { seed: options.seed });
-  const metrics = new ClusterMetrics(blueprint);
-  simulation.onEvent(metrics.record);
-  const logs = options.logs === undefined ? undefined : new ClusterLogs(blueprint);
-  if (logs !== undefined) simulation.onEvent(logs.record);
+  const run = new ClusterRun(blueprint, {
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    metrics: sink !== undefined,
+    logs: options.logs === undefined ? false : {},
+    ...(options.observers === undefined ? {} : { observers: options.observers }),
+  });
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
-  options.onStart?.(simulation);
   const pipeline = sink === undefined ? undefined : new MetricsPipeline(sink);
   let logRecords = 0;
   let scrapes = 0;
   let points = 0;
   let failedTargets = 0;
   try {
-    for (let t = options.intervalMs; t <= options.durationMs; t += options.intervalMs) {
-      simulation.runUntil(t);
-      const view = simulation.view();
-      const report =
-        pipeline === undefined
-          ? { targets: 0, points: 0, failedTargets: 0 }
-          : await pipeline.scrape(metrics.collect(view), blueprint.time.start + t);
-      if (logs !== undefined && logsPipeline !== undefined) logRecords += (await logsPipeline.export(logs.drain(view))).records;
+    for (const t of virtualTicks(options.durationMs, options.intervalMs)) {
+      run.advanceTo(t);
+      const frame = run.frame();
+      const report = pipeline === undefined ? NO_SCRAPE : await pipeline.scrape(frame.targets, blueprint.time.start + t);
+      if (logsPipeline !== undefined) logRecords += (await logsPipeline.export(frame.logs)).records;
       scrapes++;
       points += report.points;
       failedTargets += report.failedTargets;
@@ -60,5 +59,5 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
     await pipeline?.shutdown();
     await logsPipeline?.shutdown();
   }
-  return { scrapes, points, failedTargets, logRecords, simulation };
+  return { scrapes, points, failedTargets, logRecords, simulation: run.simulation };
 }

@@ -5,8 +5,8 @@
  * domain events and from sampling the cluster, never from the blueprint's own parameters.
  */
 import type { Blueprint, CalibrationMetric } from "@gpusynth/blueprint";
-import { GpuActivityModel } from "@gpusynth/constructs";
-import { type DomainEvent, Simulation } from "@gpusynth/sim";
+import { ClusterRun } from "@gpusynth/constructs";
+import type { DomainEvent } from "@gpusynth/sim";
 
 export type Measurement = Record<CalibrationMetric, number | undefined>;
 
@@ -43,7 +43,6 @@ interface WorkloadRecord {
  * and GPU samples taken in the measured window count.
  */
 export function measure(blueprint: Blueprint, durationMs: number, warmupMs: number, seed?: number): Measurement {
-  const simulation = new Simulation(blueprint, seed === undefined ? {} : { seed });
   const workloads = new Map<number, WorkloadRecord>();
   let gpuFaults = 0;
   const record = (event: DomainEvent) => {
@@ -84,19 +83,19 @@ export function measure(blueprint: Blueprint, durationMs: number, warmupMs: numb
         return;
     }
   };
-  simulation.onEvent(record);
+  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), metrics: false, observers: [record] });
 
   const gpus = blueprint.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0);
   const deserved = new Map(blueprint.projects.map((p) => [p.name, Object.values(p.nodePools).reduce((sum, q) => sum + q.deserved, 0)]));
   const projectGpuSamples = new Map<string, number>();
-  const activity = new GpuActivityModel();
+  const activity = run.metrics.activity;
   let allocatedSamples = 0;
   let idleAllocatedSamples = 0;
   let samples = 0;
   for (let t = warmupMs + SAMPLE_MS; t <= warmupMs + durationMs; t += SAMPLE_MS) {
-    simulation.runUntil(t);
+    run.advanceTo(t);
     samples++;
-    for (const pool of simulation.view().pools) {
+    for (const pool of run.simulation.view().pools) {
       for (const node of pool.nodes) {
         for (const gpu of node.gpus) {
           if (gpu.holder === null) continue;

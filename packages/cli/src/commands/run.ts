@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { BEARER_TOKEN, type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterRun } from "@gpusynth/constructs";
 import {
   type ApiCredentials,
   ConsoleLogsSink,
@@ -12,7 +13,7 @@ import {
   protocolFromEnv,
   SD_PATH,
 } from "@gpusynth/emit";
-import { Simulation, SummaryCollector } from "@gpusynth/sim";
+import { type Simulation, SummaryCollector } from "@gpusynth/sim";
 import type { Output } from "../output.js";
 import { OutputFile, sameFile } from "../output-file.js";
 import { parseCommand } from "../parse.js";
@@ -255,7 +256,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
         intervalMs: run.intervalMs,
         ...(run.seed === undefined ? {} : { seed: run.seed }),
         ...(logs === undefined ? {} : { logs }),
-        onStart: (sim) => sim.onEvent(collector.record),
+        observers: [collector.record],
         onScrape: (t) => progress(t),
       });
       simulation = result.simulation;
@@ -272,14 +273,18 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
       logsFile?.discard();
     }
   } else {
-    simulation = new Simulation(blueprint, run.seed === undefined ? {} : { seed: run.seed });
-    simulation.onEvent(collector.record);
+    const cluster = new ClusterRun(blueprint, {
+      ...(run.seed === undefined ? {} : { seed: run.seed }),
+      metrics: false,
+      observers: [collector.record],
+    });
     // Advance an hour at a time so a long run can show where it is.
     for (let t = 0; t < run.durationMs; ) {
       t = Math.min(run.durationMs, t + HOUR_MS);
-      simulation.runUntil(t);
+      cluster.advanceTo(t);
       progress(t);
     }
+    simulation = cluster.simulation;
     if (output.interactive) output.err("\r\u001b[K");
   }
 

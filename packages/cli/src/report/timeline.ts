@@ -4,7 +4,9 @@
  * node reboots as they happened. Built from the simulation's view and its domain events only.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { type DomainEvent, type FailureCause, Simulation, type Summary, SummaryCollector } from "@gpusynth/sim";
+import { ClusterRun } from "@gpusynth/constructs";
+import type { DomainEvent, FailureCause, Summary } from "@gpusynth/sim";
+import { SummaryCollector } from "@gpusynth/sim";
 
 export type MomentKind = "failed" | "evicted" | "gpu-fault" | "node-reboot";
 
@@ -73,22 +75,22 @@ function momentOf(event: DomainEvent): Moment | undefined {
 }
 
 export function recordTimeline(blueprint: Blueprint, durationMs: number, seed?: number): Timeline {
-  const simulation = new Simulation(blueprint, seed === undefined ? {} : { seed });
   const summary = SummaryCollector.forBlueprint(blueprint);
   const moments: Moment[] = [];
-  simulation.onEvent((event) => {
+  const observe = (event: DomainEvent) => {
     summary.record(event);
     const moment = momentOf(event);
     if (moment !== undefined) moments.push(moment);
-  });
+  };
+  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), metrics: false, observers: [observe] });
 
   const stepMs = Math.max(60_000, Math.ceil(durationMs / MAX_SAMPLES / 60_000) * 60_000);
   const times: number[] = [];
   const pools = blueprint.nodePools.map((p) => ({ name: p.name, capacity: p.nodes * p.gpusPerNode, values: [] as number[] }));
   const backlog = blueprint.projects.map((p) => ({ name: p.name, values: [] as number[] }));
   for (let t = 0; t <= durationMs; t = t === durationMs ? t + 1 : Math.min(t + stepMs, durationMs)) {
-    simulation.runUntil(t);
-    const view = simulation.view();
+    run.advanceTo(t);
+    const view = run.simulation.view();
     times.push(t);
     view.pools.forEach((pool, i) => {
       let held = 0;

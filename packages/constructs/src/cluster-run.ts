@@ -1,0 +1,91 @@
+/**
+ * The composition root of a run: one simulation and the sources that observe it — metric
+ * constructs, log sources, the control plane — wired once, here. Every way of running a blueprint
+ * (live, offline, dump, calibrate, report, the summary) builds a ClusterRun, advances it on its
+ * own clock and reads frames from it; none wires a Simulation to its sources itself.
+ */
+import type { Blueprint } from "@gpusynth/blueprint";
+import { type ClusterView, type DomainEvent, Simulation } from "@gpusynth/sim";
+import type { LogRecordOut, TargetSamples } from "./catalogue.js";
+import { ClusterLogs, ClusterMetrics } from "./cluster.js";
+import { ControlPlane, type ControlPlaneOptions } from "./runai-api/control-plane.js";
+
+export interface ClusterRunOptions {
+  /** Overrides the blueprint's seed. */
+  readonly seed?: number;
+  /** Collect every target's samples in each frame (default: yes). */
+  readonly metrics?: boolean;
+  /**
+   * Collect log records (Kubernetes events, the scheduler's log) in each frame; `clock` maps a
+   * simulated Unix time to the time stamped on records (the identity offline).
+   */
+  readonly logs?: false | { readonly clock?: (simulatedUnixMs: number) => number };
+  /** Keep the Run:ai control plane's history, observed at each frame. */
+  readonly controlPlane?: ControlPlaneOptions;
+  /** Further listeners of the simulation's events (summaries, calibration, timelines), subscribed first. */
+  readonly observers?: ReadonlyArray<(event: DomainEvent) => void>;
+}
+
+/** What the cluster shows at one instant: the state, every target's samples, the new log records. */
+export interface Frame {
+  /** Simulated milliseconds since the blueprint's time.start. */
+  readonly simulatedMs: number;
+  readonly view: ClusterView;
+  /** Empty when the run collects no metrics. */
+  readonly targets: readonly TargetSamples[];
+  /** Records written since the previous frame, oldest first; empty when the run collects no logs. */
+  readonly logs: readonly LogRecordOut[];
+}
+
+export class ClusterRun {
+  readonly simulation: Simulation;
+  readonly metrics: ClusterMetrics;
+  readonly logs: ClusterLogs | undefined;
+  readonly controlPlane: ControlPlane | undefined;
+  private readonly collectMetrics: boolean;
+
+  constructor(
+    readonly blueprint: Blueprint,
+    options: ClusterRunOptions = {},
+  ) {
+    this.simulation = new Simulation(blueprint, options.seed === undefined ? {} : { seed: options.seed });
+    for (const observer of options.observers ?? []) this.simulation.onEvent(observer);
+    this.metrics = new ClusterMetrics(blueprint);
+    this.collectMetrics = options.metrics ?? true;
+    // The scheduler's event counters are metric state: counted whether or not frames carry samples.
+    this.simulation.onEvent(this.metrics.record);
+    const logs = options.logs ?? false;
+    this.logs = logs === false ? undefined : new ClusterLogs(blueprint, logs.clock);
+    if (this.logs !== undefined) this.simulation.onEvent(this.logs.record);
+    this.controlPlane =
+      options.controlPlane === undefined ? undefined : new ControlPlane(blueprint, this.metrics.activity, options.controlPlane);
+    if (this.controlPlane !== undefined) this.simulation.onEvent(this.controlPlane.record);
+  }
+
+  /** Simulated milliseconds since time.start reached so far. */
+  get now(): number {
+    return this.simulation.now;
+  }
+
+  /** Advances the simulation to `simulatedMs` (since time.start). */
+  advanceTo(simulatedMs: number): void {
+    this.simulation.runUntil(simulatedMs);
+  }
+
+  /** The cluster now: collects the targets, drains the log sources and lets the control plane observe. */
+  frame(): Frame {
+    const view = this.simulation.view();
+    const targets = this.collectMetrics ? this.metrics.collect(view) : [];
+    const logs = this.logs?.drain(view) ?? [];
+    this.controlPlane?.observe(view);
+    return { simulatedMs: this.simulation.now, view, targets, logs };
+  }
+}
+
+/**
+ * The virtual clock of offline runs: a frame every `intervalMs` of simulated time up to
+ * `durationMs` (the first one interval in, as a scraper's first scrape comes after its interval).
+ */
+export function* virtualTicks(durationMs: number, intervalMs: number): Generator<number> {
+  for (let t = intervalMs; t <= durationMs; t += intervalMs) yield t;
+}
