@@ -23,12 +23,13 @@ typecheck: build
     npx tsc -p tsconfig.test.json
 
 # Regenerate blueprints/blueprint.schema.json from the zod schema, signals/name-fidelity.md
-# from the translation rules, and signals/volume.md from runs of the shipped blueprints (the
-# tests check that the last two still hold).
+# from the translation rules, signals/volume.md from runs of the shipped blueprints, and the
+# determinism test's golden event-log hashes (the tests check that the last three still hold).
 gen: build
     node scripts/gen-schema.mjs
     node packages/cli/bin/gpusynth.js fidelity > signals/name-fidelity.md
     node scripts/gen-volume.mjs
+    node scripts/gen-golden.mjs
 
 gen-check: build
     node scripts/gen-schema.mjs --check
