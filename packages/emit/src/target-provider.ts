@@ -1,68 +1,117 @@
 /**
  * One emulated scrape target in the OpenTelemetry SDK: a MeterProvider whose Resource is the
- * target's (the JS SDK binds one Resource to one MeterProvider), a Meter with the prometheus
- * receiver's scope, and an observable instrument per metric family that reports the target's
- * latest samples when the reader collects. Names verbatim, no unit, double values.
+ * target's (the JS SDK binds one Resource to one MeterProvider) and a reader collected on demand,
+ * whose MetricProducer — the SDK's extension point for metrics from outside its instruments —
+ * hands over the target's samples exactly as the collector's prometheus receiver shapes a
+ * scrape: its scope, names verbatim, no unit, double values; point time = scrape time;
+ * cumulative start = the series' first scrape (reset when the value goes down); gauges without
+ * a start time; only the series the target exposes right now. Nothing is rewritten after
+ * collection.
  */
 
 import type { MetricFamily, Sample, ScrapeTarget } from "@gpusynth/constructs";
-import { type Attributes, type ObservableResult, ValueType } from "@opentelemetry/api";
+import { type HrTime, ValueType } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { type CollectionResult, MeterProvider, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import {
+  AggregationTemporality,
+  type CollectionResult,
+  type DataPoint,
+  DataPointType,
+  MeterProvider,
+  type MetricData,
+  type MetricProducer,
+  MetricReader,
+  type ResourceMetrics,
+} from "@opentelemetry/sdk-metrics";
 import { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
+import { StartTimeAdjuster } from "./start-times.js";
+
+const NO_TIME: HrTime = [0, 0];
+const SCOPE = { name: RECEIVER_SCOPE_NAME, version: RECEIVER_SCOPE_VERSION };
+
+function hrTime(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
+}
 
 /** A reader collected on demand: gpusynth decides when a target is "scraped". */
 class OnDemandReader extends MetricReader {
-  constructor() {
-    // A KSM target carries thousands of series per family; the SDK's default limit (2000 per
-    // instrument) would fold the rest into an overflow series.
-    super({ cardinalitySelector: () => 1_000_000 });
-  }
   protected override async onForceFlush(): Promise<void> {}
   protected override async onShutdown(): Promise<void> {}
 }
 
+/** The target's current scrape, as MetricData built straight from its samples. */
+class ScrapeProducer implements MetricProducer {
+  private samples: readonly Sample[] = [];
+  private timeMs = 0;
+  private readonly starts = new StartTimeAdjuster();
+  private readonly descriptors = new Map<MetricFamily, MetricData["descriptor"]>();
+
+  set(samples: readonly Sample[], timeMs: number): void {
+    this.samples = samples;
+    this.timeMs = timeMs;
+  }
+
+  async collect(): Promise<CollectionResult> {
+    const time = hrTime(this.timeMs);
+    const byFamily = new Map<MetricFamily, DataPoint<number>[]>();
+    const seen = new Set<string>();
+    for (const sample of this.samples) {
+      const family = sample.family;
+      let points = byFamily.get(family);
+      if (points === undefined) {
+        points = [];
+        byFamily.set(family, points);
+      }
+      let startTime = NO_TIME;
+      if (family.type === "counter") {
+        const key = `${family.name}\u0000${JSON.stringify(sample.labels)}`;
+        seen.add(key);
+        startTime = hrTime(this.starts.startOf(key, sample.value, this.timeMs));
+      }
+      points.push({ attributes: sample.labels, startTime, endTime: time, value: sample.value });
+    }
+    this.starts.retain(seen);
+    const metrics = [...byFamily].map(([family, points]) => this.metricOf(family, points));
+    const resourceMetrics: ResourceMetrics = {
+      // The reader keeps its MeterProvider's Resource; this one is never read.
+      resource: resourceFromAttributes({}),
+      scopeMetrics: metrics.length === 0 ? [] : [{ scope: SCOPE, metrics }],
+    };
+    return { resourceMetrics, errors: [] };
+  }
+
+  private metricOf(family: MetricFamily, dataPoints: DataPoint<number>[]): MetricData {
+    let descriptor = this.descriptors.get(family);
+    if (descriptor === undefined) {
+      descriptor = { name: family.name, description: family.help, unit: "", valueType: ValueType.DOUBLE };
+      this.descriptors.set(family, descriptor);
+    }
+    const aggregationTemporality = AggregationTemporality.CUMULATIVE;
+    return family.type === "counter"
+      ? { descriptor, dataPointType: DataPointType.SUM, aggregationTemporality, isMonotonic: true, dataPoints }
+      : { descriptor, dataPointType: DataPointType.GAUGE, aggregationTemporality, dataPoints };
+  }
+}
+
 export class TargetProvider {
-  private readonly reader = new OnDemandReader();
+  private readonly producer = new ScrapeProducer();
+  private readonly reader = new OnDemandReader({ metricProducers: [this.producer] });
   private readonly provider: MeterProvider;
-  private readonly meter;
-  private readonly instruments = new Set<string>();
-  private current = new Map<string, Sample[]>();
 
   constructor(readonly target: ScrapeTarget) {
     this.provider = new MeterProvider({ resource: resourceFromAttributes(targetResourceAttributes(target)), readers: [this.reader] });
-    this.meter = this.provider.getMeter(RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION);
   }
 
-  /** Sets what the target exposes now and collects it through the SDK. */
-  async scrape(samples: readonly Sample[]): Promise<ResourceMetrics> {
-    const byFamily = new Map<string, Sample[]>();
-    for (const s of samples) {
-      this.ensureInstrument(s.family);
-      const list = byFamily.get(s.family.name);
-      if (list === undefined) byFamily.set(s.family.name, [s]);
-      else list.push(s);
-    }
-    this.current = byFamily;
-    const result: CollectionResult = await this.reader.collect();
+  /** Collects what the target exposes now, scraped at `timeMs` (Unix ms), through the SDK's reader. */
+  async scrape(samples: readonly Sample[], timeMs: number): Promise<ResourceMetrics> {
+    this.producer.set(samples, timeMs);
+    const result = await this.reader.collect();
     if (result.errors.length > 0) throw new AggregateError(result.errors, `collecting ${this.target.job} failed`);
     return result.resourceMetrics;
   }
 
   async shutdown(): Promise<void> {
     await this.provider.shutdown();
-  }
-
-  private ensureInstrument(family: MetricFamily): void {
-    if (this.instruments.has(family.name)) return;
-    this.instruments.add(family.name);
-    const options = { description: family.help, valueType: ValueType.DOUBLE };
-    const instrument =
-      family.type === "counter"
-        ? this.meter.createObservableCounter(family.name, options)
-        : this.meter.createObservableGauge(family.name, options);
-    instrument.addCallback((result: ObservableResult<Attributes>) => {
-      for (const s of this.current.get(family.name) ?? []) result.observe(s.value, s.labels);
-    });
   }
 }
