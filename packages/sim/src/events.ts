@@ -226,3 +226,13 @@ export function podPlacements(pods: readonly Pod[]): PodPlacement[] {
 export function queueState(queue: Queue): QueueState {
   return { name: queue.name, nodePool: queue.pool, allocated: queue.allocated, deserved: queue.deserved, fairShare: queue.fairShare };
 }
+
+/**
+ * Ends a switch over DomainEvent kinds whose cases list every kind: passing `event` type-checks
+ * only when no kind is left, so a kind added to DomainEvent is a compile error in every fold of
+ * events until that fold decides what to do with it. At run time it does nothing.
+ */
+export function unhandledEvent(event: never): undefined {
+  void event;
+  return undefined;
+}

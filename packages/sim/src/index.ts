@@ -9,6 +9,7 @@ export type {
   QueueState,
   WorkloadRef,
 } from "./events.js";
+export { unhandledEvent } from "./events.js";
 export { divideFairShare, type ShareClaim } from "./fair-share.js";
 export { Rng } from "./rng.js";
 export { type ClusterView, type DeepReadonly, type EventListener, podGroupName, Simulation, type SimulationOptions } from "./simulation.js";

@@ -3,7 +3,7 @@
  * it reports what later layers can see, not the simulation's internals).
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import type { DomainEvent } from "./events.js";
+import { type DomainEvent, unhandledEvent } from "./events.js";
 
 export interface SummaryRow {
   readonly name: string;
@@ -83,8 +83,22 @@ export class SummaryCollector {
         if (event.whilePending) this.row(this.projects, event.workload.project).cancelled++;
         else this.close(event.workload.id, event.t, "cancelled");
         return;
-      default:
+      // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
+      case "WorkloadUnschedulable":
+      case "GpuFault":
+      case "ContainerCrashed":
+      case "ContainerRestarted":
+      case "NodeMemoryPressure":
+      case "NodeMemoryPressureRelieved":
+      case "GpuResetStarted":
+      case "GpuResetCompleted":
+      case "NodeCordoned":
+      case "NodeRebootStarted":
+      case "NodeReady":
+      case "SchedulingCycle":
         return;
+      default:
+        return unhandledEvent(event);
     }
   };
 

@@ -5,8 +5,7 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import { ClusterRun } from "@gpusynth/constructs";
-import type { DomainEvent, FailureCause, Summary } from "@gpusynth/sim";
-import { SummaryCollector } from "@gpusynth/sim";
+import { type DomainEvent, type FailureCause, type Summary, SummaryCollector, unhandledEvent } from "@gpusynth/sim";
 
 export type MomentKind = "failed" | "evicted" | "gpu-fault" | "node-reboot";
 
@@ -69,8 +68,24 @@ function momentOf(event: DomainEvent): Moment | undefined {
       return { t: event.t, kind: "gpu-fault", text: `XID ${event.xid} on ${event.node} GPU ${event.gpu.index} (${event.effect})` };
     case "NodeRebootStarted":
       return { t: event.t, kind: "node-reboot", text: `${event.node} rebooting` };
-    default:
+    // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
+    case "WorkloadSubmitted":
+    case "WorkloadUnschedulable":
+    case "WorkloadStarted":
+    case "WorkloadCompleted":
+    case "WorkloadCancelled":
+    case "ContainerCrashed":
+    case "ContainerRestarted":
+    case "NodeMemoryPressure":
+    case "NodeMemoryPressureRelieved":
+    case "GpuResetStarted":
+    case "GpuResetCompleted":
+    case "NodeCordoned":
+    case "NodeReady":
+    case "SchedulingCycle":
       return undefined;
+    default:
+      return unhandledEvent(event);
   }
 }
 

@@ -19,8 +19,15 @@
  * - the node-lifecycle controller (component node-controller): NodeNotReady when a node goes down.
  * Message templates are verbatim; documented in signals/kubernetes.md with the log fields.
  */
-import type { DomainEvent, PendingReason, PodPlacement, QueueState, WorkloadRef } from "@gpusynth/sim";
-import { podGroupName } from "@gpusynth/sim";
+import {
+  type DomainEvent,
+  type PendingReason,
+  type PodPlacement,
+  podGroupName,
+  type QueueState,
+  unhandledEvent,
+  type WorkloadRef,
+} from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
 import { containerName, queueName } from "../naming.js";
 import { stableUuid, unitHash } from "../noise.js";
@@ -282,8 +289,15 @@ export class KubernetesEvents {
         return;
       case "WorkloadSubmitted":
         return;
-      default:
+      // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
+      case "GpuFault":
+      case "GpuResetStarted":
+      case "GpuResetCompleted":
+      case "NodeCordoned":
+      case "SchedulingCycle":
         return;
+      default:
+        return unhandledEvent(event);
     }
   };
 

@@ -4,7 +4,7 @@
  * the control plane remembers workloads after they end; records are dropped once they have
  * been over for longer than the retention, so memory stays bounded on long runs.
  */
-import type { ClusterView, DomainEvent, PendingReason, PodPlacement, WorkloadRef } from "@gpusynth/sim";
+import { type ClusterView, type DomainEvent, type PendingReason, type PodPlacement, unhandledEvent, type WorkloadRef } from "@gpusynth/sim";
 import type { Phase } from "./catalogue.js";
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed";
@@ -143,8 +143,21 @@ export class WorkloadRegistry {
         for (const pod of w.pods) if (pod.deletedAt === null) pod.deletedAt = event.t;
         return;
       }
-      default:
+      // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
+      case "GpuFault":
+      case "ContainerCrashed":
+      case "ContainerRestarted":
+      case "NodeMemoryPressure":
+      case "NodeMemoryPressureRelieved":
+      case "GpuResetStarted":
+      case "GpuResetCompleted":
+      case "NodeCordoned":
+      case "NodeRebootStarted":
+      case "NodeReady":
+      case "SchedulingCycle":
         return;
+      default:
+        return unhandledEvent(event);
     }
   };
 
