@@ -8,11 +8,69 @@ import { type BlueprintProblem, describeValue, type YamlPath } from "./problems.
 import { type Blueprint, MAX_GPUS, MAX_NODES, type NodePool, type Project, type WorkloadType } from "./schema.js";
 import { nodeName, podShape } from "./shape.js";
 
+/** What every rule reads: the blueprint, its names resolved, and where problems go. */
+interface Context {
+  readonly bp: Blueprint;
+  readonly pools: ReadonlyMap<string, NodePool>;
+  readonly projects: ReadonlyMap<string, Project>;
+  /** Built-in priority classes and the blueprint's own, by name. */
+  readonly priorities: ReadonlyMap<string, number>;
+  error(path: YamlPath, expected: string, found: string): void;
+  warning(path: YamlPath, expected: string, found: string): void;
+  /** Reports `pool` at `path` unless it is a declared node pool. */
+  unknownPool(path: YamlPath, pool: string): void;
+}
+
+/** The rules, in the order their problems are reported. */
+const RULES: ReadonlyArray<(c: Context) => void> = [
+  clusterSize,
+  uniqueNames,
+  priorityClassNames,
+  departmentQuotas,
+  projectQuotas,
+  departmentsCoverTheirProjects,
+  poolOversubscription,
+  generatedWorkloads,
+  submittedWorkloads,
+  faultTargets,
+];
+
 export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
   const problems: BlueprintProblem[] = [];
+  const pools = new Map(bp.nodePools.map((pool) => [pool.name, pool]));
+  const poolNames = [...pools.keys()].map((n) => `"${n}"`).join(", ");
+  const priorities = new Map(BUILT_IN_PRIORITY_CLASSES.map((c) => [c.name, c.value]));
+  for (const c of bp.priorityClasses) priorities.set(c.name, c.value);
   const error = (path: YamlPath, expected: string, found: string) => problems.push({ severity: "error", path, expected, found });
-  const warning = (path: YamlPath, expected: string, found: string) => problems.push({ severity: "warning", path, expected, found });
+  const context: Context = {
+    bp,
+    pools,
+    projects: new Map(bp.projects.map((p) => [p.name, p])),
+    priorities,
+    error,
+    warning: (path, expected, found) => problems.push({ severity: "warning", path, expected, found }),
+    unknownPool: (path, pool) => {
+      if (!pools.has(pool)) error(path, `a node pool declared in nodePools (${poolNames})`, `"${pool}"`);
+    },
+  };
+  for (const rule of RULES) rule(context);
+  return problems;
+}
 
+/** Totals the schema cannot see pool by pool (bounds and their basis: MAX_NODES in schema.ts). */
+function clusterSize({ bp, error }: Context): void {
+  const totalNodes = bp.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
+  const totalGpus = bp.nodePools.reduce((sum, pool) => sum + pool.nodes * pool.gpusPerNode, 0);
+  const poolCount = `${bp.nodePools.length} node pool${bp.nodePools.length === 1 ? "" : "s"}`;
+  const beyond = "one process simulates the whole cluster; split a larger cluster into several blueprints and run each on its own";
+  if (totalNodes > MAX_NODES)
+    error(["nodePools"], `at most ${MAX_NODES} nodes in one blueprint (${beyond})`, `${totalNodes} nodes in ${poolCount}`);
+  if (totalGpus > MAX_GPUS)
+    error(["nodePools"], `at most ${MAX_GPUS} GPUs in one blueprint (${beyond})`, `${totalGpus} GPUs in ${poolCount}`);
+}
+
+/** Names are unique within each section. */
+function uniqueNames({ bp, error }: Context): void {
   const unique = <T extends { name: string }>(items: readonly T[], section: string) => {
     const seen = new Map<string, number>();
     items.forEach((item, index) => {
@@ -22,16 +80,6 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
       else seen.set(item.name, index);
     });
   };
-  // Totals the schema cannot see pool by pool (bounds and their basis: MAX_NODES in schema.ts).
-  const totalNodes = bp.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
-  const totalGpus = bp.nodePools.reduce((sum, pool) => sum + pool.nodes * pool.gpusPerNode, 0);
-  const poolCount = `${bp.nodePools.length} node pool${bp.nodePools.length === 1 ? "" : "s"}`;
-  const beyond = "one process simulates the whole cluster; split a larger cluster into several blueprints and run each on its own";
-  if (totalNodes > MAX_NODES)
-    error(["nodePools"], `at most ${MAX_NODES} nodes in one blueprint (${beyond})`, `${totalNodes} nodes in ${poolCount}`);
-  if (totalGpus > MAX_GPUS)
-    error(["nodePools"], `at most ${MAX_GPUS} GPUs in one blueprint (${beyond})`, `${totalGpus} GPUs in ${poolCount}`);
-
   unique(bp.nodePools, "nodePools");
   unique(bp.departments, "departments");
   unique(bp.projects, "projects");
@@ -39,35 +87,36 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
   unique(bp.submissions, "submissions");
   unique(bp.images, "images");
   unique(bp.priorityClasses, "priorityClasses");
+}
 
-  const pools = new Map(bp.nodePools.map((pool) => [pool.name, pool]));
-  const poolNames = [...pools.keys()].map((n) => `"${n}"`).join(", ");
-  const departments = new Map(bp.departments.map((d) => [d.name, d]));
-  const projects = new Map(bp.projects.map((p) => [p.name, p]));
+/** A declared priority class does not redefine a built-in one. */
+function priorityClassNames({ bp, error }: Context): void {
   const builtIn = new Set(BUILT_IN_PRIORITY_CLASSES.map((c) => c.name));
-  const priorities = new Map(BUILT_IN_PRIORITY_CLASSES.map((c) => [c.name, c.value]));
   bp.priorityClasses.forEach((c, index) => {
     if (builtIn.has(c.name)) error(["priorityClasses", index, "name"], "a name that is not a built-in priority class", `"${c.name}"`);
-    priorities.set(c.name, c.value);
   });
+}
 
-  const unknownPool = (path: YamlPath, pool: string) => {
-    if (!pools.has(pool)) error(path, `a node pool declared in nodePools (${poolNames})`, `"${pool}"`);
-  };
+/** A quota's limit, where set, is at least its deserved quota. */
+function limitCoversDeserved(error: Context["error"], path: YamlPath, quota: { deserved: number; limit: number }): void {
+  if (quota.limit >= 0 && quota.limit < quota.deserved) {
+    error([...path, "limit"], `a limit of at least the deserved quota (${quota.deserved}) or -1`, String(quota.limit));
+  }
+}
 
+/** Departments' quotas name declared pools, with limits that cover their deserved quotas. */
+function departmentQuotas({ bp, error, unknownPool }: Context): void {
   bp.departments.forEach((dept, d) => {
     for (const [pool, quota] of Object.entries(dept.nodePools)) {
       unknownPool(["departments", d, "nodePools", pool], pool);
-      if (quota.limit >= 0 && quota.limit < quota.deserved) {
-        error(
-          ["departments", d, "nodePools", pool, "limit"],
-          `a limit of at least the deserved quota (${quota.deserved}) or -1`,
-          String(quota.limit),
-        );
-      }
+      limitCoversDeserved(error, ["departments", d, "nodePools", pool], quota);
     }
   });
+}
 
+/** Projects belong to a declared department and hold quota in at least one declared pool. */
+function projectQuotas({ bp, error, unknownPool }: Context): void {
+  const departments = new Set(bp.departments.map((d) => d.name));
   bp.projects.forEach((project, p) => {
     if (!departments.has(project.department)) {
       error(
@@ -81,17 +130,13 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
     }
     for (const [pool, quota] of Object.entries(project.nodePools)) {
       unknownPool(["projects", p, "nodePools", pool], pool);
-      if (quota.limit >= 0 && quota.limit < quota.deserved) {
-        error(
-          ["projects", p, "nodePools", pool, "limit"],
-          `a limit of at least the deserved quota (${quota.deserved}) or -1`,
-          String(quota.limit),
-        );
-      }
+      limitCoversDeserved(error, ["projects", p, "nodePools", pool], quota);
     }
   });
+}
 
-  // Run:ai: a department's quota should cover the sum of its projects' quotas, per node pool.
+/** Run:ai: a department's quota should cover the sum of its projects' quotas, per node pool. */
+function departmentsCoverTheirProjects({ bp, pools, error }: Context): void {
   bp.departments.forEach((dept, d) => {
     for (const pool of pools.keys()) {
       const members = bp.projects.filter((p) => p.department === dept.name && p.nodePools[pool] !== undefined);
@@ -114,81 +159,91 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
       }
     }
   });
+}
 
-  // Quotas may over-subscribe a pool (Run:ai allows it), but then "deserved" is not guaranteed.
+/** Quotas may over-subscribe a pool (Run:ai allows it), but then "deserved" is not guaranteed. */
+function poolOversubscription({ bp, pools, warning }: Context): void {
   for (const [poolName, pool] of pools) {
     const capacity = pool.nodes * pool.gpusPerNode;
     const deserved = bp.departments.reduce((total, d) => total + (d.nodePools[poolName]?.deserved ?? 0), 0);
     if (deserved > capacity) {
-      const index = bp.nodePools.indexOf(pool);
       warning(
-        ["nodePools", index],
+        ["nodePools", bp.nodePools.indexOf(pool)],
         `departments' deserved quotas within the pool's ${capacity} GPUs`,
         `${deserved} GPUs deserved in total`,
       );
     }
   }
+}
 
-  /** A workload's declared node pools must exist and hold a quota of its project. */
-  const checkPoolList = (project: Project, path: YamlPath, declared: readonly string[] | undefined) => {
-    (declared ?? []).forEach((pool, i) => {
-      unknownPool([...path, i], pool);
-      if (pools.has(pool) && project.nodePools[pool] === undefined) {
-        error(
-          [...path, i],
-          `a node pool in which project "${project.name}" has a quota (${Object.keys(project.nodePools).join(", ") || "none"})`,
-          `"${pool}"`,
-        );
-      }
+/** The project a workload names, or undefined after reporting it. */
+function projectOf({ bp, projects, error }: Context, path: YamlPath, name: string): Project | undefined {
+  const project = projects.get(name);
+  if (project === undefined)
+    error(path, `a project declared in projects (${bp.projects.map((p) => `"${p.name}"`).join(", ")})`, `"${name}"`);
+  return project;
+}
+
+/** A workload's declared node pools must exist and hold a quota of its project. */
+function checkPoolList(c: Context, project: Project, path: YamlPath, declared: readonly string[] | undefined): void {
+  (declared ?? []).forEach((pool, i) => {
+    c.unknownPool([...path, i], pool);
+    if (c.pools.has(pool) && project.nodePools[pool] === undefined) {
+      c.error(
+        [...path, i],
+        `a node pool in which project "${project.name}" has a quota (${Object.keys(project.nodePools).join(", ") || "none"})`,
+        `"${pool}"`,
+      );
+    }
+  });
+}
+
+/** A workload's image must be declared in images. */
+function checkImage({ bp, error }: Context, path: YamlPath, image: string | undefined): void {
+  const images = bp.images.map((i) => i.name);
+  if (image !== undefined && !images.includes(image)) {
+    error(path, `an image declared in images (${images.map((i) => `"${i}"`).join(", ") || "none declared"})`, `"${image}"`);
+  }
+}
+
+/** Every GPU count a workload can ask for must fit some pool it may use, within quota rules. */
+function checkFits(
+  c: Context,
+  project: Project,
+  chosenPools: readonly string[],
+  kind: { path: YamlPath; type: WorkloadType; priorityClass: string; gpus: ReadonlyArray<{ gpus: number; path: YamlPath }> },
+): void {
+  const priority = c.priorities.get(kind.priorityClass);
+  if (priority === undefined) {
+    c.error([...kind.path, "priorityClass"], `a priority class (${[...c.priorities.keys()].join(", ")})`, `"${kind.priorityClass}"`);
+  }
+  const usable = chosenPools.flatMap((n) => {
+    const pool = c.pools.get(n);
+    return pool !== undefined && project.nodePools[n] !== undefined ? [pool] : [];
+  });
+  if (usable.length === 0) return;
+  for (const { gpus, path } of kind.gpus) {
+    const fits = usable.some((pool) => {
+      const quota = project.nodePools[pool.name];
+      if (quota === undefined || podShape(kind.type, gpus, pool) === undefined) return false;
+      if (quota.limit >= 0 && gpus > quota.limit) return false;
+      return priority === undefined || isPreemptible(priority) || gpus <= quota.deserved;
     });
-  };
+    if (!fits) c.error(path, neverFitsExplanation(kind.type, usable, project.nodePools, priority), describeValue(gpus));
+  }
+}
 
-  /** Every GPU count a workload can ask for must fit some pool it may use, within quota rules. */
-  const images = new Set(bp.images.map((i) => i.name));
-  const checkImage = (path: YamlPath, image: string | undefined) => {
-    if (image !== undefined && !images.has(image)) {
-      error(path, `an image declared in images (${[...images].map((i) => `"${i}"`).join(", ") || "none declared"})`, `"${image}"`);
-    }
-  };
-
-  const checkFits = (
-    project: Project,
-    chosenPools: readonly string[],
-    kind: { path: YamlPath; type: WorkloadType; priorityClass: string; gpus: ReadonlyArray<{ gpus: number; path: YamlPath }> },
-  ) => {
-    const priority = priorities.get(kind.priorityClass);
-    if (priority === undefined) {
-      error([...kind.path, "priorityClass"], `a priority class (${[...priorities.keys()].join(", ")})`, `"${kind.priorityClass}"`);
-    }
-    const usable = chosenPools.filter((n) => pools.has(n) && project.nodePools[n] !== undefined).map((n) => pools.get(n) as NodePool);
-    if (usable.length === 0) return;
-    for (const { gpus, path } of kind.gpus) {
-      const fits = usable.some((pool) => {
-        const quota = project.nodePools[pool.name];
-        if (quota === undefined || podShape(kind.type, gpus, pool) === undefined) return false;
-        if (quota.limit >= 0 && gpus > quota.limit) return false;
-        return priority === undefined || isPreemptible(priority) || gpus <= quota.deserved;
-      });
-      if (!fits) error(path, neverFitsExplanation(kind.type, usable, project.nodePools, priority), describeValue(gpus));
-    }
-  };
-
-  const projectOf = (path: YamlPath, name: string) => {
-    const project = projects.get(name);
-    if (project === undefined)
-      error(path, `a project declared in projects (${bp.projects.map((p) => `"${p.name}"`).join(", ")})`, `"${name}"`);
-    return project;
-  };
-
-  bp.workloads.forEach((gen, g) => {
-    const project = projectOf(["workloads", g, "project"], gen.project);
+/** What arrival generators produce resolves and can run somewhere. */
+function generatedWorkloads(c: Context): void {
+  c.bp.workloads.forEach((gen, g) => {
+    const project = projectOf(c, ["workloads", g, "project"], gen.project);
     if (project === undefined) return;
-    checkPoolList(project, ["workloads", g, "nodePools"], gen.nodePools);
+    checkPoolList(c, project, ["workloads", g, "nodePools"], gen.nodePools);
     gen.mix.forEach((kind, k) => {
       const path: YamlPath = ["workloads", g, "mix", k];
-      checkPoolList(project, [...path, "nodePools"], kind.nodePools);
-      checkImage([...path, "image"], kind.image);
-      checkFits(project, kind.nodePools ?? gen.nodePools ?? Object.keys(project.nodePools), {
+      checkPoolList(c, project, [...path, "nodePools"], kind.nodePools);
+      checkImage(c, [...path, "image"], kind.image);
+      checkFits(c, project, kind.nodePools ?? gen.nodePools ?? Object.keys(project.nodePools), {
         path,
         type: kind.type,
         priorityClass: kind.priorityClass,
@@ -203,19 +258,26 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
       });
     });
   });
-  bp.submissions.forEach((sub, s) => {
-    const project = projectOf(["submissions", s, "project"], sub.project);
+}
+
+/** Individual submissions resolve and can run somewhere. */
+function submittedWorkloads(c: Context): void {
+  c.bp.submissions.forEach((sub, s) => {
+    const project = projectOf(c, ["submissions", s, "project"], sub.project);
     if (project === undefined) return;
-    checkPoolList(project, ["submissions", s, "nodePools"], sub.nodePools);
-    checkImage(["submissions", s, "image"], sub.image);
-    checkFits(project, sub.nodePools ?? Object.keys(project.nodePools), {
+    checkPoolList(c, project, ["submissions", s, "nodePools"], sub.nodePools);
+    checkImage(c, ["submissions", s, "image"], sub.image);
+    checkFits(c, project, sub.nodePools ?? Object.keys(project.nodePools), {
       path: ["submissions", s],
       type: sub.type,
       priorityClass: sub.priorityClass,
       gpus: [{ gpus: sub.gpus, path: ["submissions", s, "gpus"] }],
     });
   });
+}
 
+/** Faults name nodes (and GPUs) that the blueprint has. */
+function faultTargets({ bp, error }: Context): void {
   const nodes = new Map<string, NodePool>();
   for (const pool of bp.nodePools) for (let i = 0; i < pool.nodes; i++) nodes.set(nodeName(pool, i), pool);
   const examples = bp.nodePools.map((p) => nodeName(p, 0)).join(", ");
@@ -236,7 +298,6 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
       );
     }
   });
-  return problems;
 }
 
 function neverFitsExplanation(
