@@ -8,11 +8,11 @@ import type { ClusterView, DomainEvent } from "@gpusynth/sim";
 import type { LogRecordOut, MetricConstruct, MetricFamily, TargetSamples } from "./catalogue.js";
 import { DCGM_DEFAULTS, DcgmConstruct } from "./dcgm/index.js";
 import { GpuActivityModel } from "./gpu-activity.js";
+import { SchedulerConstruct } from "./kai-scheduler/index.js";
+import { SCHEDULER_LOG_DEFAULTS, SchedulerLog } from "./kai-scheduler/logs.js";
 import { KubernetesEvents } from "./kube/events.js";
 import { KubeConstruct } from "./kube/index.js";
 import { RunaiConstruct } from "./runai/index.js";
-import { SchedulerConstruct } from "./scheduler/index.js";
-import { SCHEDULER_LOG_DEFAULTS, SchedulerLog } from "./scheduler/logs.js";
 
 export class ClusterMetrics {
   private readonly dcgm: DcgmConstruct;

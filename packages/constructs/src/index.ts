@@ -12,7 +12,7 @@ export { ClusterLogs, ClusterMetrics } from "./cluster.js";
 export { ClusterRun, type ClusterRunOptions, type Frame, virtualTicks } from "./cluster-run.js";
 export { xidMessage } from "./dcgm/xid-messages.js";
 export { GpuActivityModel, type GpuReading } from "./gpu-activity.js";
+export { queueName } from "./kai-scheduler/index.js";
 export { K8S_EVENTS_SCOPE } from "./kube/events.js";
 export { ksmLabelName } from "./kube/families.js";
 export * as runaiApi from "./runai-api/index.js";
-export { queueName } from "./scheduler/index.js";

@@ -15,7 +15,7 @@ function escapeHelp(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
 }
 
-function formatValue(value: number): string {
+function sampleValueText(value: number): string {
   if (Number.isNaN(value)) return "NaN";
   if (value === Number.POSITIVE_INFINITY) return "+Inf";
   if (value === Number.NEGATIVE_INFINITY) return "-Inf";
@@ -37,7 +37,7 @@ export function exposition(samples: readonly Sample[]): string {
       const labels = Object.entries(s.labels)
         .map(([k, v]) => `${k}="${escapeLabelValue(v)}"`)
         .join(",");
-      lines.push(`${family.name}${labels === "" ? "" : `{${labels}}`} ${formatValue(s.value)}`);
+      lines.push(`${family.name}${labels === "" ? "" : `{${labels}}`} ${sampleValueText(s.value)}`);
     }
   }
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;

@@ -1,5 +1,5 @@
-export { type ApiRequest, type ApiResponse, handle as handleApiRequest, ROUTES as API_ROUTES } from "./control-plane/routes.js";
-export { type ApiCredentials, ControlPlaneServer } from "./control-plane/server.js";
+export { type ApiRequest, type ApiResponse, handle as handleApiRequest, ROUTES as API_ROUTES } from "./api-server/routes.js";
+export { type ApiCredentials, ControlPlaneServer } from "./api-server/server.js";
 export {
   DEFAULT_MAX_REQUEST_BYTES,
   DEFAULT_QUEUE_BYTES,

@@ -9,7 +9,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Blueprint } from "@gpusynth/blueprint";
 import { ClusterRun, runaiApi } from "@gpusynth/constructs";
-import type { ControlPlaneServer } from "./control-plane/server.js";
+import type { ControlPlaneServer } from "./api-server/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
 import type { ScrapeServer } from "./scrape-server.js";

@@ -10,7 +10,7 @@ import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterMetrics, runaiApi, type Sample } from "@gpusynth/constructs";
 import { Simulation } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ApiResponse, handle, ROUTES } from "../src/control-plane/routes.js";
+import { type ApiResponse, handle, ROUTES } from "../src/api-server/routes.js";
 import { loadRunaiSpec, type RunaiSpec } from "./runai-spec.js";
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runaiApi } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
-import { ROUTES } from "../src/control-plane/routes.js";
+import { ROUTES } from "../src/api-server/routes.js";
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../../${path}`, import.meta.url)), "utf8");
 const doc = read("signals/runai-api.md");

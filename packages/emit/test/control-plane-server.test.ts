@@ -10,7 +10,7 @@ import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterMetrics, runaiApi } from "@gpusynth/constructs";
 import { Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneServer } from "../src/control-plane/server.js";
+import { ControlPlaneServer } from "../src/api-server/server.js";
 import { loadRunaiSpec, type RunaiSpec } from "./runai-spec.js";
 
 const MINUTE = 60_000;

@@ -8,8 +8,8 @@ export type {
   PodPlacement,
   QueueState,
   WorkloadRef,
-} from "./events.js";
-export { unhandledEvent } from "./events.js";
+} from "./domain-events.js";
+export { unhandledEvent } from "./domain-events.js";
 export { divideFairShare, type ShareClaim } from "./fair-share.js";
 export { Rng } from "./rng.js";
 export { type ClusterView, type DeepReadonly, type EventListener, podGroupName, Simulation, type SimulationOptions } from "./simulation.js";

@@ -7,7 +7,7 @@
  * reclaim, then preempt. Consolidation and stale-gang eviction are not simulated.
  */
 import { type PodShape, podShape } from "@gpusynth/blueprint";
-import type { PendingReason } from "./events.js";
+import type { PendingReason } from "./domain-events.js";
 import { divideFairShare } from "./fair-share.js";
 import { MinHeap } from "./min-heap.js";
 import { type Gpu, type Node, type Pod, type Pool, type Queue, schedulableFreeGpus, type Workload } from "./world.js";

@@ -15,7 +15,6 @@ import {
   type XidEffect,
 } from "@gpusynth/blueprint";
 import { ArrivalProcess, usersOf } from "./arrivals.js";
-import { EventQueue } from "./event-queue.js";
 import {
   type DomainEvent,
   type FailureCause,
@@ -24,7 +23,8 @@ import {
   podPlacements,
   queueState,
   workloadRef,
-} from "./events.js";
+} from "./domain-events.js";
+import { EventQueue } from "./event-queue.js";
 import { Rng } from "./rng.js";
 import { type CycleTrace, type PodAssignment, Scheduler } from "./scheduler.js";
 import {

@@ -3,7 +3,7 @@
  * it reports what later layers can see, not the simulation's internals).
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { type DomainEvent, unhandledEvent } from "./events.js";
+import { type DomainEvent, unhandledEvent } from "./domain-events.js";
 
 export interface SummaryRow {
   readonly name: string;

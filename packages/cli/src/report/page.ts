@@ -5,7 +5,7 @@
  */
 import { formatDuration } from "@gpusynth/blueprint";
 import { escapeHtml, type Mark, momentsChart, PALETTE, stepChart } from "./charts.js";
-import type { MomentKind, Series, Timeline } from "./timeline.js";
+import type { ChartSeries, MomentKind, Timeline } from "./timeline.js";
 
 /** Projects drawn one by one in the backlog chart; the rest are summed into one line. */
 const MAX_BACKLOG_LINES = PALETTE.length - 1;
@@ -18,11 +18,11 @@ const LANES: ReadonlyArray<{ kind: MomentKind; name: string; color: string }> = 
 ];
 
 /** The projects with the largest backlog peaks, and one line for all the others. */
-function backlogLines(backlog: readonly Series[]): Series[] {
+function backlogLines(backlog: readonly ChartSeries[]): ChartSeries[] {
   const ranked = [...backlog].filter((s) => s.values.some((v) => v > 0)).sort((a, b) => Math.max(...b.values) - Math.max(...a.values));
   if (ranked.length <= MAX_BACKLOG_LINES + 1) return ranked;
   const rest = ranked.slice(MAX_BACKLOG_LINES);
-  const others = (rest[0] as Series).values.map((_, i) => rest.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
+  const others = (rest[0] as ChartSeries).values.map((_, i) => rest.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
   return [...ranked.slice(0, MAX_BACKLOG_LINES), { name: `${rest.length} other projects`, values: others }];
 }
 

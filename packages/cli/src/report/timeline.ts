@@ -16,7 +16,7 @@ export interface Moment {
   readonly text: string;
 }
 
-export interface Series {
+export interface ChartSeries {
   readonly name: string;
   readonly values: number[];
 }
@@ -29,9 +29,9 @@ export interface Timeline {
   /** Simulated time of each sample, ms since the start. */
   readonly times: number[];
   /** GPUs held by pods, per node pool, with the pool's GPU count as its capacity. */
-  readonly allocation: ReadonlyArray<Series & { readonly capacity: number }>;
+  readonly allocation: ReadonlyArray<ChartSeries & { readonly capacity: number }>;
   /** Pods waiting to be scheduled, per project. */
-  readonly backlog: readonly Series[];
+  readonly backlog: readonly ChartSeries[];
   readonly moments: readonly Moment[];
   readonly summary: Summary;
 }

@@ -10,7 +10,7 @@ import type { ClusterView, DomainEvent } from "@gpusynth/sim";
 import type { GpuActivityModel } from "../gpu-activity.js";
 import { ClusterIndex } from "./cluster-index.js";
 import { FREE, NOT_REPORTING, type Snapshot, SnapshotHistory } from "./history.js";
-import type { Series } from "./metrics.js";
+import type { MeasuredSeries } from "./metrics.js";
 import { WorkloadRegistry } from "./registry.js";
 
 export interface ControlPlaneOptions {
@@ -100,13 +100,13 @@ export class ControlPlane {
   }
 
   /** Evaluates series at each grid time (stamped Unix ms) from the history; times without data are left out. */
-  measure(type: string, series: readonly Series[], grid: readonly number[]): Measurement[] {
+  measure(type: string, series: readonly MeasuredSeries[], grid: readonly number[]): Measurement[] {
     return series.map((s) => {
       const values: Measurement["values"] = [];
       for (const t of grid) {
         const snapshot = this.history.at(t, LOOKBACK_MS);
         const v = snapshot === undefined ? undefined : s.value(snapshot);
-        if (v !== undefined) values.push({ value: formatValue(v), timestamp: new Date(t).toISOString() });
+        if (v !== undefined) values.push({ value: apiValueText(v), timestamp: new Date(t).toISOString() });
       }
       return s.labels === undefined ? { type, values } : { type, labels: s.labels, values };
     });
@@ -155,6 +155,6 @@ export function snapshotStep(retentionMs: number, intervalMs: number): number {
 }
 
 /** API values are strings; numbers print without float noise. */
-export function formatValue(v: number): string {
+export function apiValueText(v: number): string {
   return Number.isInteger(v) ? String(v) : String(Math.round(v * 1e6) / 1e6);
 }

@@ -1,19 +1,19 @@
-export * from "./catalogue.js";
 export { ClusterIndex, type NodeSlot, type OrgUnit, type PoolSlot } from "./cluster-index.js";
-export { ControlPlane, type ControlPlaneOptions, formatValue, LOOKBACK_MS, type Measurement, snapshotStep } from "./control-plane.js";
+export { apiValueText, ControlPlane, type ControlPlaneOptions, LOOKBACK_MS, type Measurement, snapshotStep } from "./control-plane.js";
 export * as entities from "./entities.js";
 export { FREE, NOT_REPORTING, type Snapshot, SnapshotHistory } from "./history.js";
 export {
   CLUSTER_METRICS,
   type ClusterScope,
+  type MeasuredSeries,
   NODE_METRICS,
   ORG_UNIT_METRICS,
   type OrgScope,
   POD_METRICS,
-  type Series,
   WORKLOAD_METRICS,
 } from "./metrics.js";
 export { type PodRecord, type WorkloadRecord, WorkloadRegistry } from "./registry.js";
+export * from "./spec-enums.js";
 export {
   DEPARTMENT_TELEMETRY,
   type Group,

@@ -14,12 +14,12 @@ import type { PodRecord, WorkloadRecord } from "./registry.js";
 const MIB = 2 ** 20;
 
 /** One measurement: optional labels and its value in a snapshot (undefined: no data then). */
-export interface Series {
+export interface MeasuredSeries {
   readonly labels?: Readonly<Record<string, string>>;
   readonly value: (snapshot: Snapshot) => number | undefined;
 }
 
-type Build<Scope> = (index: ClusterIndex, scope: Scope) => Series[];
+type Build<Scope> = (index: ClusterIndex, scope: Scope) => MeasuredSeries[];
 
 /** Mean utilisation of the reporting GPUs among `gpus`, to two decimals (as runai_gpu_utilization_per_node). */
 function meanUtil(snapshot: Snapshot, gpus: readonly number[], holderOf?: (holder: number) => boolean): number | undefined {
@@ -174,7 +174,7 @@ function gpusOf(i: ClusterIndex, node: number): readonly number[] {
   return i.nodes[node]?.gpus ?? [];
 }
 
-function perGpu(i: ClusterIndex, node: number, value: (snap: Snapshot, g: number) => number | undefined): Series[] {
+function perGpu(i: ClusterIndex, node: number, value: (snap: Snapshot, g: number) => number | undefined): MeasuredSeries[] {
   return gpusOf(i, node).map((g) => ({ labels: { gpu: String(i.gpus[g]?.index) }, value: (snap) => value(snap, g) }));
 }
 

@@ -5,7 +5,7 @@
  * been over for longer than the retention, so memory stays bounded on long runs.
  */
 import { type ClusterView, type DomainEvent, type PendingReason, type PodPlacement, unhandledEvent, type WorkloadRef } from "@gpusynth/sim";
-import type { Phase } from "./catalogue.js";
+import type { Phase } from "./spec-enums.js";
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed";
 

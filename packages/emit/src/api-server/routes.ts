@@ -87,7 +87,7 @@ function timeGrid(params: Params): number[] {
   return Array.from({ length: n }, (_, i) => Math.round(start + ((end - start) * i) / (n - 1)));
 }
 
-type Build<S> = (index: runaiApi.ClusterIndex, scope: S) => runaiApi.Series[];
+type Build<S> = (index: runaiApi.ClusterIndex, scope: S) => runaiApi.MeasuredSeries[];
 
 /**
  * Answers a metrics request: 200 with a measurement per series of every requested type, or
