@@ -98,7 +98,7 @@ export class SummaryCollector {
       case "SchedulingCycle":
         return;
       default:
-        return unhandledEvent(event);
+        unhandledEvent(event);
     }
   };
 

@@ -93,7 +93,7 @@ export function measure(blueprint: Blueprint, durationMs: number, warmupMs: numb
       case "SchedulingCycle":
         return;
       default:
-        return unhandledEvent(event);
+        unhandledEvent(event);
     }
   };
   const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), metrics: false, observers: [record] });

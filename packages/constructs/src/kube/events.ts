@@ -297,7 +297,7 @@ export class KubernetesEvents {
       case "SchedulingCycle":
         return;
       default:
-        return unhandledEvent(event);
+        unhandledEvent(event);
     }
   };
 

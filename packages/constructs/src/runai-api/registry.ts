@@ -157,7 +157,7 @@ export class WorkloadRegistry {
       case "SchedulingCycle":
         return;
       default:
-        return unhandledEvent(event);
+        unhandledEvent(event);
     }
   };
 
