@@ -111,26 +111,68 @@ export class Scheduler {
     }
     for (const q of this.allQueues) q.requested = q.level === "project" ? q.allocated + (pendingGpus.get(q) ?? 0) : 0;
     for (const q of this.allQueues) if (q.parent !== null) q.parent.requested += q.requested;
+    // Shares depend only on what queues request and what pools hold: most cycles change neither.
+    if (!this.shareInputsChanged()) return;
 
     for (const pool of this.pools.values()) {
-      let capacity = 0;
-      for (const node of pool.nodes) {
-        if (node.status !== "ready") continue;
-        for (const gpu of node.gpus) if (gpu.health === "ok") capacity++;
-      }
-      const inPool = this.allQueues.filter((q) => q.pool === pool.name);
-      const tops = inPool.filter((q) => q.parent === null);
-      divideFairShare(capacity, tops).forEach((share, i) => {
+      const { tops, children } = this.queuesIn(pool.name);
+      divideFairShare(this.capacityOf(pool), tops).forEach((share, i) => {
         (tops[i] as Queue).fairShare = share;
       });
       for (const parent of tops) {
-        const children = inPool.filter((q) => q.parent === parent);
-        divideFairShare(parent.fairShare, children).forEach((share, i) => {
-          (children[i] as Queue).fairShare = share;
+        const kids = children.get(parent) ?? [];
+        divideFairShare(parent.fairShare, kids).forEach((share, i) => {
+          (kids[i] as Queue).fairShare = share;
         });
       }
     }
   }
+
+  /** True when a queue's request or a pool's capacity differs from the last time shares were divided. */
+  private shareInputsChanged(): boolean {
+    const inputs = this.lastShareInputs;
+    let changed = inputs.length !== this.allQueues.length + this.pools.size;
+    let i = 0;
+    const note = (value: number) => {
+      if (inputs[i] !== value) {
+        inputs[i] = value;
+        changed = true;
+      }
+      i++;
+    };
+    for (const q of this.allQueues) note(q.requested);
+    for (const pool of this.pools.values()) note(pool.capacityVersion);
+    inputs.length = i;
+    return changed;
+  }
+  private readonly lastShareInputs: number[] = [];
+
+  /** Healthy GPUs on ready nodes: recounted only when a node's status or a GPU's health changed. */
+  private capacityOf(pool: Pool): number {
+    const known = this.capacity.get(pool);
+    if (known !== undefined && known.version === pool.capacityVersion) return known.gpus;
+    let gpus = 0;
+    for (const node of pool.nodes) {
+      if (node.status !== "ready") continue;
+      for (const gpu of node.gpus) if (gpu.health === "ok") gpus++;
+    }
+    this.capacity.set(pool, { version: pool.capacityVersion, gpus });
+    return gpus;
+  }
+  private readonly capacity = new Map<Pool, { version: number; gpus: number }>();
+
+  /** A pool's top-level queues and each one's children, in allQueues order (the queues never change). */
+  private queuesIn(pool: string): { tops: Queue[]; children: Map<Queue, Queue[]> } {
+    let tree = this.queueTrees.get(pool);
+    if (tree === undefined) {
+      const inPool = this.allQueues.filter((q) => q.pool === pool);
+      const tops = inPool.filter((q) => q.parent === null);
+      tree = { tops, children: new Map(tops.map((parent) => [parent, inPool.filter((q) => q.parent === parent)])) };
+      this.queueTrees.set(pool, tree);
+    }
+    return tree;
+  }
+  private readonly queueTrees = new Map<string, { tops: Queue[]; children: Map<Queue, Queue[]> }>();
 
   /**
    * actions/allocate: repeatedly take the best queue's best job. Queue order after

@@ -39,6 +39,7 @@ import {
   type Queue,
   releaseGpu,
   setGpuHealth,
+  setNodeStatus,
   takeGpu,
   type Workload,
 } from "./world.js";
@@ -251,7 +252,7 @@ export class Simulation {
           gpu.lastXid = 0; // the driver reloaded: DCGM's last-XID field starts over
           gpu.initialisedAt = this.nowMs;
         }
-        item.node.status = "ready";
+        setNodeStatus(item.node, "ready");
         item.node.bootedAt = this.nowMs;
         this.emit({ t: this.nowMs, kind: "NodeReady", node: item.node.name });
         this.requestCycle();
@@ -654,7 +655,7 @@ export class Simulation {
     } else if (effect === "node-reboot") {
       setGpuHealth(gpu, "off-bus");
       if (gpu.node.status === "ready") {
-        gpu.node.status = "cordoned";
+        setNodeStatus(gpu.node, "cordoned");
         this.emit({ t: this.nowMs, kind: "NodeCordoned", node: gpu.node.name, xid });
         this.agenda.push(this.nowMs + this.blueprint.faults.nodeRebootDelay, { kind: "node-reboot", node: gpu.node });
       }
@@ -662,7 +663,7 @@ export class Simulation {
   }
 
   private rebootNode(node: Node): void {
-    node.status = "rebooting";
+    setNodeStatus(node, "rebooting");
     const onNode = [...this.running].filter((w) => w.pods.some((pod) => pod.node === node));
     for (const w of onNode) this.fail(w, { kind: "NodeReboot", node: node.name });
     this.emit({ t: this.nowMs, kind: "NodeRebootStarted", node: node.name });

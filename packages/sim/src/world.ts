@@ -52,6 +52,11 @@ export interface Pool {
   readonly spec: NodePool;
   readonly model: GpuModel;
   readonly nodes: readonly Node[];
+  /**
+   * Bumped whenever a node's status or a GPU's health changes (setNodeStatus, setGpuHealth): the
+   * scheduler recounts the pool's schedulable GPUs only then, not every cycle.
+   */
+  capacityVersion: number;
 }
 
 /** A Run:ai scheduling queue: one per project (or department) and node pool. */
@@ -166,7 +171,7 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
   return bp.nodePools.map((spec) => {
     const model = GPU_MODELS[spec.gpuModel];
     const nodes: Node[] = [];
-    const pool: Pool = { name: spec.name, spec, model, nodes };
+    const pool: Pool = { name: spec.name, spec, model, nodes, capacityVersion: 0 };
     for (let n = 0; n < spec.nodes; n++) {
       const gpus: Gpu[] = [];
       const node: Node = {
@@ -264,6 +269,7 @@ export function releaseGpu(gpu: Gpu): void {
 export function setGpuHealth(gpu: Gpu, health: GpuHealth): void {
   const wasFree = isFree(gpu);
   gpu.health = health;
+  gpu.node.pool.capacityVersion++;
   const nowFree = isFree(gpu);
   if (wasFree && !nowFree) gpu.node.freeGpus--;
   else if (!wasFree && nowFree) gpu.node.freeGpus++;
@@ -272,4 +278,9 @@ export function setGpuHealth(gpu: Gpu, health: GpuHealth): void {
 /** GPUs a new pod may be placed on: healthy, free, on a node that accepts pods. */
 export function schedulableFreeGpus(node: Node): number {
   return node.status === "ready" ? node.freeGpus : 0;
+}
+
+export function setNodeStatus(node: Node, status: NodeStatus): void {
+  node.status = status;
+  node.pool.capacityVersion++;
 }
