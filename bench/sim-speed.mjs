@@ -49,6 +49,20 @@ for (let day = 1; day <= 7; day++) {
   });
 }
 
+// platform.yaml (4,096 GPUs): one day, median of three, and one 30-day run — a long run must
+// cost no more per day than a short one (nothing grows with the simulated time).
+const platformFile = new URL("../blueprints/platform.yaml", import.meta.url).pathname;
+const { blueprint: platform } = loadBlueprint(platformFile);
+const timed = (days, seed) => {
+  const sim = new Simulation(platform, { seed });
+  const start = process.hrtime.bigint();
+  sim.runUntil(days * DAY);
+  return Number(process.hrtime.bigint() - start) / 1e9;
+};
+const platformDays = [1, 2, 3].map((i) => timed(1, 200 + i)).sort((a, b) => a - b);
+const platformDay = platformDays[1];
+const platformMonth = timed(30, 202);
+
 const result = {
   date: new Date().toISOString().slice(0, 10),
   machine: {
@@ -71,6 +85,14 @@ const result = {
   simulatedHoursPerSecond: +(24 / median).toFixed(1),
   goal: { daySeconds: 2, met: median < 2 },
   weekMemory: memory,
+  platform: {
+    blueprint: "blueprints/platform.yaml",
+    gpus: platform.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0),
+    dayMedianSeconds: +platformDay.toFixed(2),
+    thirtyDaySeconds: +platformMonth.toFixed(1),
+    thirtyDaysOverOneDay: +(platformMonth / platformDay).toFixed(1),
+    goal: { daySeconds: 1, thirtyDaysOverOneDay: 31 },
+  },
 };
 const json = `${JSON.stringify(result, null, 2)}\n`;
 writeFileSync(new URL("./results/sim-speed.json", import.meta.url), json);
@@ -85,6 +107,9 @@ Blueprint \`${result.blueprint}\`: ${gpus} GPUs in three node pools, ${result.wo
 | 24 simulated hours, median of ${runs.length} runs | ${result.day.medianSeconds} s (min ${result.day.minSeconds}, max ${result.day.maxSeconds}) | under 2 s |
 | simulated hours per wall-clock second | ${result.simulatedHoursPerSecond} | over 12 |
 | domain events per simulated day | ${result.day.eventsPerRun} | |
+
+\`${result.platform.blueprint}\` (${result.platform.gpus} GPUs): 24 simulated hours take ${result.platform.dayMedianSeconds} s (median of 3;
+goal under 1 s), 30 days take ${result.platform.thirtyDaySeconds} s, ${result.platform.thirtyDaysOverOneDay}× one day (goal at most 31×).
 
 Memory after a full GC at the end of each simulated day of one week:
 
