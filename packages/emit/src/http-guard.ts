@@ -3,7 +3,8 @@
  * are not what they serve: read a request target without ever throwing, and answer what Node's
  * parser rejects with a 4xx instead of a reset. One hostile request must never end the run.
  */
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 
 /** A path with a `%` not followed by two hex digits: RFC 3986 has no such thing. */
@@ -62,4 +63,21 @@ export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
 function refuse(socket: Duplex, status: string): void {
   socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+}
+
+/** Starts `server` on host:port with the guards above for what Node's parser rejects. */
+export async function listenGuarded(server: Server, host: string, port: number): Promise<AddressInfo> {
+  server.on("clientError", answerClientError);
+  server.on("connect", answerConnect);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server.address() as AddressInfo;
+}
+
+/** Closes `server` now: keep-alive and half-open connections would otherwise hold the close until their clients leave. */
+export async function closeNow(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
 }

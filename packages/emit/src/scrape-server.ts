@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { TargetSamples } from "@gpusynth/constructs";
 import { exposition } from "./exposition.js";
-import { answerClientError, answerConnect, originTarget } from "./http-guard.js";
+import { closeNow, listenGuarded, originTarget } from "./http-guard.js";
 import { targetKey } from "./receiver.js";
 
 export const SD_PATH = "/sd";
@@ -45,14 +45,8 @@ export class ScrapeServer {
         if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end("internal error\n");
       }
     });
-    server.on("clientError", answerClientError);
-    server.on("connect", answerConnect);
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, host, () => resolve());
-    });
-    return server.address() as AddressInfo;
+    return listenGuarded(server, host, port);
   }
 
   private answer(req: IncomingMessage, res: ServerResponse): void {
@@ -91,10 +85,6 @@ export class ScrapeServer {
   }
 
   async close(): Promise<void> {
-    const server = this.server;
-    if (server === undefined) return;
-    // Keep-alive and half-open connections would otherwise hold the close until their clients leave.
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (this.server !== undefined) await closeNow(this.server);
   }
 }

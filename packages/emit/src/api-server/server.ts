@@ -9,7 +9,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { runaiApi } from "@gpusynth/constructs";
-import { answerClientError, answerConnect, originTarget } from "../http-guard.js";
+import { closeNow, listenGuarded, originTarget } from "../http-guard.js";
 import { type ApiResponse, handle } from "./routes.js";
 
 export interface ApiCredentials {
@@ -65,21 +65,12 @@ export class ControlPlaneServer {
           this.send(res, error(500, "internal error"));
         });
     });
-    server.on("clientError", answerClientError);
-    server.on("connect", answerConnect);
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, host, () => resolve());
-    });
-    return server.address() as AddressInfo;
+    return listenGuarded(server, host, port);
   }
 
   async close(): Promise<void> {
-    const server = this.server;
-    if (server === undefined) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (this.server !== undefined) await closeNow(this.server);
   }
 
   private async respond(req: IncomingMessage): Promise<ApiResponse> {
