@@ -1,5 +1,4 @@
 /** Option values shared by commands: durations and seeds, checked with messages a user can act on. */
-import { openSync } from "node:fs";
 import { formatDuration, OTLP_TIME_END_MS, parseDuration } from "@gpusynth/blueprint";
 import { UsageError } from "../usage.js";
 
@@ -130,13 +129,4 @@ export function seedOption(text: string | boolean | undefined): number | undefin
 export function oneBlueprint(positionals: readonly string[], fallback: string): string {
   if (positionals.length > 1) throw new UsageError(`expected at most one blueprint, found ${positionals.length}: ${positionals.join(" ")}`);
   return positionals[0] ?? fallback;
-}
-
-/** Opens an output file named by --<flag>, or says which flag and file could not be written. */
-export function openForWriting(flag: string, file: string): number {
-  try {
-    return openSync(file, "w");
-  } catch (cause) {
-    throw new UsageError(`--${flag}: cannot write "${file}": ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`);
-  }
 }

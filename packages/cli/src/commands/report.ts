@@ -1,12 +1,12 @@
-import { closeSync, writeSync } from "node:fs";
 import { formatProblem, loadBlueprint } from "@gpusynth/blueprint";
 import type { Output } from "../output.js";
+import { OutputFile } from "../output-file.js";
 import { parseCommand } from "../parse.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { reportPage } from "../report/page.js";
 import { recordTimeline } from "../report/timeline.js";
 import { EXIT_OK, UsageError } from "../usage.js";
-import { durationOption, oneBlueprint, openForWriting, seedOption } from "./options.js";
+import { durationOption, oneBlueprint, seedOption } from "./options.js";
 
 export const reportHelp = `Usage: gpusynth report [options] [blueprint] --out <file.html>
 
@@ -41,12 +41,16 @@ export function reportCommand(args: readonly string[], output: Output): number {
   const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
   const { blueprint, warnings } = loadBlueprint(file);
   for (const warning of warnings) output.err(`${formatProblem(warning, file)}\n`);
-  const fd = openForWriting("out", values.out);
-  const timeline = recordTimeline(blueprint, durationMs, seed);
+  // Opened first (a bad path fails before the run), written to a temporary file and renamed into
+  // place: a failed write leaves no partial page.
+  const out = OutputFile.open("out", values.out);
+  let timeline: ReturnType<typeof recordTimeline>;
   try {
-    writeSync(fd, reportPage(timeline));
+    timeline = recordTimeline(blueprint, durationMs, seed);
+    out.writeLine(reportPage(timeline));
+    out.commit();
   } finally {
-    closeSync(fd);
+    out.discard();
   }
   output.out(
     `${values.out}: ${timeline.times.length} samples of ${timeline.allocation.length} node pool(s) and ${timeline.backlog.length} project(s), ${timeline.moments.length} failures, evictions, faults and reboots\n`,
