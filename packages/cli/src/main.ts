@@ -3,6 +3,7 @@
  * make (bad flags, bad blueprints) into a message and exit code 2 rather than a stack trace; an
  * output that fails during a run (a full disk) is a message and exit code 1.
  */
+import { readFileSync } from "node:fs";
 import { BlueprintError } from "@gpusynth/blueprint";
 import { calibrateCommand, calibrateHelp } from "./commands/calibrate.js";
 import { checkSignalsCommand, checkSignalsHelp } from "./commands/check-signals.js";
@@ -23,7 +24,7 @@ interface Command {
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = {
-  run: { summary: "run a blueprint's simulated cluster (offline, with a summary)", help: runHelp, run: runCommand },
+  run: { summary: "run a blueprint's simulated cluster: live and scrapeable (default), or --offline", help: runHelp, run: runCommand },
   validate: { summary: "check a blueprint and report every problem at once", help: validateHelp, run: validateCommand },
   dump: { summary: "run offline and list every metric family emitted, with labels and series", help: dumpHelp, run: dumpCommand },
   report: { summary: "run offline and draw allocation, backlog and failures as an HTML page", help: reportHelp, run: reportCommand },
@@ -50,7 +51,8 @@ ${Object.entries(COMMANDS)
   .map(([name, command]) => `  ${name.padEnd(15)}${command.summary}`)
   .join("\n")}
 
-Run "gpusynth <command> --help" for a command's options.
+Run "gpusynth <command> --help" (or "gpusynth help <command>") for a command's options;
+"gpusynth --version" prints the version.
 
 Examples:
   gpusynth validate blueprints/lab.yaml
@@ -58,17 +60,54 @@ Examples:
   gpusynth report blueprints/scenarios/gpu-fault.yaml --duration 5h --out report.html
 `;
 
+/** The version of the gpusynth package, from its package.json. */
+export function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version?: unknown };
+  return typeof manifest.version === "string" ? manifest.version : "unknown";
+}
+
+/** Edit distance, for "did you mean": commands are short, so the plain table is fine. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(
+        Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)),
+      );
+    }
+    previous = row;
+  }
+  return previous[b.length] as number;
+}
+
+function unknownCommand(name: string, output: Output): number {
+  const closest = Object.keys(COMMANDS)
+    .map((candidate) => ({ candidate, d: distance(name, candidate) }))
+    .sort((x, y) => x.d - y.d)[0];
+  const hint = closest !== undefined && closest.d <= 2 ? `; did you mean "${closest.candidate}"?` : "";
+  output.err(`gpusynth: unknown command "${name}"${hint}\nRun "gpusynth --help" for the list of commands.\n`);
+  return EXIT_USAGE;
+}
+
 export async function main(argv: readonly string[], output: Output = processOutput): Promise<number> {
   const [name, ...args] = argv;
+  if (name === "--version" || name === "-V") {
+    output.out(`gpusynth ${version()}\n`);
+    return EXIT_OK;
+  }
+  if (name === "help" && args[0] !== undefined) {
+    const command = COMMANDS[args[0]];
+    if (command === undefined) return unknownCommand(args[0], output);
+    output.out(command.help);
+    return EXIT_OK;
+  }
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     output.out(mainHelp);
     return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
   const command = COMMANDS[name];
-  if (command === undefined) {
-    output.err(`gpusynth: unknown command "${name}"\n\n${mainHelp}`);
-    return EXIT_USAGE;
-  }
+  if (command === undefined) return unknownCommand(name, output);
   if (args.includes("--help") || args.includes("-h")) {
     output.out(command.help);
     return EXIT_OK;

@@ -3,7 +3,7 @@
  * and exit code. (`just test` builds before testing.)
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +40,34 @@ describe("gpusynth --help", () => {
     const { code, stderr } = gpusynth("frobnicate");
     expect(code).toBe(2);
     expect(stderr).toContain('unknown command "frobnicate"');
+    expect(stderr).not.toContain("did you mean");
+  });
+
+  it.each([
+    ["runn", "run"],
+    ["valdate", "validate"],
+    ["reprot", "report"],
+  ])("suggests the command meant by %s", (typed, meant) => {
+    const { code, stderr } = gpusynth(typed);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`unknown command "${typed}"; did you mean "${meant}"?`);
+    expect(stderr).not.toContain("Commands:");
+  });
+
+  it("explains a command through help <command>", () => {
+    const { code, stdout } = gpusynth("help", "run");
+    expect(code).toBe(0);
+    expect(stdout).toContain("Usage: gpusynth run");
+    expect(gpusynth("help", "runn").stderr).toContain('did you mean "run"?');
+  });
+
+  it("prints its version", () => {
+    const { version } = JSON.parse(readFileSync(join(root, "packages/cli/package.json"), "utf8")) as { version: string };
+    for (const flag of ["--version", "-V"]) {
+      const { code, stdout } = gpusynth(flag);
+      expect(code).toBe(0);
+      expect(stdout).toBe(`gpusynth ${version}\n`);
+    }
   });
 });
 
