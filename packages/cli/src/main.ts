@@ -15,6 +15,7 @@ import { runCommand, runHelp } from "./commands/run.js";
 import { validateCommand, validateHelp } from "./commands/validate.js";
 import { type Output, processOutput } from "./output.js";
 import { OutputError } from "./output-file.js";
+import { didYouMean } from "./suggest.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./usage.js";
 
 interface Command {
@@ -66,27 +67,10 @@ export function version(): string {
   return typeof manifest.version === "string" ? manifest.version : "unknown";
 }
 
-/** Edit distance, for "did you mean": commands are short, so the plain table is fine. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row.push(
-        Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)),
-      );
-    }
-    previous = row;
-  }
-  return previous[b.length] as number;
-}
-
 function unknownCommand(name: string, output: Output): number {
-  const closest = Object.keys(COMMANDS)
-    .map((candidate) => ({ candidate, d: distance(name, candidate) }))
-    .sort((x, y) => x.d - y.d)[0];
-  const hint = closest !== undefined && closest.d <= 2 ? `; did you mean "${closest.candidate}"?` : "";
-  output.err(`gpusynth: unknown command "${name}"${hint}\nRun "gpusynth --help" for the list of commands.\n`);
+  output.err(
+    `gpusynth: unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}\nRun "gpusynth --help" for the list of commands.\n`,
+  );
   return EXIT_USAGE;
 }
 

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { didYouMean } from "./suggest.js";
 import { UsageError } from "./usage.js";
 
 interface OptionSpec {
@@ -25,7 +26,26 @@ export function parseCommand(args: readonly string[], options: Readonly<Record<s
     });
     return { values: values as ParsedCommand["values"], positionals };
   } catch (cause) {
-    throw new UsageError(`${(cause as Error).message}\nRun "gpusynth ${command} --help" for usage.`);
+    throw new UsageError(`${parseProblem(cause as NodeJS.ErrnoException, options)}\nRun "gpusynth ${command} --help" for usage.`);
+  }
+}
+
+/** Node's parseArgs errors, said in gpusynth's words: the flag, what was expected, what was found. */
+function parseProblem(error: NodeJS.ErrnoException, options: Readonly<Record<string, OptionSpec>>): string {
+  const flag = /'(-[^' ]+)/.exec(error.message)?.[1] ?? "";
+  const names = [...Object.keys(options).map((name) => `--${name}`), "--help"];
+  switch (error.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown option "${flag}"${didYouMean(flag, names)}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      if (/does not take an argument/.test(error.message)) return `${flag} takes no value`;
+      if (/ambiguous/.test(error.message))
+        return `${flag}: expected a value; one that starts with "-" is written ${flag}=<value>, e.g. ${flag}=-1`;
+      return `${flag}: expected a value after it`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `unexpected argument: ${error.message}`;
+    default:
+      return error.message;
   }
 }
 

@@ -138,7 +138,12 @@ describe("gpusynth run --offline --summary", () => {
     [["run", "--listen", "nowhere"], /--listen: expected host:port/],
     [["run", "--offline", "--duration", "soon"], /--duration: expected a positive duration/],
     [["run", "--offline", "--seed", "1e3"], /--seed: expected an integer/],
-    [["run", "--offline", "--bogus"], /Unknown option '--bogus'/],
+    [["run", "--offline", "--bogus"], /unknown option "--bogus"\n/],
+    [["run", "--ofline"], /unknown option "--ofline"; did you mean "--offline"\?/],
+    [["run", "--offline", "--seed"], /--seed: expected a value after it/],
+    [["run", "--offline", "--seed", "-1"], /--seed: expected a value; one that starts with "-" is written --seed=<value>/],
+    [["run", "--offline", "--seed=-1"], /--seed: expected an integer from 0 to 4294967295, found "-1"/],
+    [["run", "--offline=yes"], /--offline takes no value/],
   ])("refuses %j with exit code 2", (args, message) => {
     const { code, stderr } = gpusynth(...args);
     expect(code).toBe(2);
