@@ -12,10 +12,19 @@ function bound(issue: { inclusive?: boolean }, atLeast: boolean, limit: unknown)
   return issue.inclusive === false ? `less than ${limit}` : `at most ${limit}`;
 }
 
+/** Types in the words of the YAML a user writes (a mapping, a list), with the right article. */
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  int: "an integer",
+  object: "a mapping",
+  array: "a list",
+  boolean: "true or false",
+  undefined: "nothing",
+};
+
 function expectation(issue: Issue): string {
   switch (issue.code) {
     case "invalid_type":
-      return issue.expected === "int" ? "an integer" : `a ${issue.expected}`;
+      return TYPE_WORDS[issue.expected] ?? `${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected}`;
     case "too_small": {
       const limit = String(issue.minimum);
       if (issue.origin === "array") return `a list with ${bound(issue, true, limit)} item(s)`;
