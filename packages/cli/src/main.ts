@@ -62,7 +62,7 @@ Examples:
 `;
 
 /** The version of the gpusynth package, from its package.json. */
-export function version(): string {
+function version(): string {
   const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version?: unknown };
   return typeof manifest.version === "string" ? manifest.version : "unknown";
 }

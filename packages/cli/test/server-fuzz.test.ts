@@ -6,14 +6,9 @@
  * well-formed 4xx (never a 5xx, never an internal message or a secret) or the connection is
  * closed, the process lives on, serves the next request, and prints no stack trace.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureStopped, type LiveProcess, startLive } from "./live-process.js";
 import { type Exchange, exchange, prng } from "./raw-http.js";
-
-const root = fileURLToPath(new URL("../../../", import.meta.url));
-const bin = join(root, "packages/cli/bin/gpusynth.js");
 
 const TOKEN = "fuzz-token-0123456789abcdef";
 const CLIENT = { id: "fuzz-client", secret: "fuzz-secret-0123456789" };
@@ -24,52 +19,30 @@ const CONCURRENCY = 8;
 /** What a server's answer must never carry: a runtime error's name or a stack frame. */
 const INTERNAL = /\b(TypeError|RangeError|URIError|SyntaxError|ReferenceError)\b|\n\s+at |file:\/\//;
 
-let child: ChildProcess;
-let stderr = "";
+let live: LiveProcess;
 let scrapePort = 0;
 let apiPort = 0;
 let clusterId = "";
 
 beforeAll(async () => {
-  child = spawn(
-    process.execPath,
-    [bin, "run", "--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "--api", "127.0.0.1:0", "blueprints/lab.yaml"],
-    {
-      cwd: root,
-      env: { ...process.env, GPUSYNTH_API_TOKEN: TOKEN, GPUSYNTH_API_CLIENT_ID: CLIENT.id, GPUSYNTH_API_CLIENT_SECRET: CLIENT.secret },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
+  live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "--api", "127.0.0.1:0", "blueprints/lab.yaml"], {
+    GPUSYNTH_API_TOKEN: TOKEN,
+    GPUSYNTH_API_CLIENT_ID: CLIENT.id,
+    GPUSYNTH_API_CLIENT_SECRET: CLIENT.secret,
   });
-  [scrapePort, apiPort] = await announcedPorts();
+  // The two ports the run announces on stderr (its other wording is not relied on).
+  scrapePort = Number((await live.waitFor(/scrape targets listed at http:\/\/127\.0\.0\.1:(\d+)\/sd/))[1]);
+  apiPort = Number((await live.waitFor(/control-plane API \(2\.24\) at http:\/\/127\.0\.0\.1:(\d+)\/api\/v1/))[1]);
   const clusters = await untilObserved();
   clusterId = (clusters[0] as { uuid: string }).uuid;
 }, 20_000);
 
 afterAll(async () => {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  const killer = setTimeout(() => child.kill("SIGKILL"), 5000);
-  await exited;
+  if (!alive()) return;
+  const killer = setTimeout(() => ensureStopped(live), 5000);
+  await live.stop("SIGTERM");
   clearTimeout(killer);
 });
-
-/** The two ports the run announces on stderr (its other wording is not relied on). */
-function announcedPorts(): Promise<[number, number]> {
-  return new Promise((resolve, reject) => {
-    const look = () => {
-      const scrape = /scrape targets listed at http:\/\/127\.0\.0\.1:(\d+)\/sd/.exec(stderr)?.[1];
-      const api = /control-plane API \(2\.24\) at http:\/\/127\.0\.0\.1:(\d+)\/api\/v1/.exec(stderr)?.[1];
-      if (scrape !== undefined && api !== undefined) resolve([Number(scrape), Number(api)]);
-    };
-    child.stderr?.on("data", look);
-    child.once("exit", (code) => reject(new Error(`gpusynth run exited (${code}) before listening:\n${stderr}`)));
-    look();
-  });
-}
 
 /** The API answers 503 until the simulation's first observation. */
 async function untilObserved(): Promise<unknown[]> {
@@ -106,7 +79,7 @@ const nonAsciiSameLength = utf8(`${TOKEN.slice(0, -1)}é`);
 
 // ---- judging what came back ----
 
-const alive = () => child.exitCode === null && child.signalCode === null;
+const alive = () => live.child.exitCode === null && live.child.signalCode === null;
 
 /**
  * What every answer must be: the expected responses, or the server closing the connection;
@@ -130,11 +103,11 @@ function judge(what: string, result: Exchange, expected: number, grants = false)
 
 /** After every batch: the process is alive, both servers answer a normal request, no stack trace was printed. */
 async function stillServing(): Promise<void> {
-  expect(alive(), stderr).toBe(true);
+  expect(alive(), live.stderr()).toBe(true);
   expect((await fetch(`http://127.0.0.1:${scrapePort}/sd`)).status).toBe(200);
   const clusters = await fetch(`http://127.0.0.1:${apiPort}/api/v1/clusters`, { headers: { authorization: `Bearer ${TOKEN}` } });
   expect(clusters.status).toBe(200);
-  expect(stderr).not.toContain("\n    at ");
+  expect(live.stderr()).not.toContain("\n    at ");
 }
 
 interface Case {
@@ -440,7 +413,7 @@ describe("seeded random requests to a live run", () => {
           for (const status of judge(`seed ${SEED}, request ${i + j} ${JSON.stringify(batch[j]?.bytes.slice(0, 300))}`, result, 1))
             statuses.set(status, (statuses.get(status) ?? 0) + 1);
         });
-        expect(alive(), stderr).toBe(true);
+        expect(alive(), live.stderr()).toBe(true);
       }
     }
     console.log(

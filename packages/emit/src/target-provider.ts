@@ -28,6 +28,8 @@ import { StartTimeAdjuster } from "./start-times.js";
 
 const NO_TIME: HrTime = [0, 0];
 const SCOPE = { name: RECEIVER_SCOPE_NAME, version: RECEIVER_SCOPE_VERSION };
+/** The reader keeps its MeterProvider's Resource and never reads a producer's: one empty one serves all. */
+const UNREAD_RESOURCE = resourceFromAttributes({});
 
 function hrTime(ms: number): HrTime {
   const seconds = Math.floor(ms / 1000);
@@ -74,8 +76,7 @@ class ScrapeProducer implements MetricProducer {
     this.starts.retain(seen);
     const metrics = [...byFamily].map(([family, points]) => this.metricOf(family, points));
     const resourceMetrics: ResourceMetrics = {
-      // The reader keeps its MeterProvider's Resource; this one is never read.
-      resource: resourceFromAttributes({}),
+      resource: UNREAD_RESOURCE,
       scopeMetrics: metrics.length === 0 ? [] : [{ scope: SCOPE, metrics }],
     };
     return { resourceMetrics, errors: [] };

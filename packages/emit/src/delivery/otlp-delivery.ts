@@ -55,13 +55,6 @@ abstract class OtlpDelivery {
     return this.queue.idle(deadlineMs);
   }
 
-  /** Keeps delivering until everything is out or `deadlineMs` (Unix ms); returns what happened. */
-  async close(deadlineMs: number): Promise<DeliveryStats> {
-    const stats = await this.queue.close(deadlineMs);
-    this.transport.shutdown();
-    return stats;
-  }
-
   /**
    * How long `shutdown` keeps delivering. A run that reached its --duration waits up to one
    * export timeout for its last requests; a run stopped by a signal gets FLUSH_ON_EXIT_MS (see
@@ -74,10 +67,12 @@ abstract class OtlpDelivery {
     this.flushMs = Math.min(this.flushMs, FLUSH_ON_EXIT_MS);
   }
 
+  /** Keeps delivering for the flush time, then closes the channel; stats() tells what happened. */
   async shutdown(): Promise<void> {
     // A receiver that is down now is unlikely to be back within the timeout: no long wait for it.
-    const down = this.queue.stats().outageSinceMs !== undefined;
-    await this.close(Date.now() + (down ? Math.min(this.flushMs, FLUSH_ON_EXIT_MS) : this.flushMs));
+    if (this.queue.inOutage) this.hurry();
+    await this.queue.close(Date.now() + this.flushMs);
+    this.transport.shutdown();
   }
 
   protected enqueueAll({ requests, oversized }: Encoded): void {

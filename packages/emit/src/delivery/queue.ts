@@ -163,6 +163,11 @@ export class DeliveryQueue<R extends QueuedRequest> {
     };
   }
 
+  /** True while the receiver is considered down. */
+  get inOutage(): boolean {
+    return this.outage !== undefined;
+  }
+
   /** Resolves when nothing is queued or in flight, or at `deadlineMs` (Unix ms); true when idle. */
   async idle(deadlineMs: number): Promise<boolean> {
     if (!this.isIdle()) {
