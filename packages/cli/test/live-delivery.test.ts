@@ -118,7 +118,13 @@ describe("OTLP delivery of a live run", () => {
     await sleep(1500);
     await live.stop("SIGINT");
     const metrics = deliveryReport(live.stderr(), "metrics");
-    expect(metrics.dropped).toBe(droppedInOutage);
+    // Draining the backlog on a busy machine may overflow the small queue again after the
+    // receiver's return; that is reported too, and every drop is in exactly one report.
+    const droppedWhileFull = [...live.stderr().matchAll(/OTLP metrics queue caught up after .*: ([\d,]+) points dropped/g)].reduce(
+      (sum, match) => sum + Number((match[1] as string).replaceAll(",", "")),
+      0,
+    );
+    expect(metrics.dropped, live.stderr()).toBe(droppedInOutage + droppedWhileFull);
     expect(metrics.delivered + metrics.dropped + metrics.refused + metrics.undelivered).toBe(metrics.total);
     expect(receivedPoints(first) + (await settled(() => receivedPoints(second)))).toBeGreaterThanOrEqual(metrics.delivered);
   }, 60_000);

@@ -9,7 +9,15 @@ export {
   FLUSH_ON_EXIT_MS,
 } from "./delivery/config.js";
 export { type OtlpDeliveryOptions, OtlpLogsDelivery, OtlpMetricsDelivery } from "./delivery/otlp-delivery.js";
-export { type DeliveryEvents, DeliveryQueue, type DeliveryStats, type OutageReport, type Outcome, type Tally } from "./delivery/queue.js";
+export {
+  type DeliveryEvents,
+  DeliveryQueue,
+  type DeliveryStats,
+  type OutageReport,
+  type Outcome,
+  type OverflowReport,
+  type Tally,
+} from "./delivery/queue.js";
 export { type EncodedRequest, encodeLogs, encodeMetrics } from "./delivery/requests.js";
 export { exposition } from "./exposition.js";
 export { type LiveOptions, type LiveStatus, runLive } from "./live.js";

@@ -3,7 +3,7 @@
  * oldest dropped first and counted, refusals not retried, one report per outage, and a close
  * that waits no longer than its deadline.
  */
-import { DeliveryQueue, type OutageReport, type Outcome } from "@gpusynth/emit";
+import { DeliveryQueue, type OutageReport, type Outcome, type OverflowReport } from "@gpusynth/emit";
 import { describe, expect, it } from "vitest";
 
 interface Req {
@@ -92,6 +92,31 @@ describe("DeliveryQueue", () => {
     // The outage ends with the first delivery; the backlog follows.
     expect(reports[0]?.delivered.requests).toBe(1);
     expect(stats.outageSinceMs).toBeUndefined();
+  });
+
+  it("reports an overflow while the receiver answers, once, with what it dropped, ending when the queue catches up", async () => {
+    // A slow receiver: 20 ms an answer, one at a time, while requests arrive every 2 ms.
+    const receiver = scriptedReceiver(20);
+    const started: number[] = [];
+    const reports: OverflowReport[] = [];
+    const queue = new DeliveryQueue<Req>({
+      maxQueuedBytes: 300,
+      maxInFlight: 1,
+      send: receiver.send,
+      retry: fast,
+      events: { onOverflowStart: (stats) => started.push(stats.dropped.requests), onOverflowEnd: (report) => reports.push(report) },
+    });
+    for (let i = 0; i < 20; i++) {
+      queue.enqueue(req(i));
+      await sleep(2);
+    }
+    await drained(queue);
+    expect(started).toEqual([1]);
+    expect(reports).toHaveLength(1);
+    const stats = queue.stats();
+    expect(stats.dropped.requests).toBeGreaterThan(0);
+    expect(reports[0]?.dropped).toEqual(stats.dropped);
+    expect(stats.dropped.requests + stats.delivered.requests).toBe(20);
   });
 
   it("does not retry what the receiver refuses, and counts it", async () => {

@@ -181,6 +181,14 @@ function createDeliveries(
         output.err(
           `\ngpusynth: OTLP ${signal} delivery to ${where} resumed after ${formatDuration(r.durationMs)}: ${count(r.enqueued.items, unit)} queued meanwhile, ${count(r.delivered.items, unit)} delivered, ${count(r.dropped.items, unit)} dropped\n`,
         ),
+      onOverflowStart: () =>
+        output.err(
+          `\nwarning: ${where} takes OTLP ${signal} more slowly than the run makes them; the queue is full (${formatBytes(config.queueBytes)}) and the oldest are dropped until it catches up\n`,
+        ),
+      onOverflowEnd: (r) =>
+        output.err(
+          `\ngpusynth: OTLP ${signal} queue caught up after ${formatDuration(r.durationMs)}: ${count(r.dropped.items, unit)} dropped while it was full\n`,
+        ),
       onRejected: (error, request) => {
         if (refusals++ === 0)
           output.err(`\nwarning: ${where} refused ${count(request.items, unit)} (${error.message}); refused data is not retried\n`);

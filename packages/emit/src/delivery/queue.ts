@@ -13,7 +13,10 @@
  *   requests are dropped first, and counted.
  *
  * The outage's start and end are reported once each, with what was queued, delivered and dropped
- * meanwhile.
+ * meanwhile. So is an overflow — the queue dropping data while the receiver answers, because it
+ * takes data more slowly than the run makes it (draining a backlog, a slow link): its start, and
+ * its end when the queue has caught up, with what it dropped. Every drop before `close` belongs to
+ * exactly one outage or overflow report.
  */
 
 /** How one attempt ended. */
@@ -60,9 +63,18 @@ export interface OutageReport {
   readonly dropped: Tally;
 }
 
+export interface OverflowReport {
+  readonly sinceMs: number;
+  readonly durationMs: number;
+  /** Dropped from the overflow's start to its end. */
+  readonly dropped: Tally;
+}
+
 export interface DeliveryEvents {
   onOutageStart?(error: Error, stats: DeliveryStats): void;
   onOutageEnd?(report: OutageReport): void;
+  onOverflowStart?(stats: DeliveryStats): void;
+  onOverflowEnd?(report: OverflowReport): void;
   onRejected?(error: Error, request: QueuedRequest): void;
 }
 
@@ -114,6 +126,8 @@ export class DeliveryQueue<R extends QueuedRequest> {
   private readonly rejected = new MutableTally();
   private seq = 0;
   private outage: { error: Error; sinceMs: number; enqueued: Tally; delivered: Tally; dropped: Tally } | undefined;
+  /** Dropping while the receiver answers; ends when the queue has emptied. */
+  private overflow: { sinceMs: number; dropped: Tally } | undefined;
   private probing = false;
   private probeTimer: NodeJS.Timeout | undefined;
   private backoffMs: number;
@@ -191,6 +205,7 @@ export class DeliveryQueue<R extends QueuedRequest> {
     await this.idle(deadlineMs);
     clearTimeout(this.probeTimer);
     this.probeTimer = undefined;
+    this.endOverflow();
     return this.stats();
   }
 
@@ -205,10 +220,15 @@ export class DeliveryQueue<R extends QueuedRequest> {
     this.queue.splice(index, 0, entry);
     this.queued.add(entry.request);
     const maxItems = this.options.maxQueuedItems ?? Number.POSITIVE_INFINITY;
+    const before = this.dropped.snapshot();
     while (this.queue.length > 0 && (this.queued.bytes > this.options.maxQueuedBytes || this.queued.items > maxItems)) {
       const oldest = this.queue.shift() as Entry<R>;
       this.queued.add(oldest.request, -1);
       this.dropped.add(oldest.request);
+    }
+    if (this.dropped.requests > before.requests && this.outage === undefined && this.overflow === undefined) {
+      this.overflow = { sinceMs: this.now(), dropped: before };
+      this.options.events?.onOverflowStart?.(this.stats());
     }
   }
 
@@ -268,6 +288,7 @@ export class DeliveryQueue<R extends QueuedRequest> {
         break;
     }
     this.pump();
+    if (this.queue.length === 0) this.endOverflow();
     this.notifyIdleIfDone();
   }
 
@@ -279,6 +300,7 @@ export class DeliveryQueue<R extends QueuedRequest> {
   }
 
   private startOutage(error: Error): void {
+    this.endOverflow();
     this.outage = {
       error,
       sinceMs: this.now(),
@@ -304,6 +326,17 @@ export class DeliveryQueue<R extends QueuedRequest> {
       enqueued: minus(this.enqueued.snapshot(), outage.enqueued),
       delivered: minus(this.delivered.snapshot(), outage.delivered),
       dropped: minus(this.dropped.snapshot(), outage.dropped),
+    });
+  }
+
+  private endOverflow(): void {
+    const overflow = this.overflow;
+    if (overflow === undefined) return;
+    this.overflow = undefined;
+    this.options.events?.onOverflowEnd?.({
+      sinceMs: overflow.sinceMs,
+      durationMs: this.now() - overflow.sinceMs,
+      dropped: minus(this.dropped.snapshot(), overflow.dropped),
     });
   }
 
