@@ -44,6 +44,12 @@ export interface CycleTrace {
   readonly preempt: readonly CycleAttempt[];
 }
 
+interface QueueTree {
+  readonly all: readonly Queue[];
+  readonly tops: readonly Queue[];
+  readonly children: ReadonlyMap<Queue, readonly Queue[]>;
+}
+
 export class Scheduler {
   private readonly pools: ReadonlyMap<string, Pool>;
   /** Project queues by project, then pool. */
@@ -79,16 +85,9 @@ export class Scheduler {
     this.trace = { allocate: [], reclaim: [], preempt: [] };
     const reasons = new Map<Workload, PendingReason[]>();
     const stillPending = this.allocate(pending, reasons);
-    // Victims come from the workloads running when the cycle began, looked up by pool.
-    const runningByPool = new Map<string, Workload[]>();
-    for (const v of running) {
-      if (v.pool === null) continue;
-      const list = runningByPool.get(v.pool);
-      if (list === undefined) runningByPool.set(v.pool, [v]);
-      else list.push(v);
-    }
-    const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, runningByPool, reasons));
-    const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, runningByPool, reasons));
+    const victims = new VictimIndex(running);
+    const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, victims, reasons));
+    const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, victims, reasons));
     for (const workload of afterPreempt) this.actions.unschedulable(workload, reasons.get(workload) ?? []);
     let nodes = 0;
     for (const pool of this.pools.values()) nodes += pool.nodes.length;
@@ -111,11 +110,11 @@ export class Scheduler {
     }
     for (const q of this.allQueues) q.requested = q.level === "project" ? q.allocated + (pendingGpus.get(q) ?? 0) : 0;
     for (const q of this.allQueues) if (q.parent !== null) q.parent.requested += q.requested;
-    // Shares depend only on what queues request and what pools hold: most cycles change neither.
-    if (!this.shareInputsChanged()) return;
-
+    // A pool's shares depend only on what its queues request and what it holds: most cycles
+    // change one pool's inputs at most, and only that pool is divided again.
     for (const pool of this.pools.values()) {
-      const { tops, children } = this.queuesIn(pool.name);
+      const { tops, children, all } = this.queuesIn(pool.name);
+      if (!this.shareInputsChanged(pool, all)) continue;
       divideFairShare(this.capacityOf(pool), tops).forEach((share, i) => {
         (tops[i] as Queue).fairShare = share;
       });
@@ -128,10 +127,14 @@ export class Scheduler {
     }
   }
 
-  /** True when a queue's request or a pool's capacity differs from the last time shares were divided. */
-  private shareInputsChanged(): boolean {
-    const inputs = this.lastShareInputs;
-    let changed = inputs.length !== this.allQueues.length + this.pools.size;
+  /** True when a queue's request or the pool's capacity differs from the last time its shares were divided. */
+  private shareInputsChanged(pool: Pool, queues: readonly Queue[]): boolean {
+    let inputs = this.lastShareInputs.get(pool);
+    if (inputs === undefined) {
+      inputs = [];
+      this.lastShareInputs.set(pool, inputs);
+    }
+    let changed = inputs.length !== queues.length + 1;
     let i = 0;
     const note = (value: number) => {
       if (inputs[i] !== value) {
@@ -140,12 +143,12 @@ export class Scheduler {
       }
       i++;
     };
-    for (const q of this.allQueues) note(q.requested);
-    for (const pool of this.pools.values()) note(pool.capacityVersion);
+    for (const q of queues) note(q.requested);
+    note(pool.capacityVersion);
     inputs.length = i;
     return changed;
   }
-  private readonly lastShareInputs: number[] = [];
+  private readonly lastShareInputs = new Map<Pool, number[]>();
 
   /** Healthy GPUs on ready nodes: recounted only when a node's status or a GPU's health changed. */
   private capacityOf(pool: Pool): number {
@@ -161,18 +164,18 @@ export class Scheduler {
   }
   private readonly capacity = new Map<Pool, { version: number; gpus: number }>();
 
-  /** A pool's top-level queues and each one's children, in allQueues order (the queues never change). */
-  private queuesIn(pool: string): { tops: Queue[]; children: Map<Queue, Queue[]> } {
+  /** A pool's queues, its top-level ones and each one's children, in allQueues order (the queues never change). */
+  private queuesIn(pool: string): QueueTree {
     let tree = this.queueTrees.get(pool);
     if (tree === undefined) {
-      const inPool = this.allQueues.filter((q) => q.pool === pool);
-      const tops = inPool.filter((q) => q.parent === null);
-      tree = { tops, children: new Map(tops.map((parent) => [parent, inPool.filter((q) => q.parent === parent)])) };
+      const all = this.allQueues.filter((q) => q.pool === pool);
+      const tops = all.filter((q) => q.parent === null);
+      tree = { all, tops, children: new Map(tops.map((parent) => [parent, all.filter((q) => q.parent === parent)])) };
       this.queueTrees.set(pool, tree);
     }
     return tree;
   }
-  private readonly queueTrees = new Map<string, { tops: Queue[]; children: Map<Queue, Queue[]> }>();
+  private readonly queueTrees = new Map<string, QueueTree>();
 
   /**
    * actions/allocate: repeatedly take the best queue's best job. Queue order after
@@ -260,11 +263,7 @@ export class Scheduler {
    * still above deserved — GuaranteeDeservedQuota (proportion/reclaimable/strategies).
    * Workloads are indivisible, so the last victim may take its queue below that line.
    */
-  private reclaimFor(
-    w: Workload,
-    runningByPool: ReadonlyMap<string, readonly Workload[]>,
-    reasons: Map<Workload, PendingReason[]>,
-  ): boolean {
+  private reclaimFor(w: Workload, victims: VictimIndex, reasons: Map<Workload, PendingReason[]>): boolean {
     for (const poolName of w.nodePools) {
       if (!resourcesWereTheProblem(reasons.get(w), poolName)) continue;
       const queue = this.queueOf(w, poolName);
@@ -272,8 +271,9 @@ export class Scheduler {
       // Across departments the department queues are compared too (the level where paths diverge).
       const departmentWithinShare = queue.parent === null || queue.parent.allocated + w.gpus <= queue.parent.fairShare;
       const withinDeserved = queue.allocated + w.gpus <= queue.deserved;
-      const candidates = (runningByPool.get(poolName) ?? [])
-        .filter((v) => v.pool === poolName && v.preemptible && v.project !== w.project && v.phase === "Running")
+      const candidates = victims
+        .inPool(poolName)
+        .filter((v) => v.pool === poolName && v.project !== w.project && v.phase === "Running")
         .filter((v) => departmentWithinShare || v.department === w.department)
         .map((v) => ({ v, q: this.comparedQueue(v, queue) }))
         .sort((a, b) => overService(b.q) - overService(a.q) || a.q.order - b.q.order || victimOrder(a.v, b.v));
@@ -306,20 +306,16 @@ export class Scheduler {
    * actions/preempt: within one project queue and node pool, a workload takes GPUs from
    * preemptible workloads of strictly lower priority, lowest priority and newest first.
    */
-  private preemptFor(
-    w: Workload,
-    runningByPool: ReadonlyMap<string, readonly Workload[]>,
-    reasons: Map<Workload, PendingReason[]>,
-  ): boolean {
+  private preemptFor(w: Workload, victims: VictimIndex, reasons: Map<Workload, PendingReason[]>): boolean {
     for (const poolName of w.nodePools) {
       const queue = this.queueOf(w, poolName);
       const poolReasons = reasons.get(w)?.filter((r) => r.nodePool === poolName) ?? [];
       // A job blocked by its non-preemptible quota cannot preempt its way in
       // (preempt.go checks IsNonPreemptibleJobOverQuota first).
       if (poolReasons.some((r) => r.reason === "NonPreemptibleOverQuota")) continue;
-      const candidates = (runningByPool.get(poolName) ?? [])
-        .filter((v) => v.pool === poolName && v.project === w.project && v.preemptible && v.priority < w.priority && v.phase === "Running")
-        .sort(victimOrder)
+      const candidates = victims
+        .ofProject(poolName, w.project)
+        .filter((v) => v.pool === poolName && v.priority < w.priority && v.phase === "Running")
         .map((v) => ({ v, q: queue }));
       if (candidates.length === 0) continue;
       const chosen = this.pickVictims(w, poolName, candidates, () => true);
@@ -370,6 +366,44 @@ export class Scheduler {
     const victimQueue = this.queueOf(victim, victim.pool as string);
     if (victimQueue.parent !== reclaimerQueue.parent && victimQueue.parent !== null) return victimQueue.parent;
     return victimQueue;
+  }
+}
+
+/**
+ * The preemptible workloads running when a cycle began, by node pool and, in victim order, by
+ * project within it: each pending workload's reclaim and preempt look only at those it could
+ * evict. Evictions during the cycle change phases, not these lists, so callers still check
+ * that a candidate is running where it was.
+ */
+class VictimIndex {
+  private byPool: Map<string, Workload[]> | undefined;
+  private readonly byProject = new Map<string, Workload[]>();
+
+  constructor(private readonly running: readonly Workload[]) {}
+
+  inPool(pool: string): readonly Workload[] {
+    if (this.byPool === undefined) {
+      this.byPool = new Map();
+      for (const v of this.running) {
+        if (v.pool === null || !v.preemptible) continue;
+        const list = this.byPool.get(v.pool);
+        if (list === undefined) this.byPool.set(v.pool, [v]);
+        else list.push(v);
+      }
+    }
+    return this.byPool.get(pool) ?? [];
+  }
+
+  /** One project's candidates in a pool, lowest priority and most recently started first. */
+  ofProject(pool: string, project: string): readonly Workload[] {
+    const key = `${pool}\u0000${project}`;
+    let list = this.byProject.get(key);
+    if (list === undefined) {
+      list = this.inPool(pool).filter((v) => v.project === project);
+      list.sort(victimOrder);
+      this.byProject.set(key, list);
+    }
+    return list;
   }
 }
 

@@ -103,6 +103,8 @@ export class Simulation {
   /** Terminated pods still in the API, oldest first, until finishedPodRetention has passed. */
   private finishedPods: FinishedPod[] = [];
   private cycleQueued = false;
+  /** The pending reasons last reported per workload, to report only changes (forgotten at a start). */
+  private readonly reportedReasons = new WeakMap<Workload, readonly PendingReason[]>();
   private nextWorkloadId = 1;
 
   constructor(
@@ -360,7 +362,7 @@ export class Simulation {
       runningSince: null,
       ranMs: 0,
       endToken: 0,
-      pendingKey: "",
+      unschedulable: false,
     };
     workload.pendingPods = this.createPods(workload);
     this.pending.add(workload);
@@ -384,7 +386,8 @@ export class Simulation {
     w.attempts++;
     w.firstStartedAt ??= this.nowMs;
     w.runningSince = this.nowMs;
-    w.pendingKey = "";
+    w.unschedulable = false;
+    this.reportedReasons.delete(w);
     this.pending.delete(w);
     this.running.add(w);
     this.agenda.push(this.nowMs + Math.max(0, w.runMs - w.ranMs), { kind: "end", workload: w, token: w.endToken });
@@ -493,9 +496,10 @@ export class Simulation {
   }
 
   private unschedulable(w: Workload, reasons: readonly PendingReason[]): void {
-    const key = JSON.stringify(reasons);
-    if (key === w.pendingKey) return;
-    w.pendingKey = key;
+    const reported = this.reportedReasons.get(w);
+    if (reported !== undefined && sameReasons(reported, reasons)) return;
+    this.reportedReasons.set(w, reasons);
+    w.unschedulable = true;
     this.emit({
       t: this.nowMs,
       kind: "WorkloadUnschedulable",
@@ -698,4 +702,25 @@ function gpuRef(gpu: Gpu) {
 function podName(w: Workload, index: number): string {
   if (w.type !== "distributed-training") return `${w.name}-0-0`;
   return index === 0 ? `${w.name}-master-0` : `${w.name}-worker-${index - 1}`;
+}
+
+/** Reasons equal field by field (every field of PendingReason; absent equals absent). */
+function sameReasons(a: readonly PendingReason[], b: readonly PendingReason[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as PendingReason;
+    const y = b[i] as PendingReason;
+    if (
+      x.nodePool !== y.nodePool ||
+      x.reason !== y.reason ||
+      x.queue !== y.queue ||
+      x.requested !== y.requested ||
+      x.deserved !== y.deserved ||
+      x.limit !== y.limit ||
+      x.allocated !== y.allocated ||
+      x.allocatedNonPreemptible !== y.allocatedNonPreemptible
+    )
+      return false;
+  }
+  return true;
 }

@@ -157,8 +157,8 @@ export interface Workload {
   ranMs: number;
   /** Bumped whenever a scheduled end is invalidated (preemption, failure). */
   endToken: number;
-  /** The pending reasons last reported, to report only changes. */
-  pendingKey: string;
+  /** A scheduling cycle has found no place for it since it last became pending (PodScheduled=False). */
+  unschedulable: boolean;
 }
 
 export function isTerminal(phase: WorkloadPhase): boolean {

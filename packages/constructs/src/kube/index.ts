@@ -136,7 +136,7 @@ export class KubeConstruct implements MetricConstruct {
     for (const w of view.pending) {
       const gpusPerPod = w.gpus / Math.max(1, w.pendingPods.length);
       // PodScheduled=False appears once a scheduling cycle has found no place for the pod.
-      const scheduled = w.pendingKey === "" ? undefined : false;
+      const scheduled = w.unschedulable ? false : undefined;
       for (const pod of w.pendingPods)
         podSamples(w, pod, { phase: "Pending", gpus: gpusPerPod, ...(scheduled === undefined ? {} : { scheduled }) });
     }
