@@ -35,8 +35,9 @@ gen-check: build
     node scripts/gen-schema.mjs --check
 
 # What shipped blueprints actually emit, compared with signals/ and cantfind.md.
+# A larger young generation: a day of scheduler log lines is millions of short-lived strings.
 signal-fidelity: build
-    node packages/cli/bin/gpusynth.js check-signals
+    node --max-semi-space-size=64 packages/cli/bin/gpusynth.js check-signals
 
 # Tests must not depend on each other, so the suite runs once in a random order.
 # The suite once, shuffled by a printed seed (`just race <seed>` replays that order).

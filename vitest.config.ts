@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -16,5 +17,8 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts"],
     testTimeout: 60_000,
+    // Many files wait on child processes and wall-clock pacing: one worker per core, and at
+    // least two (vitest's default of cores − 1 leaves a 2-core machine running files one by one).
+    maxWorkers: Math.max(2, availableParallelism()),
   },
 });

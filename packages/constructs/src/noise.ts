@@ -22,10 +22,10 @@ export function between(key: string, lo: number, hi: number, bucket = 0): number
 
 /** A UUID-shaped identifier (version 4 layout) fixed for a key, for objects the simulation does not name. */
 export function stableUuid(key: string): string {
-  const hex = Array.from({ length: 4 }, (_, i) =>
-    Math.floor(unitHash(key, i) * 2 ** 32)
+  let hex = "";
+  for (let i = 0; i < 4; i++)
+    hex += Math.floor(unitHash(key, i) * 2 ** 32)
       .toString(16)
-      .padStart(8, "0"),
-  ).join("");
+      .padStart(8, "0");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

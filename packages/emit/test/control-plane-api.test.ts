@@ -496,7 +496,7 @@ describe("the Metrics API agrees with the Run:ai families", () => {
           s.value * MIB,
         );
       for (const s of family("runai_gpu_utilization_per_pod_per_gpu")) {
-        const workload = run.cp.registry.pod(s.labels.pod_uuid as string)?.workload.ref.uid;
+        const workload = run.cp.workloads.pod(s.labels.pod_uuid as string)?.workload.ref.uid;
         const path = `/api/v1/workloads/${workload}/pods/${s.labels.pod_uuid}/metrics`;
         expectSame(
           `${when} pod ${s.labels.pod_name}/${s.labels.gpu}`,

@@ -14,4 +14,15 @@ export { divideFairShare, type ShareClaim } from "./fair-share.js";
 export { Rng } from "./rng.js";
 export { type ClusterView, type DeepReadonly, type EventListener, podGroupName, Simulation, type SimulationOptions } from "./simulation.js";
 export { type Summary, SummaryCollector, type SummaryRow } from "./summary.js";
+export {
+  firstRun,
+  type LedgerPhase,
+  type PodPhase,
+  type PodRecord,
+  type RunRecord,
+  type WorkloadEnding,
+  WorkloadLedger,
+  type WorkloadLedgerOptions,
+  type WorkloadRecord,
+} from "./workload-ledger.js";
 export type { FinishedPod, Gpu, GpuHealth, Node, NodeStatus, Pod, PodIdentity, Pool, Queue, Workload, WorkloadPhase } from "./world.js";

@@ -1,9 +1,10 @@
 /**
- * Per-project and per-node-pool totals of a run, built only from the domain event stream (so
- * it reports what later layers can see, not the simulation's internals).
+ * Per-project and per-node-pool totals of a run, from the workload records of the domain event
+ * stream (so it reports what later layers can see, not the simulation's internals).
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { type DomainEvent, unhandledEvent } from "./domain-events.js";
+import type { DomainEvent } from "./domain-events.js";
+import { firstRun, WorkloadLedger, type WorkloadRecord } from "./workload-ledger.js";
 
 export interface SummaryRow {
   readonly name: string;
@@ -27,17 +28,14 @@ export interface Summary {
   readonly nodePools: readonly SummaryRow[];
 }
 
-interface Open {
-  readonly since: number;
-  readonly gpus: number;
-  readonly project: SummaryRow;
-  readonly pool: SummaryRow;
-}
+/** Ended workloads are tallied and forgotten every this many events, so memory stays flat. */
+const FORGET_EVERY_EVENTS = 4096;
 
 export class SummaryCollector {
   private readonly projects = new Map<string, SummaryRow>();
   private readonly pools = new Map<string, SummaryRow>();
-  private readonly open = new Map<number, Open>();
+  private readonly ledger = new WorkloadLedger({ retentionMs: 0, onForget: (w) => tally(w, Number.NaN, this.projects, this.pools) });
+  private events = 0;
 
   /** Rows for the blueprint's projects (deserved GPUs over all pools) and node pools (capacity). */
   static forBlueprint(blueprint: Blueprint): SummaryCollector {
@@ -53,88 +51,54 @@ export class SummaryCollector {
   }
 
   readonly record = (event: DomainEvent): void => {
-    switch (event.kind) {
-      case "WorkloadSubmitted":
-        this.row(this.projects, event.workload.project).submitted++;
-        this.row(this.pools, event.nodePools[0] as string).submitted++;
-        return;
-      case "WorkloadStarted": {
-        const project = this.row(this.projects, event.workload.project);
-        const pool = this.row(this.pools, event.nodePool);
-        if (event.attempt === 1) {
-          for (const row of [project, pool]) {
-            row.started++;
-            row.waits.push(event.waitedMs);
-          }
-        }
-        this.open.set(event.workload.id, { since: event.t, gpus: event.workload.gpus, project, pool });
-        return;
-      }
-      case "WorkloadPreempted":
-        this.close(event.workload.id, event.t, "preempted");
-        return;
-      case "WorkloadCompleted":
-        this.close(event.workload.id, event.t, "completed");
-        return;
-      case "WorkloadFailed":
-        this.close(event.workload.id, event.t, "failed");
-        return;
-      case "WorkloadCancelled":
-        if (event.whilePending) this.row(this.projects, event.workload.project).cancelled++;
-        else this.close(event.workload.id, event.t, "cancelled");
-        return;
-      // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
-      case "WorkloadUnschedulable":
-      case "GpuFault":
-      case "ContainerCrashed":
-      case "ContainerRestarted":
-      case "NodeMemoryPressure":
-      case "NodeMemoryPressureRelieved":
-      case "GpuResetStarted":
-      case "GpuResetCompleted":
-      case "NodeCordoned":
-      case "NodeRebootStarted":
-      case "NodeReady":
-      case "SchedulingCycle":
-        return;
-      default:
-        unhandledEvent(event);
-    }
+    this.ledger.record(event);
+    if (++this.events % FORGET_EVERY_EVENTS === 0) this.ledger.forgetEnded(event.t);
   };
 
   /** The totals at simulated time `now` (allocations still open count up to now). */
   summary(now: number): Summary {
-    const projects = [...this.projects.values()].map((row) => ({ ...row, waits: [...row.waits] }));
-    const pools = [...this.pools.values()].map((row) => ({ ...row, waits: [...row.waits] }));
-    const byName = (rows: SummaryRow[]) => new Map(rows.map((row) => [row.name, row]));
-    const projectRows = byName(projects);
-    const poolRows = byName(pools);
-    for (const open of this.open.values()) {
-      const gpuMs = (now - open.since) * open.gpus;
-      (projectRows.get(open.project.name) as SummaryRow).gpuMs += gpuMs;
-      (poolRows.get(open.pool.name) as SummaryRow).gpuMs += gpuMs;
-    }
-    return { durationMs: now, projects, nodePools: pools };
+    const copy = (rows: Map<string, SummaryRow>) => new Map([...rows].map(([name, row]) => [name, { ...row, waits: [...row.waits] }]));
+    const projects = copy(this.projects);
+    const pools = copy(this.pools);
+    for (const w of this.ledger.workloads()) tally(w, now, projects, pools);
+    return { durationMs: now, projects: [...projects.values()], nodePools: [...pools.values()] };
   }
+}
 
-  private close(id: number, t: number, outcome: "preempted" | "completed" | "failed" | "cancelled"): void {
-    const open = this.open.get(id);
-    if (open === undefined) return;
-    this.open.delete(id);
-    for (const row of [open.project, open.pool]) {
-      row.gpuMs += (t - open.since) * open.gpus;
-      row[outcome]++;
+/**
+ * Adds one workload to the rows: submitted in its project and first requested pool; started,
+ * with its wait, where it first ran; each run's GPU time and how it ended where it ran (a
+ * workload cancelled while pending counts in its project only). Runs still open count up to `now`.
+ */
+function tally(w: WorkloadRecord, now: number, projects: Map<string, SummaryRow>, pools: Map<string, SummaryRow>): void {
+  const project = rowOf(projects, w.ref.project);
+  project.submitted++;
+  rowOf(pools, w.requestedNodePools[0] as string).submitted++;
+  const first = firstRun(w);
+  if (first !== undefined) {
+    for (const row of [project, rowOf(pools, first.pool)]) {
+      row.started++;
+      row.waits.push(first.startedAt - w.submittedAt);
     }
   }
+  for (const run of w.runs) {
+    const pool = rowOf(pools, run.pool);
+    const gpuMs = ((run.endedAt ?? now) - run.startedAt) * run.gpus;
+    for (const row of [project, pool]) {
+      row.gpuMs += gpuMs;
+      if (run.endedBy !== null) row[run.endedBy]++;
+    }
+  }
+  if (w.ending === "cancelled" && w.runs.at(-1)?.endedBy !== "cancelled") project.cancelled++;
+}
 
-  private row(rows: Map<string, SummaryRow>, name: string): SummaryRow {
-    let row = rows.get(name);
-    if (row === undefined) {
-      row = emptyRow(name, 0);
-      rows.set(name, row);
-    }
-    return row;
+function rowOf(rows: Map<string, SummaryRow>, name: string): SummaryRow {
+  let row = rows.get(name);
+  if (row === undefined) {
+    row = emptyRow(name, 0);
+    rows.set(name, row);
   }
+  return row;
 }
 
 function emptyRow(name: string, gpus: number): SummaryRow {

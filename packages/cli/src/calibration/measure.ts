@@ -6,7 +6,7 @@
  */
 import type { Blueprint, CalibrationMetric } from "@gpusynth/blueprint";
 import { ClusterRun } from "@gpusynth/constructs";
-import { type DomainEvent, unhandledEvent } from "@gpusynth/sim";
+import { type DomainEvent, firstRun, type WorkloadEnding, WorkloadLedger, type WorkloadRecord } from "@gpusynth/sim";
 
 export type Measurement = Record<CalibrationMetric, number | undefined>;
 
@@ -27,76 +27,22 @@ export function quantile(values: readonly number[], q: number): number | undefin
 const mean = (values: readonly number[]) => (values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length);
 const share = (part: number, whole: number) => (whole === 0 ? undefined : part / whole);
 
-interface WorkloadRecord {
-  readonly project: string;
-  readonly gpus: number;
-  readonly preemptible: boolean;
-  readonly submittedAt: number;
-  firstStartedAt?: number;
-  preempted: boolean;
-  ended?: "completed" | "cancelled" | "failed";
-  endedAt?: number;
-}
-
 /**
  * Runs `warmupMs` of simulated time unmeasured, then measures `durationMs`: workloads submitted
  * and GPU samples taken in the measured window count.
  */
 export function measure(blueprint: Blueprint, durationMs: number, warmupMs: number, seed?: number): Measurement {
-  const workloads = new Map<number, WorkloadRecord>();
+  // Every workload is kept to the end: the measured window is what calibration reads.
+  const ledger = new WorkloadLedger({ retentionMs: Number.POSITIVE_INFINITY });
   let gpuFaults = 0;
-  const record = (event: DomainEvent) => {
-    switch (event.kind) {
-      case "WorkloadSubmitted":
-        if (event.t < warmupMs) return;
-        workloads.set(event.workload.id, {
-          project: event.workload.project,
-          gpus: event.workload.gpus,
-          preemptible: event.workload.preemptible,
-          submittedAt: event.t,
-          preempted: false,
-        });
-        return;
-      case "WorkloadStarted": {
-        const w = workloads.get(event.workload.id);
-        if (w !== undefined) w.firstStartedAt ??= event.t;
-        return;
-      }
-      case "WorkloadPreempted": {
-        const w = workloads.get(event.workload.id);
-        if (w !== undefined) w.preempted = true;
-        return;
-      }
-      case "WorkloadCompleted":
-      case "WorkloadCancelled":
-      case "WorkloadFailed": {
-        const w = workloads.get(event.workload.id);
-        if (w === undefined) return;
-        w.ended = event.kind === "WorkloadCompleted" ? "completed" : event.kind === "WorkloadCancelled" ? "cancelled" : "failed";
-        w.endedAt = event.t;
-        return;
-      }
-      case "GpuFault":
-        if (event.t >= warmupMs) gpuFaults++;
-        return;
-      // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
-      case "WorkloadUnschedulable":
-      case "ContainerCrashed":
-      case "ContainerRestarted":
-      case "NodeMemoryPressure":
-      case "NodeMemoryPressureRelieved":
-      case "GpuResetStarted":
-      case "GpuResetCompleted":
-      case "NodeCordoned":
-      case "NodeRebootStarted":
-      case "NodeReady":
-      case "SchedulingCycle":
-        return;
-      default:
-        unhandledEvent(event);
-    }
+  const countFaults = (event: DomainEvent) => {
+    if (event.kind === "GpuFault" && event.t >= warmupMs) gpuFaults++;
   };
-  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), metrics: false, observers: [record] });
+  const run = new ClusterRun(blueprint, {
+    ...(seed === undefined ? {} : { seed }),
+    metrics: false,
+    observers: [ledger.record, countFaults],
+  });
 
   const gpus = blueprint.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0);
   const deserved = new Map(blueprint.projects.map((p) => [p.name, Object.values(p.nodePools).reduce((sum, q) => sum + q.deserved, 0)]));
@@ -121,7 +67,7 @@ export function measure(blueprint: Blueprint, durationMs: number, warmupMs: numb
     }
   }
 
-  const all = [...workloads.values()];
+  const all = [...ledger.workloads()].filter((w) => w.submittedAt >= warmupMs).map(measured);
   const started = all.filter((w) => w.firstStartedAt !== undefined);
   const waitsS = started.map((w) => ((w.firstStartedAt as number) - w.submittedAt) / 1000);
   // Traces report the run time of every finished GPU job, whatever its end (realworld-rates §1e).
@@ -165,8 +111,33 @@ export function measure(blueprint: Blueprint, durationMs: number, warmupMs: numb
   };
 }
 
+/** What calibration reads of a workload record. */
+interface Measured {
+  readonly project: string;
+  readonly gpus: number;
+  readonly preemptible: boolean;
+  readonly submittedAt: number;
+  readonly firstStartedAt: number | undefined;
+  readonly preempted: boolean;
+  readonly ended: WorkloadEnding | undefined;
+  readonly endedAt: number | undefined;
+}
+
+function measured(w: WorkloadRecord): Measured {
+  return {
+    project: w.ref.project,
+    gpus: w.ref.gpus,
+    preemptible: w.ref.preemptible,
+    submittedAt: w.submittedAt,
+    firstStartedAt: firstRun(w)?.startedAt,
+    preempted: w.runs.some((run) => run.endedBy === "preempted"),
+    ended: w.ending ?? undefined,
+    endedAt: w.completedAt ?? w.deletedAt ?? undefined,
+  };
+}
+
 /** Weekday submissions by local hour of day: the busiest hour's count over the hourly mean. */
-function diurnalPeakToMean(workloads: readonly WorkloadRecord[], blueprint: Blueprint): number | undefined {
+function diurnalPeakToMean(workloads: readonly Measured[], blueprint: Blueprint): number | undefined {
   const offsetMs = blueprint.time.utcOffsetHours * HOUR_MS;
   const byHour = new Array<number>(24).fill(0);
   let weekday = 0;

@@ -69,6 +69,8 @@ export function colour(text: string): string {
 }
 
 const LEVEL_INFO = "\u001b[34mINFO\u001b[0m";
+/** The coloured action of the message prefix, fixed per action. */
+const ACTION_COLOUR: Readonly<Record<Action, string>> = Object.fromEntries(ACTIONS.map((a) => [a, colour(a)])) as Record<Action, string>;
 
 function pick(alphabet: string, length: number, key: string): string {
   let out = "";
@@ -89,7 +91,8 @@ export class SchedulerLog {
   private nextCycle: number;
   private readonly traced = new Map<number, DomainEvent & { kind: "SchedulingCycle" }>();
   private readonly resource: Record<string, string>;
-  private readonly filePath: string;
+  /** The same for every line of the file: one shared, read-only object. */
+  private readonly attributes: Readonly<Record<string, string>>;
 
   constructor(
     private readonly startMs: number,
@@ -106,7 +109,12 @@ export class SchedulerLog {
       "k8s.container.name": options.deployment,
       "k8s.container.restart_count": "0",
     };
-    this.filePath = `/var/log/pods/${options.namespace}_${pod}_${uid}/${options.deployment}/0.log`;
+    this.attributes = Object.freeze({
+      "log.iostream": "stderr",
+      logtag: "F",
+      "log.file.path": `/var/log/pods/${options.namespace}_${pod}_${uid}/${options.deployment}/0.log`,
+      "log.file.name": "0.log",
+    });
   }
 
   /** Feeds a domain event: the cycles the simulation ran. */
@@ -163,13 +171,13 @@ export class SchedulerLog {
           msg: `There are <${remaining}> PodGroupInfos and <${cycle.queues}> Queues in total for scheduling`,
         });
       if (action === "allocate") {
-        for (const a of cycle.allocate) lines.push(...allocateLines(a));
+        for (const a of cycle.allocate) lines.push(...attemptLines(a, allocateLines));
         remaining = cycle.allocate.filter((a) => a.outcome !== "allocated").length;
       } else if (action === "reclaim") {
-        for (const a of cycle.reclaim) lines.push(...reclaimLines(a));
+        for (const a of cycle.reclaim) lines.push(...attemptLines(a, reclaimLines));
         remaining -= cycle.reclaim.filter((a) => a.outcome === "reclaimed").length;
       } else if (action === "preempt") {
-        for (const a of cycle.preempt) lines.push(...preemptLines(a));
+        for (const a of cycle.preempt) lines.push(...attemptLines(a, preemptLines));
       }
       lines.push({ v: 2, caller: leave, action, msg: `Leaving ${TITLE[action]} ...` });
     }
@@ -178,19 +186,34 @@ export class SchedulerLog {
     const timeMs = this.clock(this.startMs + t);
     const ts = new Date(timeMs).toISOString();
     const sid = colour(session);
+    const plain = `[${sid}] `;
     for (const line of lines) {
       if (line.v > this.options.verbosity) continue;
-      const prefix = line.action === undefined ? `[${sid}] ` : `[${sid}] [${colour(line.action)}] `;
+      const prefix = line.action === undefined ? plain : `${plain}[${ACTION_COLOUR[line.action]}] `;
       out.push({
         area: "scheduler",
         receiver: "filelog",
         resource: this.resource,
         timeMs,
         body: `${ts}\t${LEVEL_INFO}\t${line.caller}\t${prefix}${line.msg}`,
-        attributes: { "log.iostream": "stderr", logtag: "F", "log.file.path": this.filePath, "log.file.name": "0.log" },
+        attributes: this.attributes,
       });
     }
   }
+}
+
+/**
+ * An attempt's lines, written once: a job still pending is attempted again every cycle with the
+ * same words (the idle cycles reuse the attempt records), so its lines are kept with the record.
+ */
+const attemptLineCache = new WeakMap<CycleAttemptRef, readonly Line[]>();
+function attemptLines(a: CycleAttemptRef, write: (a: CycleAttemptRef) => Line[]): readonly Line[] {
+  let lines = attemptLineCache.get(a);
+  if (lines === undefined) {
+    lines = write(a);
+    attemptLineCache.set(a, lines);
+  }
+  return lines;
 }
 
 const job = (a: CycleAttemptRef) => `<${a.workload.namespace}/${a.podGroup}>`;

@@ -6,12 +6,11 @@
  * side lives in @gpusynth/emit.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import type { ClusterView, DomainEvent } from "@gpusynth/sim";
+import { type ClusterView, type DomainEvent, WorkloadLedger } from "@gpusynth/sim";
 import type { GpuActivityModel } from "../gpu-activity.js";
 import { ClusterIndex } from "./cluster-index.js";
 import { FREE, NOT_REPORTING, type Snapshot, SnapshotHistory } from "./history.js";
 import type { MeasuredSeries } from "./metrics.js";
-import { WorkloadRegistry } from "./registry.js";
 
 export interface ControlPlaneOptions {
   /** Maps simulated Unix ms to the time stamped on data (identity offline, wall clock live). */
@@ -38,7 +37,8 @@ export interface Measurement {
 export class ControlPlane {
   readonly clock: (simulatedUnixMs: number) => number;
   readonly history: SnapshotHistory;
-  readonly registry: WorkloadRegistry;
+  /** Workloads and pods, kept for the retention after they end (the control plane remembers them). */
+  readonly workloads: WorkloadLedger;
   private indexed: ClusterIndex | undefined;
   private current: Snapshot | undefined;
   private lastView: ClusterView | undefined;
@@ -53,16 +53,17 @@ export class ControlPlane {
     const capacity = options.maxSnapshots ?? DEFAULT_MAX_SNAPSHOTS;
     const stepMs = options.stepMs ?? retentionMs / capacity;
     this.history = new SnapshotHistory(Math.max(1, Math.ceil(retentionMs / stepMs)), stepMs);
-    this.registry = new WorkloadRegistry(retentionMs);
+    this.workloads = new WorkloadLedger({ retentionMs });
   }
 
   /** Feeds a domain event; subscribe it to the simulation. */
-  readonly record = (event: DomainEvent): void => this.registry.record(event);
+  readonly record = (event: DomainEvent): void => this.workloads.record(event);
 
   /** Takes the cluster's state at the view's time: call after every advance of the simulation. */
   observe(view: ClusterView): void {
     this.indexed ??= new ClusterIndex(this.blueprint, view);
-    this.registry.sync(view);
+    this.workloads.addPendingPods(view);
+    this.workloads.forgetEnded(view.now);
     this.lastView = view;
     this.current = this.snapshot(view);
     this.history.offer(this.current);
@@ -127,7 +128,7 @@ export class ControlPlane {
       const reading = this.activity.read(gpu, slot.pool.model, view.now);
       util[g] = reading.gpuUtil;
       memUsedMiB[g] = reading.fbUsedMiB;
-      const pod = gpu.holder === null ? undefined : this.registry.pod(gpu.holder.uid);
+      const pod = gpu.holder === null ? undefined : this.workloads.pod(gpu.holder.uid);
       holder[g] = pod?.serial ?? FREE;
     });
     const workloads = [...view.pending, ...view.running].sort((a, b) => a.id - b.id);

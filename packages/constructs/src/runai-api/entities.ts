@@ -4,10 +4,11 @@
  * fields always, optional ones where the simulation knows the value, nothing it does not know.
  * Field names are the spec's; signals/runai-api.md lists which fields gpusynth fills and how.
  */
+
+import { type PodRecord, WorkloadLedger, type WorkloadRecord } from "@gpusynth/sim";
 import { containerName } from "../naming.js";
 import type { NodeSlot, OrgUnit, PoolSlot } from "./cluster-index.js";
 import type { ControlPlane } from "./control-plane.js";
-import { type PodRecord, type WorkloadRecord, WorkloadRegistry } from "./registry.js";
 import { API_TENANT_ID, CLUSTER_STATE, ENTITY_CREATOR, workloadCategory, workloadSource, workloadType } from "./vocabulary.js";
 
 type Json = Record<string, unknown>;
@@ -145,7 +146,7 @@ export function department(cp: ControlPlane, unit: OrgUnit): Json {
 export function workload(cp: ControlPlane, w: WorkloadRecord): Json {
   const { index } = cp;
   const now = cp.view.now;
-  const times = WorkloadRegistry.times(w, now);
+  const times = WorkloadLedger.times(w, now);
   const running = w.pods.filter((p) => p.deletedAt === null && p.phase === "Running").length;
   const pods = w.pods.filter((p) => p.deletedAt === null).length || 1;
   return {

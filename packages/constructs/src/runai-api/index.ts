@@ -12,7 +12,6 @@ export {
   POD_METRICS,
   WORKLOAD_METRICS,
 } from "./metrics.js";
-export { type PodRecord, type WorkloadRecord, WorkloadRegistry } from "./registry.js";
 export * from "./spec-enums.js";
 export {
   DEPARTMENT_TELEMETRY,

@@ -7,9 +7,10 @@
  * workload GPU_UTILIZATION), or the unit the type's name states (_BYTES). Aggregates are
  * computed exactly as the Run:ai families are, so the API and the Prometheus series agree.
  */
+
+import type { PodRecord, WorkloadRecord } from "@gpusynth/sim";
 import type { ClusterIndex, OrgUnit } from "./cluster-index.js";
 import { FREE, NOT_REPORTING, type Snapshot, workloadRow } from "./history.js";
-import type { PodRecord, WorkloadRecord } from "./registry.js";
 
 const MIB = 2 ** 20;
 

@@ -4,9 +4,10 @@
  * the spec's other types are not emulated (signals/runai-api.md). Group keys are the groupBy
  * values as requested; a group's value is the grouped object's id and its name its name.
  */
+
+import type { WorkloadRecord } from "@gpusynth/sim";
 import type { ControlPlane } from "./control-plane.js";
 import { FREE, NOT_REPORTING } from "./history.js";
-import type { WorkloadRecord } from "./registry.js";
 import { workloadCategory, workloadType } from "./vocabulary.js";
 
 export interface Group {
@@ -117,7 +118,7 @@ function perWorkload(amount: (w: WorkloadRecord) => number): WorkloadItems {
     const { index } = cp;
     const cluster = clusterGroup(cp, "ClusterId");
     const items: Item[] = [];
-    for (const w of cp.registry.workloads()) {
+    for (const w of cp.workloads.workloads()) {
       if (w.deletedAt !== null) continue;
       const project = index.projects.find((p) => p.name === w.ref.project);
       const department = index.departments.find((d) => d.name === w.ref.department);

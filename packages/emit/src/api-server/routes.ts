@@ -4,6 +4,7 @@
  * it does not exist) and answers from the ControlPlane. No I/O: the server feeds it requests.
  */
 import { runaiApi } from "@gpusynth/constructs";
+import type { PodRecord, WorkloadRecord } from "@gpusynth/sim";
 import { type ListSpec, list } from "./lists.js";
 import { ApiError, Params, uuidParam } from "./params.js";
 
@@ -52,15 +53,15 @@ function poolNamed(cp: ControlPlane, name: string): runaiApi.PoolSlot {
   return pool;
 }
 
-function workloadOf(cp: ControlPlane, id: string): runaiApi.WorkloadRecord {
-  const w = cp.registry.workload(uuidParam("workloadId", id));
+function workloadOf(cp: ControlPlane, id: string): WorkloadRecord {
+  const w = cp.workloads.workload(uuidParam("workloadId", id));
   if (w === undefined) throw new ApiError(404, `workload ${id} not found`);
   return w;
 }
 
-function podOf(cp: ControlPlane, workloadId: string, podId: string): runaiApi.PodRecord {
+function podOf(cp: ControlPlane, workloadId: string, podId: string): PodRecord {
   const w = workloadOf(cp, workloadId);
-  const pod = cp.registry.pod(uuidParam("podId", podId));
+  const pod = cp.workloads.pod(uuidParam("podId", podId));
   if (pod === undefined || pod.workload !== w) throw new ApiError(404, `pod ${podId} of workload ${workloadId} not found`);
   return pod;
 }
@@ -333,16 +334,16 @@ function listed(key: string, items: Record<string, unknown>[], spec: ListSpec, p
 
 function workloadsListed(cp: ControlPlane, params: Params): Record<string, unknown>[] {
   const deleted = params.boolean("deleted") === true;
-  return [...cp.registry.workloads()].filter((w) => (w.deletedAt !== null) === deleted).map((w) => entities.workload(cp, w));
+  return [...cp.workloads.workloads()].filter((w) => (w.deletedAt !== null) === deleted).map((w) => entities.workload(cp, w));
 }
 
-function podsListed(cp: ControlPlane, params: Params, workload?: runaiApi.WorkloadRecord): Record<string, unknown>[] {
+function podsListed(cp: ControlPlane, params: Params, workload?: WorkloadRecord): Record<string, unknown>[] {
   const deleted = params.boolean("deleted") === true;
   const completed = params.one("completed") ?? "all";
   if (!["all", "", "true", "false"].includes(completed))
     throw new ApiError(400, `completed: expected true, false or all, found "${completed}"`);
   const verbose = params.enum("verbosity", ["brief", "full"] as const) === "full";
-  const workloads = workload === undefined ? [...cp.registry.workloads()] : [workload];
+  const workloads = workload === undefined ? [...cp.workloads.workloads()] : [workload];
   return workloads
     .flatMap((w) => w.pods)
     .filter((p) => (p.deletedAt !== null) === deleted)
