@@ -1,10 +1,11 @@
 // Writes signals/volume.md: active series per source and family, and log records per minute,
-// measured on the three shipped blueprints (packages/cli/src/volume.ts). The tests re-measure.
+// measured on the three shipped blueprints (packages/cli/src/volume.ts) over the run
+// check-signals makes, which measures again and compares.
 import { writeFileSync } from "node:fs";
-import { loadBlueprint } from "../packages/blueprint/dist/index.js";
-import { measureVolume, volumeMarkdown } from "../packages/cli/dist/volume.js";
+import { collectInventories } from "../packages/cli/dist/inventory-pool.js";
+import { VOLUME_RUN, volumeMarkdown, volumeOf } from "../packages/cli/dist/volume.js";
 
-const blueprints = ["lab", "enterprise", "platform"].map((name) => new URL(`../blueprints/${name}.yaml`, import.meta.url));
-const volumes = blueprints.map((file) => measureVolume(loadBlueprint(file.pathname).blueprint));
-writeFileSync(new URL("../signals/volume.md", import.meta.url), volumeMarkdown(volumes));
+const files = ["lab", "enterprise", "platform"].map((name) => new URL(`../blueprints/${name}.yaml`, import.meta.url).pathname);
+const inventories = await collectInventories(files, VOLUME_RUN.durationMs, VOLUME_RUN.intervalMs);
+writeFileSync(new URL("../signals/volume.md", import.meta.url), volumeMarkdown(inventories.map(volumeOf)));
 console.log("wrote signals/volume.md");

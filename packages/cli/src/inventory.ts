@@ -4,7 +4,7 @@
  * offline and collecting every target at each scrape interval.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, type MetricFamily, type MetricType, virtualTicks } from "@gpusynth/constructs";
+import { ClusterRun, LABEL_PATTERN, type MetricFamily, type MetricType, virtualTicks } from "@gpusynth/constructs";
 
 export interface FamilyInventory {
   readonly id: string;
@@ -49,8 +49,21 @@ export function collectInventory(blueprint: Blueprint, durationMs: number, inter
   const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: {} });
   const logSources = new Map<string, LogSourceInventory>();
   const sources = new Map<string, { jobs: Set<string>; families: Map<string, FamilyInventory> }>();
-  const entries = new Map<MetricFamily, { family: FamilyInventory; jobs: Set<string>; seen: WeakSet<object> }>();
-  const entryOf = (f: MetricFamily) => {
+  interface Entry {
+    readonly family: FamilyInventory;
+    readonly jobs: Set<string>;
+    /** The family's label keys so far, as a set (family.labels keeps their first-seen order). */
+    readonly keys: Set<string>;
+    /**
+     * Every key the family declares has been seen: seriesLabels keeps a series' keys within the
+     * declared ones, so its samples can teach nothing more (families with label_* never are).
+     */
+    complete: boolean;
+    addKey(key: string): void;
+  }
+  const entries = new Map<MetricFamily, Entry>();
+  const keySets = new Map<FamilyInventory, Set<string>>();
+  const entryOf = (f: MetricFamily): Entry => {
     let entry = entries.get(f);
     if (entry === undefined) {
       const area = areaOf(f.id);
@@ -64,7 +77,27 @@ export function collectInventory(blueprint: Blueprint, durationMs: number, inter
         family = { id: f.id, name: f.name, type: f.type, help: f.help, labels: [], maxSeries: 0 };
         source.families.set(f.name, family);
       }
-      entry = { family, jobs: source.jobs, seen: new WeakSet() };
+      const inventory = family;
+      let keys = keySets.get(inventory);
+      if (keys === undefined) {
+        keys = new Set(inventory.labels);
+        keySets.set(inventory, keys);
+      }
+      const known = keys;
+      const declared = f.labels;
+      const isComplete = () => !declared.includes(LABEL_PATTERN) && declared.every((key) => known.has(key));
+      const added: Entry = {
+        family: inventory,
+        jobs: source.jobs,
+        keys: known,
+        complete: isComplete(),
+        addKey: (key) => {
+          known.add(key);
+          inventory.labels.push(key);
+          added.complete = isComplete();
+        },
+      };
+      entry = added;
       entries.set(f, entry);
     }
     return entry;
@@ -74,16 +107,26 @@ export function collectInventory(blueprint: Blueprint, durationMs: number, inter
     const frame = run.frame();
     const seriesNow = new Map<FamilyInventory, number>();
     for (const { target, samples } of frame.targets) {
+      // A target's samples come family by family: look the family up once per run of samples.
+      let family: MetricFamily | undefined;
+      let entry: Entry | undefined;
+      let runLength = 0;
+      const endRun = () => {
+        if (entry !== undefined) seriesNow.set(entry.family, (seriesNow.get(entry.family) ?? 0) + runLength);
+        runLength = 0;
+      };
       for (const s of samples) {
-        const entry = entryOf(s.family);
-        entry.jobs.add(target.job);
-        // Label objects are often shared between series: look at each one once.
-        if (!entry.seen.has(s.labels)) {
-          entry.seen.add(s.labels);
-          for (const key of Object.keys(s.labels)) if (!entry.family.labels.includes(key)) entry.family.labels.push(key);
+        if (s.family !== family) {
+          endRun();
+          family = s.family;
+          entry = entryOf(family);
+          entry.jobs.add(target.job);
         }
-        seriesNow.set(entry.family, (seriesNow.get(entry.family) ?? 0) + 1);
+        runLength++;
+        const known = entry as Entry;
+        if (!known.complete) for (const key in s.labels) if (!known.keys.has(key)) known.addKey(key);
       }
+      endRun();
     }
     for (const [family, count] of seriesNow) family.maxSeries = Math.max(family.maxSeries, count);
     for (const record of frame.logs) {

@@ -1,11 +1,14 @@
-import { loadBlueprint } from "@gpusynth/blueprint";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fidelityProblems } from "../fidelity.js";
-import { collectInventory } from "../inventory.js";
+import type { Inventory } from "../inventory.js";
+import { collectInventories } from "../inventory-pool.js";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
 import { SIGNALS_DIR, shippedBlueprints } from "../repo-paths.js";
 import { readSignals } from "../signals-doc.js";
 import { EXIT_FAILURE, EXIT_OK } from "../usage.js";
+import { readVolumeMarkdown, VOLUME_RUN, volumeDrift, volumeOf } from "../volume.js";
 import { durationOption } from "./options.js";
 
 export const checkSignalsHelp = `Usage: gpusynth check-signals [options] [blueprint ...]
@@ -13,28 +16,33 @@ export const checkSignalsHelp = `Usage: gpusynth check-signals [options] [bluepr
 Signal fidelity: runs blueprints offline, collects what they actually emit, and compares it with
 signals/*.md. Fails (exit 1) when a run emits a family, label, type or HELP text that signals/
 does not document, emits a family marked PENDING, or when a family documented as emitted is
-emitted by none of the runs.
+emitted by none of the runs. With the default duration and interval it also measures each
+blueprint that signals/volume.md documents and fails when a figure there is off by more than 10 %.
+Blueprints run in parallel, one per core.
 
 Arguments:
   blueprint            YAML files (default: every shipped blueprint, blueprints/ and blueprints/scenarios/)
 
 Options:
   --duration <d>       simulated time per blueprint (default: 1d)
-  --interval <d>       scrape interval (default: 10m; families appear whatever the interval)
+  --interval <d>       simulated time between collections (default: 10m)
   -h, --help           show this help
 
 Example:
   gpusynth check-signals
 `;
 
-export function checkSignalsCommand(args: readonly string[], output: Output): number {
+export async function checkSignalsCommand(args: readonly string[], output: Output): Promise<number> {
   const { values, positionals } = parseCommand(args, { duration: { type: "string" }, interval: { type: "string" } }, "check-signals");
   const durationMs = durationOption("duration", values.duration, "1d");
   const intervalMs = durationOption("interval", values.interval, "10m");
   const files = positionals.length > 0 ? positionals : shippedBlueprints();
-  const inventories = files.map((file) => collectInventory(loadBlueprint(file).blueprint, durationMs, intervalMs));
+  const inventories = await collectInventories(files, durationMs, intervalMs);
   const documented = readSignals(SIGNALS_DIR);
   const problems = fidelityProblems(inventories, documented);
+  const volumeChecked = durationMs === VOLUME_RUN.durationMs && intervalMs === VOLUME_RUN.intervalMs;
+  const volumes = volumeChecked ? volumeProblems(inventories) : { problems: [], blueprints: 0 };
+  problems.push(...volumes.problems);
   const families = new Set(inventories.flatMap((i) => i.sources.flatMap((s) => s.families.map((f) => f.name))));
   const logFields = new Set(
     inventories.flatMap((i) => i.logs.flatMap((l) => [...l.resourceKeys, ...l.attributeKeys].map((k) => `${l.receiver}/${k}`))),
@@ -43,8 +51,23 @@ export function checkSignalsCommand(args: readonly string[], output: Output): nu
     output.err(`signal fidelity: ${problems.length} problem(s)\n${problems.map((p) => `  ${p}`).join("\n")}\n`);
     return EXIT_FAILURE;
   }
+  const volumeText = volumes.blueprints > 0 ? `; signals/volume.md holds within 10 % for ${volumes.blueprints} blueprint(s)` : "";
   output.out(
-    `signal fidelity: ${families.size} emitted metric families and ${logFields} log fields match signals/ (${documented.length} documented, ${files.length} blueprint(s))\n`,
+    `signal fidelity: ${families.size} emitted metric families and ${logFields} log fields match signals/ (${documented.length} documented, ${files.length} blueprint(s))${volumeText}\n`,
   );
   return EXIT_OK;
+}
+
+/** signals/volume.md against the inventories of the blueprints it documents. */
+function volumeProblems(inventories: readonly Inventory[]): { problems: string[]; blueprints: number } {
+  const documented = readVolumeMarkdown(readFileSync(join(SIGNALS_DIR, "volume.md"), "utf8"));
+  const problems: string[] = [];
+  let blueprints = 0;
+  for (const inventory of inventories) {
+    const rows = documented.get(inventory.blueprint);
+    if (rows === undefined) continue;
+    blueprints++;
+    for (const off of volumeDrift(rows, volumeOf(inventory))) problems.push(`signals/volume.md: ${inventory.blueprint}: ${off}`);
+  }
+  return { problems, blueprints };
 }
