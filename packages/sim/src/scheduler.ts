@@ -307,12 +307,16 @@ export class Scheduler {
    * preemptible workloads of strictly lower priority, lowest priority and newest first.
    */
   private preemptFor(w: Workload, victims: VictimIndex, reasons: Map<Workload, PendingReason[]>): boolean {
+    // One attempt per job, as actions/preempt logs it: over quota when its non-preemptible quota
+    // blocks it in every pool it asks for, else preempted in the first pool that works.
+    let overQuota = true;
     for (const poolName of w.nodePools) {
       const queue = this.queueOf(w, poolName);
       const poolReasons = reasons.get(w)?.filter((r) => r.nodePool === poolName) ?? [];
       // A job blocked by its non-preemptible quota cannot preempt its way in
-      // (preempt.go checks IsNonPreemptibleJobOverQuota first).
+      // (preempt.go checks IsNonPreemptibleJobOverQueueQuota first).
       if (poolReasons.some((r) => r.reason === "NonPreemptibleOverQuota")) continue;
+      overQuota = false;
       const candidates = victims
         .ofProject(poolName, w.project)
         .filter((v) => v.pool === poolName && v.priority < w.priority && v.phase === "Running")
@@ -329,10 +333,22 @@ export class Scheduler {
         ) !== undefined
       )
         continue;
+      this.trace.preempt.push({
+        workload: w,
+        queue,
+        outcome: "preempted",
+        victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
+      });
       for (const victim of chosen.victims) this.actions.evict(victim, "preempt", w);
       this.actions.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
       return true;
     }
+    this.trace.preempt.push({
+      workload: w,
+      queue: this.queueOf(w, w.nodePools[0] as string),
+      outcome: overQuota ? "over-quota" : "no-strategy",
+      victims: [],
+    });
     return false;
   }
 

@@ -1,0 +1,81 @@
+/**
+ * The scheduler's log and its events tell the same evictions: read preemption-storm.yaml's
+ * story from both sides. Every Evict event (reclaim or priority preemption) has the success line
+ * of its action in the same cycle naming the preemptor and the evicted pod, and every success
+ * line has its Evict events — as KAI's reclaim.go / preempt.go log what its evictions record.
+ */
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterLogs, type LogRecordOut } from "@gpusynth/constructs";
+import { Simulation } from "@gpusynth/sim";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const storm = fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url));
+const MINUTE = 60_000;
+
+interface Eviction {
+  readonly second: string;
+  readonly action: "reclaim" | "preempt";
+  readonly pod: string;
+  readonly preemptor: string;
+}
+
+describe("evictions in the scheduler's log and in its events", () => {
+  const fromEvents: Eviction[] = [];
+  const fromLog: Eviction[] = [];
+  let attempts = 0;
+
+  beforeAll(() => {
+    const { blueprint } = loadBlueprint(storm);
+    const simulation = new Simulation(blueprint);
+    const logs = new ClusterLogs(blueprint);
+    simulation.onEvent(logs.record);
+    const records: LogRecordOut[] = [];
+    for (let t = 10 * MINUTE; t <= 3 * 60 * MINUTE; t += 10 * MINUTE) {
+      simulation.runUntil(t);
+      records.push(...logs.drain(simulation.view()));
+    }
+    const second = (r: LogRecordOut) => new Date(r.timeMs).toISOString().slice(0, 19);
+    for (const r of records) {
+      if (r.receiver === "k8s_events" && r.attributes["k8s.event.reason"] === "Evict") {
+        const preempt = /^Pod (\S+) was preempted by higher priority workload (\S+)$/.exec(r.body);
+        const reclaim = /^Pod (\S+) was preempted by workload (\S+)\.\n/.exec(r.body);
+        const match = preempt ?? reclaim;
+        if (match === null) throw new Error(`an Evict event this test cannot read: ${r.body}`);
+        fromEvents.push({
+          second: second(r),
+          action: preempt === null ? "reclaim" : "preempt",
+          pod: match[1] as string,
+          preemptor: match[2] as string,
+        });
+      }
+      if (r.receiver !== "filelog") continue;
+      if (r.body.includes("Attempting to preempt for job")) attempts++;
+      const line =
+        /Successfully preempted for job <(\S+)>, preempted tasks: <\[(.*)\]>$/.exec(r.body) ??
+        /Reclaimed resources for job <(\S+)>, evicting reclaimee tasks: <\[(.*)\]>\.$/.exec(r.body);
+      if (line === null) continue;
+      for (const pod of (line[2] as string).split(" "))
+        fromLog.push({
+          second: second(r),
+          action: r.body.includes("Reclaimed") ? "reclaim" : "preempt",
+          pod,
+          preemptor: line[1] as string,
+        });
+    }
+  });
+
+  it("tells the storm's reclaims and its priority preemption on both sides", () => {
+    expect(fromEvents.filter((e) => e.action === "reclaim").length).toBeGreaterThan(0);
+    expect(fromEvents.filter((e) => e.action === "preempt").length).toBeGreaterThan(0);
+  });
+
+  it("has, for every Evict event, its action's success line in the same cycle, and the reverse", () => {
+    const key = (e: Eviction) => `${e.second} ${e.action} ${e.pod} by ${e.preemptor}`;
+    expect(fromLog.map(key).sort()).toEqual(fromEvents.map(key).sort());
+  });
+
+  it("logs the jobs still pending as attempted again, each cycle", () => {
+    expect(attempts).toBeGreaterThan(fromEvents.filter((e) => e.action === "preempt").length);
+  });
+});
