@@ -704,23 +704,23 @@ function podName(w: Workload, index: number): string {
   return index === 0 ? `${w.name}-master-0` : `${w.name}-worker-${index - 1}`;
 }
 
-/** Reasons equal field by field (every field of PendingReason; absent equals absent). */
+/** Reasons equal field by field: the fields each reason kind carries (PendingReason). */
 function sameReasons(a: readonly PendingReason[], b: readonly PendingReason[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as PendingReason;
     const y = b[i] as PendingReason;
-    if (
-      x.nodePool !== y.nodePool ||
-      x.reason !== y.reason ||
-      x.queue !== y.queue ||
-      x.requested !== y.requested ||
-      x.deserved !== y.deserved ||
-      x.limit !== y.limit ||
-      x.allocated !== y.allocated ||
-      x.allocatedNonPreemptible !== y.allocatedNonPreemptible
-    )
-      return false;
+    if (x.reason !== y.reason || x.nodePool !== y.nodePool || x.requested !== y.requested) return false;
+    switch (x.reason) {
+      case "Unschedulable":
+        continue;
+      case "OverLimit":
+        if (x.queue !== y.queue || x.limit !== y.limit || x.allocated !== y.allocated) return false;
+        continue;
+      case "NonPreemptibleOverQuota":
+        if (x.queue !== y.queue || x.deserved !== y.deserved || x.allocatedNonPreemptible !== y.allocatedNonPreemptible) return false;
+        continue;
+    }
   }
   return true;
 }
