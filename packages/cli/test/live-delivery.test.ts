@@ -78,8 +78,9 @@ describe("OTLP delivery of a live run", () => {
     await sleep(1000);
     first.kill();
     await live.waitFor(/warning: OTLP metrics export to .* failed .*queuing up to 64 MiB and retrying/);
-    // Long enough for grpc-js to back a reused channel off for several seconds.
-    await sleep(10_000);
+    // Long enough for grpc-js to back a reused channel off by seconds (reconnects at about 1, 2.6
+    // and 5.2 s, the next near 9 s): a shared channel would resume well past 2 s.
+    await sleep(6_000);
     const second = await receiver(port);
     const back = Date.now();
     while (second.arrivals.length === 0 && Date.now() - back < 10_000) await sleep(20);
