@@ -46,7 +46,7 @@ export function areaOf(familyId: string): string {
 }
 
 export function collectInventory(blueprint: Blueprint, durationMs: number, intervalMs: number, seed?: number): Inventory {
-  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: {} });
+  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: true });
   const logSources = new Map<string, LogSourceInventory>();
   const sources = new Map<string, { jobs: Set<string>; families: Map<string, FamilyInventory> }>();
   interface Entry {

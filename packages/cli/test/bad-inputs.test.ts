@@ -44,7 +44,7 @@ function labWith(name: string, from: RegExp, to: string): string {
 }
 
 /** A live run that a regression would let start: kept short and bound to no port. */
-const live = ["run", "--listen", "none", "--speed", "100000", "--duration", "1m", lab];
+const live = ["run", "--listen", "none", "--speed", "100000", "--warmup", "0", "--duration", "1s", lab];
 const offline = ["run", "--offline", "--duration", "1m", lab];
 
 interface Case {
@@ -246,7 +246,7 @@ describe("the binary", () => {
   });
 
   it("exits 2 without a stack trace for an endpoint the OTLP exporter cannot parse", () => {
-    const { code, stderr } = run("run", "--listen", "none", "--duration", "1m", "--otlp-endpoint", "not a url", lab);
+    const { code, stderr } = run("run", "--listen", "none", "--duration", "1s", "--otlp-endpoint", "not a url", lab);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^gpusynth run: --otlp-endpoint: expected an http:\/\/ or https:\/\/ URL/);
     expect(stderr).not.toMatch(stackTrace);

@@ -72,7 +72,7 @@ describe("stopping a live run", () => {
     const { code, ms } = await live.stop("SIGINT");
     expect(code).toBe(0);
     expect(ms).toBeLessThanOrEqual(2000);
-    expect(live.stderr()).toContain("stopped after");
+    expect(live.stderr()).toContain("gpusynth: stopped at");
   }, 30_000);
 
   it.each([

@@ -7,21 +7,24 @@
 import type { Blueprint } from "@gpusynth/blueprint";
 import { type ClusterView, type DomainEvent, Simulation } from "@gpusynth/sim";
 import type { LogRecordOut, TargetSamples } from "./catalogue.js";
+import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { ClusterLogs, ClusterMetrics } from "./cluster.js";
 import { ControlPlane, type ControlPlaneOptions } from "./runai-api/control-plane.js";
 
 export interface ClusterRunOptions {
   /** Overrides the blueprint's seed. */
   readonly seed?: number;
+  /**
+   * The time axis of everything the run emits: time-valued samples, log records, the control
+   * plane's history (default: the blueprint's calendar, as offline runs use).
+   */
+  readonly clock?: StampClock;
   /** Collect every target's samples in each frame (default: yes). */
   readonly metrics?: boolean;
-  /**
-   * Collect log records (Kubernetes events, the scheduler's log) in each frame; `clock` maps a
-   * simulated Unix time to the time stamped on records (the identity offline).
-   */
-  readonly logs?: false | { readonly clock?: (simulatedUnixMs: number) => number };
+  /** Collect log records (Kubernetes events, the scheduler's log) in each frame (default: no). */
+  readonly logs?: boolean;
   /** Keep the Run:ai control plane's history, observed at each frame. */
-  readonly controlPlane?: ControlPlaneOptions;
+  readonly controlPlane?: Omit<ControlPlaneOptions, "clock">;
   /** Further listeners of the simulation's events (summaries, calibration, timelines), subscribed first. */
   readonly observers?: ReadonlyArray<(event: DomainEvent) => void>;
 }
@@ -42,6 +45,7 @@ export class ClusterRun {
   readonly metrics: ClusterMetrics;
   readonly logs: ClusterLogs | undefined;
   readonly controlPlane: ControlPlane | undefined;
+  readonly clock: StampClock;
   private readonly collectMetrics: boolean;
 
   constructor(
@@ -50,15 +54,17 @@ export class ClusterRun {
   ) {
     this.simulation = new Simulation(blueprint, options.seed === undefined ? {} : { seed: options.seed });
     for (const observer of options.observers ?? []) this.simulation.onEvent(observer);
-    this.metrics = new ClusterMetrics(blueprint);
+    this.clock = options.clock ?? BLUEPRINT_CALENDAR;
+    this.metrics = new ClusterMetrics(blueprint, this.clock);
     this.collectMetrics = options.metrics ?? true;
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
     this.simulation.onEvent(this.metrics.record);
-    const logs = options.logs ?? false;
-    this.logs = logs === false ? undefined : new ClusterLogs(blueprint, logs.clock);
+    this.logs = options.logs === true ? new ClusterLogs(blueprint, this.clock) : undefined;
     if (this.logs !== undefined) this.simulation.onEvent(this.logs.record);
     this.controlPlane =
-      options.controlPlane === undefined ? undefined : new ControlPlane(blueprint, this.metrics.activity, options.controlPlane);
+      options.controlPlane === undefined
+        ? undefined
+        : new ControlPlane(blueprint, this.metrics.activity, { ...options.controlPlane, clock: this.clock });
     if (this.controlPlane !== undefined) this.simulation.onEvent(this.controlPlane.record);
   }
 
@@ -70,6 +76,14 @@ export class ClusterRun {
   /** Advances the simulation to `simulatedMs` (since time.start). */
   advanceTo(simulatedMs: number): void {
     this.simulation.runUntil(simulatedMs);
+  }
+
+  /**
+   * Drops the log records of everything simulated so far, writing no scheduler lines for it: a
+   * live run's warm-up, which no consumer receives.
+   */
+  skipLogs(): void {
+    this.logs?.skip(this.simulation.view());
   }
 
   /** The cluster now: collects the targets, drains the log sources and lets the control plane observe. */

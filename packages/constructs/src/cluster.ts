@@ -6,6 +6,7 @@
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
 import type { LogRecordOut, MetricConstruct, MetricFamily, TargetSamples } from "./catalogue.js";
+import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { DCGM_DEFAULTS, DcgmConstruct } from "./dcgm/index.js";
 import { GpuActivityModel } from "./gpu-activity.js";
 import { SchedulerConstruct } from "./kai-scheduler/index.js";
@@ -16,16 +17,18 @@ import { RunaiConstruct } from "./runai/index.js";
 
 export class ClusterMetrics {
   private readonly dcgm: DcgmConstruct;
-  private readonly kube = new KubeConstruct();
+  private readonly kube: KubeConstruct;
   private readonly scheduler = new SchedulerConstruct();
   private readonly runai: RunaiConstruct;
   readonly constructs: readonly MetricConstruct[];
   /** The GPU activity every source reads; the control-plane API reads it too, so all agree. */
   readonly activity = new GpuActivityModel();
 
-  constructor(blueprint: Blueprint) {
+  /** `clock` stamps the values of time-valued families (pod start and creation, last busy time). */
+  constructor(blueprint: Blueprint, clock: StampClock = BLUEPRINT_CALENDAR) {
     this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
-    this.runai = new RunaiConstruct(blueprint, this.activity);
+    this.kube = new KubeConstruct(clock);
+    this.runai = new RunaiConstruct(blueprint, this.activity, clock);
     this.constructs = [this.runai, this.dcgm, this.kube, this.scheduler];
   }
 
@@ -47,11 +50,8 @@ export class ClusterLogs {
   private readonly events: KubernetesEvents;
   private readonly scheduler: SchedulerLog;
 
-  /**
-   * `clock` maps a simulated Unix time to the time stamped on records: the identity offline;
-   * wall-clock time in live runs, so backends accept the data.
-   */
-  constructor(blueprint: Blueprint, clock: (simulatedUnixMs: number) => number = (ms) => ms) {
+  /** `clock` stamps the records: the blueprint's calendar offline, the consumers' clock live. */
+  constructor(blueprint: Blueprint, clock: StampClock = BLUEPRINT_CALENDAR) {
     const period = blueprint.time.schedulingPeriod;
     const nodes = new Map(blueprint.nodePools.map((p) => [p.name, p.nodes]));
     const images = new Map(blueprint.images.map((i) => [i.name, i]));
@@ -68,6 +68,12 @@ export class ClusterLogs {
     this.events.record(event);
     this.scheduler.record(event);
   };
+
+  /** Drops every record up to the view's simulated time (a warm-up), writing no scheduler lines for it. */
+  skip(view: ClusterView): void {
+    this.events.drain(view.startMs + view.now);
+    this.scheduler.skip(view.now);
+  }
 
   /** Every record written up to the view's simulated time, oldest first. */
   drain(view: ClusterView): LogRecordOut[] {

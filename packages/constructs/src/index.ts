@@ -8,6 +8,7 @@ export {
   type ScrapeTarget,
   type TargetSamples,
 } from "./catalogue.js";
+export { BLUEPRINT_CALENDAR, LiveClock, type StampClock } from "./clock.js";
 export { ClusterLogs, ClusterMetrics } from "./cluster.js";
 export { ClusterRun, type ClusterRunOptions, type Frame, virtualTicks } from "./cluster-run.js";
 export { xidMessage } from "./dcgm/xid-messages.js";

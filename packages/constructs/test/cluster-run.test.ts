@@ -29,7 +29,7 @@ describe("ClusterRun", () => {
   });
 
   it("hands each log record to exactly one frame, in time order, and collects only what it was asked for", () => {
-    const withLogs = frames(new ClusterRun(blueprint, { logs: {} }), 40 * MINUTE, 5 * MINUTE);
+    const withLogs = frames(new ClusterRun(blueprint, { logs: true }), 40 * MINUTE, 5 * MINUTE);
     const records = withLogs.flatMap((f) => f.logs);
     expect(records.length).toBeGreaterThan(100);
     for (const f of withLogs) for (const r of f.logs) expect(r.timeMs).toBeLessThanOrEqual(blueprint.time.start + f.simulatedMs);
@@ -42,8 +42,8 @@ describe("ClusterRun", () => {
 
   it("lets observers see every event, and gives the same frames for the same seed", () => {
     const seen: DomainEvent[] = [];
-    const first = frames(new ClusterRun(blueprint, { seed: 5, observers: [(e) => seen.push(e)], logs: {} }), 30 * MINUTE, 10 * MINUTE);
-    const second = frames(new ClusterRun(blueprint, { seed: 5, logs: {} }), 30 * MINUTE, 10 * MINUTE);
+    const first = frames(new ClusterRun(blueprint, { seed: 5, observers: [(e) => seen.push(e)], logs: true }), 30 * MINUTE, 10 * MINUTE);
+    const second = frames(new ClusterRun(blueprint, { seed: 5, logs: true }), 30 * MINUTE, 10 * MINUTE);
     expect(seen.some((e) => e.kind === "WorkloadSubmitted")).toBe(true);
     expect(JSON.stringify(second.map((f) => [f.targets, f.logs]))).toEqual(JSON.stringify(first.map((f) => [f.targets, f.logs])));
   });

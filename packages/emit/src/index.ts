@@ -20,7 +20,7 @@ export {
 } from "./delivery/queue.js";
 export { type EncodedRequest, encodeLogs, encodeMetrics } from "./delivery/requests.js";
 export { exposition } from "./exposition.js";
-export { type LiveOptions, type LiveStatus, runLive } from "./live.js";
+export { type LiveOptions, type LiveStatus, runLive, servingStartMs } from "./live.js";
 export { LogsPipeline, type LogsReport, type LogsSink } from "./logs-pipeline.js";
 export { ConsoleLogsSink, OtlpJsonLinesLogsSink } from "./logs-sinks.js";
 export { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";

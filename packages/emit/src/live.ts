@@ -1,14 +1,15 @@
 /**
- * A live run: the simulation is paced to the wall clock (optionally accelerated), every
- * interval the targets are refreshed for scraping and, when a sink is given, pushed through the
- * SDK stamped with wall-clock time so live backends accept them. Sinks only queue (delivery runs
- * in the background), and the loop yields to the event loop every few milliseconds whatever the
- * speed, so a slow collector, a busy scrape server or a huge --speed never stops the run from
- * answering requests and signals.
+ * A live run: a warm-up is simulated first (so the first scrape shows a working cluster), then
+ * the simulation is paced to the wall clock (optionally accelerated) and every interval the
+ * targets are refreshed for scraping and, when a sink is given, pushed through the SDK. Every
+ * time emitted is on the consumers' clock (LiveClock): the serving instant is now, simulated
+ * durations are divided by the speed. Sinks only queue (delivery runs in the background), and the
+ * loop yields to the event loop every few milliseconds whatever the speed, so a slow collector,
+ * a busy scrape server or a huge --speed never stops the run from answering requests and signals.
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, runaiApi } from "@gpusynth/constructs";
+import { ClusterRun, LiveClock, runaiApi } from "@gpusynth/constructs";
 import type { ControlPlaneServer } from "./api-server/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
@@ -18,9 +19,12 @@ import type { MetricsSink } from "./sinks.js";
 export interface LiveOptions {
   /** Simulated seconds per wall-clock second. */
   readonly speed: number;
+  /** Wall-clock ms between frames (a scraper's interval). */
   readonly intervalMs: number;
-  /** Stop after this much simulated time; run until aborted when absent. */
+  /** Stop after serving this long (wall-clock ms); run until aborted when absent. */
   readonly durationMs?: number;
+  /** Simulated ms run before serving starts (see servingStartMs). */
+  readonly warmupMs: number;
   readonly seed?: number;
   readonly sink?: MetricsSink;
   /** Where log records go (OTLP, console); none when absent. */
@@ -33,7 +37,10 @@ export interface LiveOptions {
 }
 
 export interface LiveStatus {
+  /** Simulated ms since time.start. */
   readonly simulatedMs: number;
+  /** The consumers' time (Unix ms) that simulated instant is stamped with. */
+  readonly stampedMs: number;
   readonly targets: number;
   readonly pending: number;
   readonly running: number;
@@ -63,6 +70,20 @@ async function advance(run: ClusterRun, targetMs: number, signal: AbortSignal, b
   }
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * Where serving starts, in simulated ms since time.start: after at least `warmupMs`, and at ×1
+ * at the same UTC time of day as `nowUnixMs`, so the blueprint's diurnal arrivals follow the real
+ * day (the weekday is the blueprint's: aligning it could mean simulating up to a week first). A
+ * cold start (no warm-up) starts at time.start, as a scenario's story needs.
+ */
+export function servingStartMs(blueprintStartUnixMs: number, warmupMs: number, speed: number, nowUnixMs: number): number {
+  if (speed !== 1 || warmupMs === 0) return warmupMs;
+  const lag = (((nowUnixMs - (blueprintStartUnixMs + warmupMs)) % DAY_MS) + DAY_MS) % DAY_MS;
+  return warmupMs + lag;
+}
+
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve();
@@ -76,19 +97,18 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 export async function runLive(blueprint: Blueprint, options: LiveOptions): Promise<LiveStatus> {
-  const wallStart = Date.now();
-  // Records are stamped with the wall-clock moment their simulated time maps to.
-  const clock = (simulatedUnixMs: number) => wallStart + (simulatedUnixMs - blueprint.time.start) / options.speed;
+  const servingMs = servingStartMs(blueprint.time.start, options.warmupMs, options.speed, Date.now());
+  const clock = new LiveClock(blueprint.time.start + servingMs, options.speed, Date.now());
   const run = new ClusterRun(blueprint, {
     ...(options.seed === undefined ? {} : { seed: options.seed }),
-    logs: options.logs === undefined ? false : { clock },
+    clock: clock.stamp,
+    logs: options.logs !== undefined,
     // Its history is kept in stamped (wall-clock) time, like everything the run emits, one
     // snapshot per whole number of intervals so every kept snapshot is a scrape's.
     ...(options.api === undefined
       ? {}
       : {
           controlPlane: {
-            clock,
             retentionMs: options.api.retentionMs,
             stepMs: runaiApi.snapshotStep(options.api.retentionMs, options.intervalMs),
           },
@@ -97,30 +117,40 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   if (run.controlPlane !== undefined) options.api?.server.attach(run.controlPlane);
   const pipeline = options.sink === undefined ? undefined : new MetricsPipeline(options.sink);
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
-  let status: LiveStatus = { simulatedMs: 0, targets: 0, pending: 0, running: 0 };
+  const statusOf = (targets: number): LiveStatus => {
+    const view = run.simulation.view();
+    return {
+      simulatedMs: run.now,
+      stampedMs: clock.stamp(blueprint.time.start + run.now),
+      targets,
+      pending: view.pending.length,
+      running: view.running.length,
+    };
+  };
+  let status = statusOf(0);
   try {
+    // The warm-up: simulated as fast as the CPU allows; its log records are nobody's news.
+    await advance(run, servingMs, options.signal, Number.POSITIVE_INFINITY);
+    run.skipLogs();
+    const wallStart = Date.now();
+    clock.startServing(wallStart);
     for (let tick = 0; !options.signal.aborted; tick++) {
-      const wantedMs = Math.min((Date.now() - wallStart) * options.speed, options.durationMs ?? Number.POSITIVE_INFINITY);
+      const wantedMs = servingMs + (Date.now() - wallStart) * options.speed;
       await advance(run, wantedMs, options.signal, options.intervalMs);
       if (options.signal.aborted) break;
       const frame = run.frame();
       options.server?.update(frame.targets);
       await pipeline?.scrape(frame.targets, Date.now(), options.signal);
       await logsPipeline?.export(frame.logs);
-      const { view } = frame;
-      status = {
-        simulatedMs: frame.simulatedMs,
-        targets: frame.targets.length,
-        pending: view.pending.length,
-        running: view.running.length,
-      };
+      status = statusOf(frame.targets.length);
       options.onTick?.(status);
-      if (options.durationMs !== undefined && run.now >= options.durationMs) break;
-      await sleep(wallStart + (tick + 1) * options.intervalMs - Date.now(), options.signal);
+      const nextTick = wallStart + (tick + 1) * options.intervalMs;
+      if (options.durationMs !== undefined && nextTick - wallStart > options.durationMs) break;
+      await sleep(nextTick - Date.now(), options.signal);
     }
   } finally {
     // Both flush at once: a stopping run has a bounded time to deliver what is queued.
     await Promise.all([pipeline?.shutdown(), logsPipeline?.shutdown()]);
   }
-  return { ...status, simulatedMs: run.now };
+  return { ...status, simulatedMs: run.now, stampedMs: clock.stamp(blueprint.time.start + run.now) };
 }

@@ -35,7 +35,7 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
   const run = new ClusterRun(blueprint, {
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     metrics: sink !== undefined,
-    logs: options.logs === undefined ? false : {},
+    logs: options.logs !== undefined,
     ...(options.observers === undefined ? {} : { observers: options.observers }),
   });
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);

@@ -72,8 +72,10 @@ class LiveScenario {
     await this.prometheus.waitForTargets(targets.length);
     await runLive(this.blueprint, {
       speed: this.speed,
+      // The scenario's story from its start, for its simulated duration.
+      warmupMs: 0,
       intervalMs: TICK_MS,
-      durationMs: this.durationMs,
+      durationMs: this.durationMs / this.speed,
       server: this.server,
       signal: this.abort.signal,
       onTick: (status) => this.ticks.push({ simulatedMs: status.simulatedMs, wallMs: Date.now() }),

@@ -24,6 +24,16 @@ export function durationOption(name: string, text: string | boolean | undefined,
   return boundedDuration(`--${name}`, value, 1, MAX_RUN_DURATION_MS, "90m, 24h or 7d");
 }
 
+/** Longest warm-up, as the blueprint's time.liveWarmup allows: a month of the largest blueprint is minutes of CPU. */
+const MAX_WARMUP_MS = 30 * DAY_MS;
+
+/** --warmup: simulated time run before a live run serves (0 for a cold start); the blueprint's time.liveWarmup when absent. */
+export function warmupOption(text: string | boolean | undefined): number | undefined {
+  if (typeof text !== "string") return undefined;
+  if (text.trim() === "0") return 0;
+  return boundedDuration("--warmup", text, 0, MAX_WARMUP_MS, "0, 6h or 1d");
+}
+
 /** A duration within [minMs, maxMs]; `name` is the flag the text came from. */
 function boundedDuration(name: string, text: string, minMs: number, maxMs: number, examples: string): number {
   const ms = parseDuration(text);

@@ -28,6 +28,9 @@ import { EXIT_OK, UsageError } from "../usage.js";
 export interface LiveRun {
   readonly api: ({ host: string; port: number; generated: boolean } & ApiCredentials) | undefined;
   readonly speed: number;
+  /** Simulated ms before serving. */
+  readonly warmupMs: number;
+  /** Wall-clock ms. */
   readonly intervalMs: number;
   readonly durationMs?: number;
   readonly seed?: number;
@@ -92,9 +95,14 @@ export async function runLiveCommand(
       output.err(`gpusynth: pushing OTLP (${otlp.protocol}) to ${otlp.url} every ${formatDuration(run.intervalMs)}\n`);
     if (server === undefined && otlp === undefined && api === undefined)
       output.err("gpusynth: no --listen, no --api and no OTLP endpoint: the run emits nothing\n");
+    if (run.warmupMs > 0)
+      output.err(
+        `gpusynth: warming up: simulating ${formatDuration(run.warmupMs)}${run.speed === 1 ? " or more (to the real time of day)" : ""} before serving\n`,
+      );
     let lastLine = Number.NEGATIVE_INFINITY;
     const status = await runLive(blueprint, {
       speed: run.speed,
+      warmupMs: run.warmupMs,
       intervalMs: run.intervalMs,
       ...(run.durationMs === undefined ? {} : { durationMs: run.durationMs }),
       ...(run.seed === undefined ? {} : { seed: run.seed }),
@@ -113,7 +121,7 @@ export async function runLiveCommand(
       },
     });
     if (output.interactive) output.err("\n");
-    output.err(`gpusynth: stopped after ${formatDuration(status.simulatedMs)} simulated\n`);
+    output.err(`gpusynth: stopped at ${formatStamp(status.stampedMs)}, the cluster's ${formatSimulated(blueprint, status.simulatedMs)}\n`);
     if (deliveries !== undefined) {
       output.err(`${deliveryLine("metrics", "points", deliveries.metrics.stats())}\n`);
       if (deliveries.logs !== undefined) output.err(`${deliveryLine("logs", "log records", deliveries.logs.stats())}\n`);
@@ -233,12 +241,22 @@ function answeredLine(answered: ReadonlyMap<number, number>): string {
     .join(", ");
 }
 
+/** A Unix time as the status line prints it: UTC to the second. */
+function formatStamp(unixMs: number): string {
+  return `${new Date(unixMs).toISOString().slice(0, 19).replace("T", " ")}Z`;
+}
+
+/** Where the simulation is on the blueprint's calendar, for a person comparing with the blueprint. */
+function formatSimulated(blueprint: Blueprint, simulatedMs: number): string {
+  const shown = Math.round(simulatedMs / 1000) * 1000;
+  return `${new Date(blueprint.time.start + simulatedMs).toISOString().slice(0, 16).replace("T", " ")} (+${formatDuration(shown)} simulated)`;
+}
+
 function statusLine(blueprint: Blueprint, s: LiveStatus, deliveries: Deliveries | undefined): string {
-  const at = new Date(blueprint.time.start + s.simulatedMs).toISOString().slice(0, 16).replace("T", " ");
   const metrics = deliveries?.metrics.stats();
   const otlp =
     metrics === undefined
       ? ""
       : ` | OTLP ${count(metrics.delivered.items, "points")} sent, ${metrics.pending.requests} requests queued${metrics.outageSinceMs === undefined ? "" : " (receiver down)"}`;
-  return `sim ${at} (+${formatDuration(s.simulatedMs)}) | ${s.running} running, ${s.pending} pending | ${s.targets} targets${otlp}`;
+  return `${formatStamp(s.stampedMs)} | ${s.running} running, ${s.pending} pending | ${s.targets} targets${otlp} | blueprint calendar ${formatSimulated(blueprint, s.simulatedMs)}`;
 }

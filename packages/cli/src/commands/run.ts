@@ -20,7 +20,16 @@ import { parseCommand } from "../parse.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { summaryJson, summaryText } from "../summary-table.js";
 import { EXIT_OK, UsageError } from "../usage.js";
-import { checkOfflineEnd, checkOtlpEndpoints, durationOption, intervalOption, oneBlueprint, seedOption, speedOption } from "./options.js";
+import {
+  checkOfflineEnd,
+  checkOtlpEndpoints,
+  durationOption,
+  intervalOption,
+  oneBlueprint,
+  seedOption,
+  speedOption,
+  warmupOption,
+} from "./options.js";
 import { runLiveCommand } from "./run-live.js";
 
 export const runHelp = `Usage: gpusynth run [options] [blueprint]
@@ -29,25 +38,36 @@ Runs the simulated cluster a blueprint describes and emits its telemetry as an O
 Collector's prometheus receiver would after scraping the real exporters (Run:ai, dcgm-exporter,
 kube-state-metrics, the scheduler).
 
-Live (the default): the simulation is paced to the wall clock (--speed to accelerate). Every
-emulated target is served for scraping on --listen, each at its own path in the vendor's text
-format, with a Prometheus HTTP service-discovery endpoint listing them all; when an OTLP endpoint
-is configured (--otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT) metrics are also pushed through the
-OpenTelemetry SDK every --interval, and so are the logs (Kubernetes events and the scheduler's
-log). Runs until Ctrl-C (or --duration of simulated time). With --api it also serves the Run:ai
-control-plane API (2.24: Metrics, Telemetry, clusters, node pools, nodes, projects, departments,
-workloads and pods) from the same simulated cluster, behind a bearer token.
+Live (the default): a warm-up is simulated first (--warmup; default: the blueprint's
+time.liveWarmup, 1d unless it says otherwise), so the first scrape shows a working cluster; then the simulation is paced to the wall clock (--speed to
+accelerate). Every emulated target is served for scraping on --listen, each at its own path in the
+vendor's text format, with a Prometheus HTTP service-discovery endpoint listing them all; when an
+OTLP endpoint is configured (--otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT) metrics are also
+pushed through the OpenTelemetry SDK every --interval, and so are the logs (Kubernetes events and
+the scheduler's log). With --api it also serves the Run:ai control-plane API (2.24: Metrics,
+Telemetry, clusters, node pools, nodes, projects, departments, workloads and pods) from the same
+simulated cluster, behind a bearer token. Runs until Ctrl-C, or for --duration.
+One clock: everything a live run emits is on the consumers' wall clock. The moment serving
+starts is now; at --speed N a simulated hour takes 60/N wall minutes, and every time emitted
+(sample times, kube_pod_start_time and other time-valued series, log records, the API's times)
+is the wall-clock moment its simulated instant maps to — the warm-up lies in the past. At ×1 the
+warm-up is lengthened so the simulated time of day is the real one (UTC): the blueprint's
+diurnal arrivals follow the real day. --interval and --duration are wall-clock time.
 
-Offline (--offline): runs as fast as the CPU allows, stamps data with simulated time, and can
-write OTLP-JSON (--otlp-json) and print per-project and per-node-pool totals (--summary).
+Offline (--offline): runs as fast as the CPU allows on the blueprint's own calendar (from
+time.start; --interval and --duration are simulated time), and can write OTLP-JSON (--otlp-json)
+and print per-project and per-node-pool totals (--summary).
 
 Arguments:
   blueprint              YAML file (default: blueprints/lab.yaml)
 
 Options:
   --offline              run in simulated time, as fast as possible
-  --duration <d>         simulated time to run, e.g. 90m, 24h, 7d; at most 3660d (offline default: 24h; live: until stopped)
+  --duration <d>         how long to run, e.g. 90m, 24h, 7d; at most 3660d (offline: simulated, default 24h;
+                         live: wall-clock, default until stopped)
   --speed <n>            live: simulated seconds per wall-clock second, at most 1e9 (default: 1)
+  --warmup <d>           live: simulated time run before serving, at most 30d; 0 for a cold start
+                         (default: the blueprint's time.liveWarmup, else 1d)
   --interval <d>         scrape/export interval, 10ms to 24h (default: OTEL_METRIC_EXPORT_INTERVAL ms, else 15s)
   --listen <host:port>   live: serve the scrape targets and ${SD_PATH} here (default: 127.0.0.1:9464; "none" to disable)
   --api <host:port>      live: serve the Run:ai control-plane API here, e.g. 127.0.0.1:8080 (default: none)
@@ -96,6 +116,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       offline: { type: "boolean" },
       duration: { type: "string" },
       speed: { type: "string" },
+      warmup: { type: "string" },
       interval: { type: "string" },
       listen: { type: "string" },
       api: { type: "string" },
@@ -114,7 +135,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const intervalMs = intervalOption(values.interval, env);
 
   if (values.offline === true) {
-    for (const flag of ["speed", "listen", "api", "otlp-endpoint"] as const) {
+    for (const flag of ["speed", "warmup", "listen", "api", "otlp-endpoint"] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to live runs; drop it or drop --offline`);
     }
     const durationMs = durationOption("duration", values.duration, "24h");
@@ -142,6 +163,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to offline runs: add --offline`);
   }
   const speed = speedOption(values.speed);
+  const warmupMs = warmupOption(values.warmup);
   const protocol = typeof values["otlp-protocol"] === "string" ? values["otlp-protocol"] : (protocolFromEnv(env) ?? "grpc");
   if (!isOtlpProtocol(protocol))
     throw new UsageError(
@@ -161,6 +183,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     {
       api: api === undefined ? undefined : { ...api, ...apiCredentials(blueprint, env) },
       speed,
+      warmupMs: warmupMs ?? blueprint.time.liveWarmup,
       intervalMs,
       ...(durationMs === undefined ? {} : { durationMs }),
       ...(seed === undefined ? {} : { seed }),

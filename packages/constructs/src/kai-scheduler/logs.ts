@@ -137,6 +137,20 @@ export class SchedulerLog {
     return out;
   }
 
+  /**
+   * Writes nothing for the cycles up to simulated time `t` (a warm-up nobody reads), keeping
+   * what later cycles repeat.
+   */
+  skip(t: number): void {
+    const period = this.options.schedulingPeriodMs;
+    for (; this.nextCycle <= t; this.nextCycle += period) {
+      const cycle = this.traced.get(this.nextCycle);
+      if (cycle === undefined) continue;
+      this.traced.delete(this.nextCycle);
+      this.lastCycle = cycle;
+    }
+  }
+
   /** A cycle in which nothing changed: the jobs still pending are attempted and fail again. */
   private idleCycle(): DomainEvent & { kind: "SchedulingCycle" } {
     const last = this.lastCycle;

@@ -8,6 +8,7 @@
 import type { ClusterView, DeepReadonly, Node, Pool, Workload } from "@gpusynth/sim";
 import { nodeInternalIp, nodeOrdinal, podCidr, podIp, systemPodIp } from "../addresses.js";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
+import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import { containerName, podController } from "../naming.js";
 import { stableUuid } from "../noise.js";
 import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
@@ -47,11 +48,15 @@ export class KubeConstruct implements MetricConstruct {
   readonly area = "kubernetes";
   readonly families = KSM_FAMILIES;
 
-  constructor(private readonly options: KubeOptions = KUBE_DEFAULTS) {}
+  /** `clock` stamps kube_pod_created and kube_pod_start_time on the run's time axis. */
+  constructor(
+    private readonly clock: StampClock = BLUEPRINT_CALENDAR,
+    private readonly options: KubeOptions = KUBE_DEFAULTS,
+  ) {}
 
   collect(view: ClusterView): TargetSamples[] {
     const samples: Sample[] = [];
-    const seconds = (t: number) => (view.startMs + t) / MS_PER_S;
+    const seconds = (t: number) => this.clock(view.startMs + t) / MS_PER_S;
     const ordinals = new Map<string, number>();
     for (const pool of view.pools) for (const node of pool.nodes) ordinals.set(node.name, nodeOrdinal(view.pools, node));
 

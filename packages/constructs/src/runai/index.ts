@@ -8,6 +8,7 @@ import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Gpu, Pool, Workload } from "@gpusynth/sim";
 import { systemPodIp } from "../addresses.js";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
+import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { GpuActivityModel, GpuReading } from "../gpu-activity.js";
 import { RUNAI, RUNAI_FAMILIES } from "./families.js";
 
@@ -22,9 +23,11 @@ export class RunaiConstruct implements MetricConstruct {
   readonly area = "runai";
   readonly families = RUNAI_FAMILIES;
 
+  /** `clock` stamps the last-busy times on the run's time axis. */
   constructor(
     private readonly blueprint: Blueprint,
     private readonly activity: GpuActivityModel,
+    private readonly clock: StampClock = BLUEPRINT_CALENDAR,
   ) {}
 
   collect(view: ClusterView): TargetSamples[] {
@@ -32,7 +35,7 @@ export class RunaiConstruct implements MetricConstruct {
     if (target === undefined) return [];
     const clusterId = this.blueprint.cluster.clusterId;
     const out: Sample[] = [];
-    const unix = (t: number) => Math.floor((view.startMs + t) / 1000);
+    const unix = (t: number) => Math.floor(this.clock(view.startMs + t) / 1000);
     const readings = new Map<DeepReadonly<Gpu>, GpuReading>();
 
     for (const pool of view.pools) this.nodeSamples(out, pool, view.now, clusterId, readings, unix);
