@@ -52,3 +52,12 @@ export const XID_CATALOGUE: ReadonlyMap<number, XidEntry> = new Map(
 );
 
 export const KNOWN_XIDS: readonly number[] = [...XID_CATALOGUE.keys()];
+
+/**
+ * XIDs NVIDIA's k8s-device-plugin does not act on: application errors, after which "the GPU
+ * should still be healthy" (internal/rm/health.go, getDisabledHealthCheckXids, @02597b97). On
+ * every other XID the plugin marks the device Unhealthy and never marks it healthy again: the
+ * kubelet stops counting it as allocatable until the plugin restarts, which a node reboot does.
+ * DP_DISABLE_HEALTHCHECKS adds to this list in a real deployment; gpusynth models the default.
+ */
+export const DEVICE_PLUGIN_IGNORED_XIDS: ReadonlySet<number> = new Set([13, 31, 43, 45, 68, 109]);

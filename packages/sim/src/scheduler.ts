@@ -10,7 +10,7 @@ import { type PodShape, podShape } from "@gpusynth/blueprint";
 import type { PendingReason } from "./domain-events.js";
 import { divideFairShare } from "./fair-share.js";
 import { MinHeap } from "./min-heap.js";
-import { type Gpu, type Node, type Pod, type Pool, type Queue, schedulableFreeGpus, type Workload } from "./world.js";
+import { type Gpu, isAllocatable, type Node, type Pod, type Pool, type Queue, schedulableFreeGpus, type Workload } from "./world.js";
 
 export interface PodAssignment {
   readonly node: Node;
@@ -150,14 +150,14 @@ export class Scheduler {
   }
   private readonly lastShareInputs = new Map<Pool, number[]>();
 
-  /** Healthy GPUs on ready nodes: recounted only when a node's status or a GPU's health changed. */
+  /** Allocatable GPUs on ready nodes: recounted only when a node's status or a GPU's health changed. */
   private capacityOf(pool: Pool): number {
     const known = this.capacity.get(pool);
     if (known !== undefined && known.version === pool.capacityVersion) return known.gpus;
     let gpus = 0;
     for (const node of pool.nodes) {
       if (node.status !== "ready") continue;
-      for (const gpu of node.gpus) if (gpu.health === "ok") gpus++;
+      for (const gpu of node.gpus) if (isAllocatable(gpu)) gpus++;
     }
     this.capacity.set(pool, { version: pool.capacityVersion, gpus });
     return gpus;
@@ -367,7 +367,7 @@ export class Scheduler {
     for (const candidate of candidates) {
       if (!eligible(candidate)) continue;
       victims.push(candidate.v);
-      for (const pod of candidate.v.pods) for (const gpu of pod.gpus) if (gpu.health === "ok") freed.add(gpu);
+      for (const pod of candidate.v.pods) for (const gpu of pod.gpus) if (isAllocatable(gpu)) freed.add(gpu);
       const pods = place(pool, shape, freed);
       if (pods === undefined) continue;
       const used = new Set(pods.flatMap((p) => p.gpus));
@@ -496,6 +496,6 @@ function place(pool: Pool, shape: PodShape, freed?: ReadonlySet<Gpu>): PodAssign
   candidates.sort((a, b) => a.free - b.free);
   return candidates.slice(0, shape.pods).map(({ node }) => ({
     node,
-    gpus: node.gpus.filter((gpu) => gpu.health === "ok" && (gpu.holder === null || freed?.has(gpu) === true)).slice(0, shape.gpusPerPod),
+    gpus: node.gpus.filter((gpu) => isAllocatable(gpu) && (gpu.holder === null || freed?.has(gpu) === true)).slice(0, shape.gpusPerPod),
   }));
 }

@@ -6,6 +6,7 @@
 import {
   type Blueprint,
   BUILT_IN_PRIORITY_CLASSES,
+  DEVICE_PLUGIN_IGNORED_XIDS,
   type Ending,
   isPreemptible,
   podShape,
@@ -40,6 +41,7 @@ import {
   releaseGpu,
   setGpuHealth,
   setNodeStatus,
+  setPluginHealth,
   takeGpu,
   type Workload,
 } from "./world.js";
@@ -251,6 +253,7 @@ export class Simulation {
       case "node-ready":
         for (const gpu of item.node.gpus) {
           setGpuHealth(gpu, "ok");
+          setPluginHealth(gpu, true); // the device plugin restarted with the node
           gpu.lastXid = 0; // the driver reloaded: DCGM's last-XID field starts over
           gpu.initialisedAt = this.nowMs;
         }
@@ -638,6 +641,7 @@ export class Simulation {
     if (gpu.health !== "ok" || gpu.node.status === "rebooting") return;
     const effect: XidEffect = XID_CATALOGUE.get(xid)?.effect ?? "none";
     gpu.lastXid = xid;
+    if (!DEVICE_PLUGIN_IGNORED_XIDS.has(xid)) setPluginHealth(gpu, false);
     const victim = effect === "none" ? undefined : gpu.holder?.workload;
     this.emit({
       t: this.nowMs,

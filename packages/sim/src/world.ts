@@ -26,6 +26,11 @@ export interface Gpu {
   readonly pciBusId: string;
   readonly node: Node;
   health: GpuHealth;
+  /**
+   * Whether the device plugin still advertises the GPU: false from an XID it acts on until the
+   * node reboots (DEVICE_PLUGIN_IGNORED_XIDS), even when the driver has reset the GPU meanwhile.
+   */
+  pluginHealthy: boolean;
   holder: Pod | null;
   /** The most recent XID the GPU reported (0: none since the driver loaded). */
   lastXid: number;
@@ -39,7 +44,7 @@ export interface Node {
   readonly pool: Pool;
   readonly gpus: readonly Gpu[];
   status: NodeStatus;
-  /** Healthy GPUs no pod holds; kept in step by takeGpu / releaseGpu / setGpuHealth. */
+  /** Allocatable GPUs no pod holds; kept in step by takeGpu / releaseGpu / setGpuHealth / setPluginHealth. */
   freeGpus: number;
   /** Simulated time the node last finished booting (0 for nodes up at the start). */
   bootedAt: number;
@@ -192,6 +197,7 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
           node,
           health: "ok",
           holder: null,
+          pluginHealthy: true,
           lastXid: 0,
           initialisedAt: 0,
         });
@@ -250,8 +256,13 @@ export function queueKey(project: string, pool: string): string {
   return `${project}\u0000${pool}`;
 }
 
+/** A GPU a pod may be given: working, and advertised by the device plugin. */
+export function isAllocatable(gpu: { readonly health: GpuHealth; readonly pluginHealthy: boolean }): boolean {
+  return gpu.health === "ok" && gpu.pluginHealthy;
+}
+
 function isFree(gpu: Gpu): boolean {
-  return gpu.health === "ok" && gpu.holder === null;
+  return isAllocatable(gpu) && gpu.holder === null;
 }
 
 export function takeGpu(gpu: Gpu, pod: Pod): void {
@@ -264,6 +275,17 @@ export function releaseGpu(gpu: Gpu): void {
   const wasFree = isFree(gpu);
   gpu.holder = null;
   if (!wasFree && isFree(gpu)) gpu.node.freeGpus++;
+}
+
+/** The device plugin marks the GPU (un)healthy: the kubelet's allocatable follows. */
+export function setPluginHealth(gpu: Gpu, healthy: boolean): void {
+  if (gpu.pluginHealthy === healthy) return;
+  const wasFree = isFree(gpu);
+  gpu.pluginHealthy = healthy;
+  gpu.node.pool.capacityVersion++;
+  const nowFree = isFree(gpu);
+  if (wasFree && !nowFree) gpu.node.freeGpus--;
+  else if (!wasFree && nowFree) gpu.node.freeGpus++;
 }
 
 export function setGpuHealth(gpu: Gpu, health: GpuHealth): void {

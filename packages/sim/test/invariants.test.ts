@@ -2,6 +2,7 @@
  * Invariants over long random runs with many seeds: whatever the arrivals, faults and
  * preemptions, the cluster's bookkeeping must stay physically possible.
  */
+import { DEVICE_PLUGIN_IGNORED_XIDS } from "@gpusynth/blueprint";
 import type { DomainEvent, Simulation } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 import { DAY, fixture, HOUR, repoFile, run } from "./helpers.js";
@@ -37,11 +38,20 @@ function watch(simulation: Simulation): { problems: string[]; checkView: () => v
   const phase = new Map<number, Phase>();
   const pendingSince = new Map<number, number>();
   const holder = new Map<string, string>(); // GPU UUID → pod UID
+  // GPUs the device plugin dropped after an XID it acts on, until their node reboots.
+  const dropped = new Set<string>();
+  const gpusOf = new Map(simulation.view().pools.flatMap((p) => p.nodes.map((n) => [n.name, n.gpus.map((g) => g.uuid)] as const)));
   let lastT = 0;
   simulation.onEvent((event) => {
     counts.set(event.kind, (counts.get(event.kind) ?? 0) + 1);
     if (event.t < lastT) problems.push(`time went backwards at ${event.kind}`);
     lastT = event.t;
+    if (event.kind === "GpuFault" && !DEVICE_PLUGIN_IGNORED_XIDS.has(event.xid)) dropped.add(event.gpu.uuid);
+    if (event.kind === "NodeReady") for (const uuid of gpusOf.get(event.node) ?? []) dropped.delete(uuid);
+    if (event.kind === "WorkloadStarted")
+      for (const pod of event.pods)
+        for (const gpu of pod.gpus)
+          if (dropped.has(gpu.uuid)) problems.push(`pod ${pod.name} placed on ${gpu.uuid}, which the device plugin dropped`);
     if (!("workload" in event)) return;
     const id = event.workload.id;
     const next = transition(phase.get(id), event);
@@ -83,7 +93,7 @@ function watch(simulation: Simulation): { problems: string[]; checkView: () => v
           if (gpu.health !== "ok") problems.push(`GPU ${gpu.uuid} is ${gpu.health} but held by ${gpu.holder.name}`);
           if (!gpu.holder.gpus.includes(gpu)) problems.push(`GPU ${gpu.uuid} names a holder that does not list it`);
         }
-        const free = node.gpus.filter((g) => g.health === "ok" && g.holder === null).length;
+        const free = node.gpus.filter((g) => g.health === "ok" && g.pluginHealthy && g.holder === null).length;
         if (free !== node.freeGpus) problems.push(`node ${node.name} counts ${node.freeGpus} free GPUs, has ${free}`);
       }
       const allocated = view.queues.filter((q) => q.pool === pool.name && q.level === "project").reduce((sum, q) => sum + q.allocated, 0);

@@ -30,15 +30,25 @@ describe("blueprints/scenarios/gpu-fault.yaml", () => {
     e.cause.kind === "GpuFault" ? e.cause.xid : e.cause.kind,
   ]);
 
-  it("fails the gang on XID 95 at 01:00 and the 8-GPU job on XID 79 at 03:00; XID 63 stops nothing", () => {
+  it("fails the gang on XID 95 at 01:00 and the 4-GPU job on XID 79 at 03:00; XID 63 stops nothing", () => {
     expect(failed).toEqual([
       ["pretrain", HOUR, 95],
-      ["finetune", 3 * HOUR, 79],
+      ["finetune-small", 3 * HOUR, 79],
     ]);
     expect(only(events, "GpuFault").map((e) => [e.xid, e.effect, e.affected.length])).toEqual([
       [63, "none", 0],
       [95, "gpu-reset", 1],
       [79, "node-reboot", 1],
+    ]);
+  });
+
+  it("keeps the GPUs the device plugin dropped (XID 63, XID 95) out: the 8-GPU job waits for the reboot", () => {
+    const starts = only(events, "WorkloadStarted").map((e) => [e.workload.name, e.t, e.pods.map((p) => p.node).join(" ")]);
+    // Each at the scheduling cycle after its moment (a second later).
+    expect(starts).toEqual([
+      ["pretrain", 1_000, "train-node-0 train-node-1"],
+      ["finetune-small", HOUR + 6 * MINUTE + 1_000, "train-node-0"],
+      ["finetune", 3.5 * HOUR + 10 * MINUTE + 1_000, "train-node-0"],
     ]);
   });
 

@@ -200,8 +200,10 @@ export class KubeConstruct implements MetricConstruct {
     labels[ksmLabelName("nvidia.com/gpu.count")] = String(pool.spec.gpusPerNode);
     out.push(sample(KSM.nodeLabels, labels, 1));
 
-    // The device plugin stops advertising a GPU it saw fail (off the bus, resetting).
-    const healthyGpus = node.status === "rebooting" ? 0 : node.gpus.filter((g) => g.health === "ok").length;
+    // The kubelet reports the GPUs the device plugin advertises: the plugin drops one on an XID it
+    // acts on and keeps it dropped until it restarts with the node. A rebooting node's status is
+    // not rewritten, so kube-state-metrics keeps showing what was last posted.
+    const healthyGpus = node.gpus.filter((g) => g.pluginHealthy).length;
     const resources = (gpus: number) =>
       [
         ["cpu", "core", pool.spec.cpuCores],
