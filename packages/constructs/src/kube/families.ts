@@ -114,6 +114,10 @@ export const KSM = {
     "The allocatable for different resources of a node that are available for scheduling.",
     ["node", "resource", "unit"],
   ),
+  nodeSpecUnschedulable: family("node_spec_unschedulable", "kube_node_spec_unschedulable", "Whether a node can schedule new pods.", [
+    "node",
+  ]),
+  nodeSpecTaint: family("node_spec_taint", "kube_node_spec_taint", "The taint of a cluster node.", ["node", "key", "value", "effect"]),
   nodeCondition: family("node_status_condition", "kube_node_status_condition", "The condition of a cluster node.", [
     "node",
     "condition",

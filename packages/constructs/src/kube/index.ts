@@ -227,5 +227,26 @@ export class KubeConstruct implements MetricConstruct {
     for (const condition of NODE_CONDITIONS)
       for (const status of CONDITION_STATUSES)
         out.push(sample(KSM.nodeCondition, { node: node.name, condition, status }, status === statusOf(condition) ? 1 : 0));
+
+    // A cordoned node (drained for its reboot, and until it is back) has spec.unschedulable set.
+    out.push(sample(KSM.nodeSpecUnschedulable, { node: node.name }, node.status === "ready" ? 0 : 1));
+    for (const [key, effect] of nodeTaints(node)) out.push(sample(KSM.nodeSpecTaint, { node: node.name, key, effect }, 1));
   }
+}
+
+/**
+ * The taints the node lifecycle controller keeps on a node for its state, with the keys of
+ * k8s.io/api core/v1 well_known_taints.go (v0.30.3, the version kube-state-metrics v2.13.0
+ * builds with): unschedulable while cordoned; unreachable, NoSchedule and NoExecute, while its
+ * kubelet posts nothing (rebooting); memory-pressure while the kubelet reports MemoryPressure.
+ * Taints have no value here (an empty label, which the collector drops).
+ */
+function nodeTaints(node: DeepReadonly<Node>): Array<readonly [key: string, effect: string]> {
+  const taints: Array<readonly [string, string]> = [];
+  if (node.status !== "ready") taints.push(["node.kubernetes.io/unschedulable", "NoSchedule"]);
+  if (node.status === "rebooting") {
+    taints.push(["node.kubernetes.io/unreachable", "NoSchedule"]);
+    taints.push(["node.kubernetes.io/unreachable", "NoExecute"]);
+  } else if (node.memoryPressureUntil !== null) taints.push(["node.kubernetes.io/memory-pressure", "NoSchedule"]);
+  return taints;
 }

@@ -1,0 +1,75 @@
+/**
+ * What kube-state-metrics shows of a node through gpu-fault.yaml's story: GPU allocatable as the
+ * device plugin advertises it (an XID it acts on drops the GPU until the node reboots, a driver
+ * reset does not bring it back), and the cordon, the reboot and the return as spec.unschedulable
+ * and the node lifecycle controller's taints.
+ */
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterMetrics, type Sample } from "@gpusynth/constructs";
+import { Simulation } from "@gpusynth/sim";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/gpu-fault.yaml", import.meta.url));
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+describe("a node through faults, a cordon and a reboot (gpu-fault.yaml)", () => {
+  const at = new Map<number, Sample[]>();
+  const moments = [20 * MINUTE, 40 * MINUTE, HOUR + 10 * MINUTE, 3 * HOUR + 10 * MINUTE, 3.5 * HOUR + 5 * MINUTE, 4 * HOUR];
+
+  beforeAll(() => {
+    const { blueprint } = loadBlueprint(scenario);
+    const simulation = new Simulation(blueprint);
+    const metrics = new ClusterMetrics(blueprint);
+    simulation.onEvent(metrics.record);
+    for (const t of moments) {
+      simulation.runUntil(t);
+      at.set(
+        t,
+        metrics.collect(simulation.view()).flatMap((target) => target.samples),
+      );
+    }
+  });
+
+  const gpusAllocatable = (t: number, node: string) =>
+    at
+      .get(t)
+      ?.find((s) => s.family.name === "kube_node_status_allocatable" && s.labels.node === node && s.labels.resource === "nvidia_com_gpu")
+      ?.value;
+  const unschedulable = (t: number, node: string) =>
+    at.get(t)?.find((s) => s.family.name === "kube_node_spec_unschedulable" && s.labels.node === node)?.value;
+  const taints = (t: number, node: string) =>
+    (at.get(t) ?? [])
+      .filter((s) => s.family.name === "kube_node_spec_taint" && s.labels.node === node)
+      .map((s) => `${s.labels.key}:${s.labels.effect}`)
+      .sort();
+
+  it("counts the GPUs the device plugin advertises: XID 63 and XID 95 each drop one for good", () => {
+    expect([gpusAllocatable(20 * MINUTE, "train-node-0"), gpusAllocatable(40 * MINUTE, "train-node-0")]).toEqual([8, 7]);
+    // XID 95 at 01:00: the driver resets the GPU by 01:05, the device plugin keeps it out.
+    expect(gpusAllocatable(HOUR + 10 * MINUTE, "train-node-1")).toBe(7);
+    expect(gpusAllocatable(4 * HOUR, "train-node-1")).toBe(7);
+  });
+
+  it("keeps the last posted allocatable through the reboot, and all eight once the node is back", () => {
+    expect(gpusAllocatable(3 * HOUR + 10 * MINUTE, "train-node-0")).toBe(6); // XID 63 and XID 79
+    expect(gpusAllocatable(3.5 * HOUR + 5 * MINUTE, "train-node-0")).toBe(6);
+    expect(gpusAllocatable(4 * HOUR, "train-node-0")).toBe(8);
+  });
+
+  it("shows the cordon, the unreachable kubelet and the return as spec and taints", () => {
+    expect([unschedulable(HOUR + 10 * MINUTE, "train-node-0"), taints(HOUR + 10 * MINUTE, "train-node-0")]).toEqual([0, []]);
+    expect([unschedulable(3 * HOUR + 10 * MINUTE, "train-node-0"), taints(3 * HOUR + 10 * MINUTE, "train-node-0")]).toEqual([
+      1,
+      ["node.kubernetes.io/unschedulable:NoSchedule"],
+    ]);
+    expect(taints(3.5 * HOUR + 5 * MINUTE, "train-node-0")).toEqual([
+      "node.kubernetes.io/unreachable:NoExecute",
+      "node.kubernetes.io/unreachable:NoSchedule",
+      "node.kubernetes.io/unschedulable:NoSchedule",
+    ]);
+    expect([unschedulable(4 * HOUR, "train-node-0"), taints(4 * HOUR, "train-node-0")]).toEqual([0, []]);
+    expect(unschedulable(3 * HOUR + 10 * MINUTE, "train-node-1")).toBe(0);
+  });
+});
