@@ -41,6 +41,20 @@ describe("a crash-looping training job, across signals", () => {
       target.samples.filter((s) => s.family.name === name && s.labels.pod === pod),
     );
 
+  it("shows the container waiting and the pod not ready during each back-off, running and ready between, terminated at the end", () => {
+    const crashes = of("ContainerCrashed");
+    const pod = crashes[0]?.pods[0]?.name as string;
+    const states = (t: number) =>
+      ["ready", "running", "waiting", "terminated"].map((state) => at(t, `kube_pod_container_status_${state}`, pod)[0]?.value);
+    const podReady = (t: number) => at(t, "kube_pod_status_ready", pod).find((s) => s.value === 1)?.labels.condition;
+    for (const crash of crashes) {
+      expect([states(crash.t + crash.backoffMs / 2), podReady(crash.t + crash.backoffMs / 2)]).toEqual([[0, 0, 1, 0], "false"]);
+      expect([states(crash.t + crash.backoffMs + MINUTE), podReady(crash.t + crash.backoffMs + MINUTE)]).toEqual([[1, 1, 0, 0], "true"]);
+    }
+    const failed = of("WorkloadFailed")[0] as DomainEvent & { kind: "WorkloadFailed" };
+    expect([states(failed.t + MINUTE), podReady(failed.t + MINUTE)]).toEqual([[0, 0, 0, 1], "false"]);
+  });
+
   it("counts restarts and shows CrashLoopBackOff only while the kubelet waits", () => {
     const crashes = of("ContainerCrashed");
     const pod = crashes[0]?.pods[0]?.name as string;

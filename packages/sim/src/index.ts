@@ -26,3 +26,4 @@ export {
   type WorkloadRecord,
 } from "./workload-ledger.js";
 export type { FinishedPod, Gpu, GpuHealth, Node, NodeStatus, Pod, PodIdentity, Pool, Queue, Workload, WorkloadPhase } from "./world.js";
+export { projectNamespace } from "./world.js";

@@ -37,6 +37,7 @@ import {
   type Pod,
   type PodIdentity,
   type Pool,
+  projectNamespace,
   type Queue,
   releaseGpu,
   setGpuHealth,
@@ -335,7 +336,7 @@ export class Simulation {
       uid: this.ids.uuid(),
       name: spec.name,
       // Run:ai projects are namespaces named runai-<project> (Run:ai docs, k8s-metadata §2a).
-      namespace: `runai-${project.name}`,
+      namespace: projectNamespace(project.name),
       project: project.name,
       department: project.department,
       user: spec.user,

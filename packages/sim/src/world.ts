@@ -166,6 +166,11 @@ export interface Workload {
   unschedulable: boolean;
 }
 
+/** The namespace Run:ai creates for a project and runs its workloads in: runai-<project>. */
+export function projectNamespace(project: string): string {
+  return `runai-${project}`;
+}
+
 export function isTerminal(phase: WorkloadPhase): boolean {
   return phase === "Completed" || phase === "Failed" || phase === "Cancelled";
 }

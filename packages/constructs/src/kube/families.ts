@@ -71,6 +71,38 @@ export const KSM = {
     false,
   ),
   podStatusReason: family("pod_status_reason", "kube_pod_status_reason", "The pod status reasons", [...POD, "reason"], false),
+  podReady: family("pod_status_ready", "kube_pod_status_ready", "Describes whether the pod is ready to serve requests.", [
+    ...POD,
+    "condition",
+  ]),
+  containerReady: family(
+    "pod_container_status_ready",
+    "kube_pod_container_status_ready",
+    "Describes whether the containers readiness check succeeded.",
+    [...POD, "container"],
+  ),
+  containerRunning: family(
+    "pod_container_status_running",
+    "kube_pod_container_status_running",
+    "Describes whether the container is currently in running state.",
+    [...POD, "container"],
+  ),
+  containerWaiting: family(
+    "pod_container_status_waiting",
+    "kube_pod_container_status_waiting",
+    "Describes whether the container is currently in waiting state.",
+    [...POD, "container"],
+  ),
+  containerTerminated: family(
+    "pod_container_status_terminated",
+    "kube_pod_container_status_terminated",
+    "Describes whether the container is currently in terminated state.",
+    [...POD, "container"],
+  ),
+  namespacePhase: family("namespace_status_phase", "kube_namespace_status_phase", "kubernetes namespace status phase.", [
+    "namespace",
+    "phase",
+  ]),
   podUnschedulable: family(
     "pod_status_unschedulable",
     "kube_pod_status_unschedulable",

@@ -5,7 +5,7 @@
  * nvidia.com/gpu.product,nvidia.com/gpu.count] so pods and nodes can be joined to projects
  * and node pools (without an allowlist kube_*_labels carries no label_* keys).
  */
-import type { ClusterView, DeepReadonly, Node, Pool, Workload } from "@gpusynth/sim";
+import { type ClusterView, type DeepReadonly, type Node, type Pool, projectNamespace, type Workload } from "@gpusynth/sim";
 import { nodeInternalIp, nodeOrdinal, podCidr, podIp, systemPodIp } from "../addresses.js";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
@@ -43,6 +43,8 @@ const NODE_CONDITIONS = ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure
 /** Status reasons KSM reports for every pod, 1 for the pod's own (pod.go podStatusReasons). */
 const POD_STATUS_REASONS = ["Evicted", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError"] as const;
 const MS_PER_S = 1000;
+/** kube_namespace_status_phase's two series per namespace (namespace.go: NamespaceActive, NamespaceTerminating). */
+const NAMESPACE_PHASES = ["Active", "Terminating"] as const;
 
 export class KubeConstruct implements MetricConstruct {
   readonly area = "kubernetes";
@@ -127,6 +129,19 @@ export class KubeConstruct implements MetricConstruct {
           samples.push(sample(KSM.podLastTerminatedReason, { ...base, container, reason: "Error" }, 1));
       }
       if (state.crashLooping === true) samples.push(sample(KSM.podWaitingReason, { ...base, container, reason: "CrashLoopBackOff" }, 1));
+      if (state.restarts !== undefined) {
+        // A bound pod has a container status and a Ready condition: ready while its container
+        // runs; not while it waits out a crash back-off or after it terminated.
+        const terminated = state.phase === "Succeeded" || state.phase === "Failed";
+        const waiting = state.crashLooping === true;
+        const running = !terminated && !waiting;
+        samples.push(sample(KSM.containerReady, { ...base, container }, running ? 1 : 0));
+        samples.push(sample(KSM.containerRunning, { ...base, container }, running ? 1 : 0));
+        samples.push(sample(KSM.containerWaiting, { ...base, container }, waiting ? 1 : 0));
+        samples.push(sample(KSM.containerTerminated, { ...base, container }, terminated ? 1 : 0));
+        for (const condition of CONDITION_STATUSES)
+          samples.push(sample(KSM.podReady, { ...base, condition }, condition === (running ? "true" : "false") ? 1 : 0));
+      }
       samples.push(
         sample(
           KSM.podResourceRequests,
@@ -169,6 +184,10 @@ export class KubeConstruct implements MetricConstruct {
         ...(pod.statusReason === undefined ? {} : { statusReason: pod.statusReason }),
       });
     }
+    // The projects' namespaces, Active for the whole run (Run:ai creates one per project).
+    const namespaces = new Set(view.queues.filter((q) => q.level === "project").map((q) => projectNamespace(q.name)));
+    for (const namespace of namespaces)
+      for (const phase of NAMESPACE_PHASES) samples.push(sample(KSM.namespacePhase, { namespace, phase }, phase === "Active" ? 1 : 0));
     return [
       { target: { job: this.options.job, host: systemPodIp("kube-state-metrics"), port: this.options.port, path: "/metrics" }, samples },
     ];

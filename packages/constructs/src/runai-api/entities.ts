@@ -5,7 +5,7 @@
  * Field names are the spec's; signals/runai-api.md lists which fields gpusynth fills and how.
  */
 
-import { type PodRecord, WorkloadLedger, type WorkloadRecord } from "@gpusynth/sim";
+import { type PodRecord, projectNamespace, WorkloadLedger, type WorkloadRecord } from "@gpusynth/sim";
 import { containerName } from "../naming.js";
 import type { NodeSlot, OrgUnit, PoolSlot } from "./cluster-index.js";
 import type { ControlPlane } from "./control-plane.js";
@@ -130,7 +130,7 @@ export function project(cp: ControlPlane, unit: OrgUnit): Json {
     enforceRunaiScheduler: true,
     effective: {},
     // Run:ai projects are namespaces named runai-<project> (the same rule the simulation uses).
-    status: { namespace: `runai-${unit.name}`, phase: "Ready", ...quotaStatus(cp, unit) },
+    status: { namespace: projectNamespace(unit.name), phase: "Ready", ...quotaStatus(cp, unit) },
     resources: resources(cp, unit),
   };
 }
