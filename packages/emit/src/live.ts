@@ -134,8 +134,10 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
     run.skipLogs();
     const wallStart = Date.now();
     clock.startServing(wallStart);
+    // --duration is wall-clock time: the simulated time it covers is duration × speed.
+    const endMs = options.durationMs === undefined ? Number.POSITIVE_INFINITY : servingMs + options.durationMs * options.speed;
     for (let tick = 0; !options.signal.aborted; tick++) {
-      const wantedMs = servingMs + (Date.now() - wallStart) * options.speed;
+      const wantedMs = Math.min(servingMs + (Date.now() - wallStart) * options.speed, endMs);
       await advance(run, wantedMs, options.signal, options.intervalMs);
       if (options.signal.aborted) break;
       const frame = run.frame();
@@ -144,9 +146,8 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
       await logsPipeline?.export(frame.logs);
       status = statusOf(frame.targets.length);
       options.onTick?.(status);
-      const nextTick = wallStart + (tick + 1) * options.intervalMs;
-      if (options.durationMs !== undefined && nextTick - wallStart > options.durationMs) break;
-      await sleep(nextTick - Date.now(), options.signal);
+      if (run.now >= endMs) break;
+      await sleep(wallStart + (tick + 1) * options.intervalMs - Date.now(), options.signal);
     }
   } finally {
     // Both flush at once: a stopping run has a bounded time to deliver what is queued.
