@@ -5,6 +5,10 @@
  * the temporary file. Devices, FIFOs and /dev/stdout cannot be renamed over, so they are written
  * directly. A failed write is an OutputError naming the flag, the path and the cause (exit 1); a
  * reader that went away (EPIPE, `… | head`) is a quiet OutputError: the run just ends.
+ *
+ * A path ending in `.gz` is written gzip-compressed: lines are gathered into blocks of about
+ * GZIP_BLOCK_BYTES and each block is one gzip member. A file of several members is one gzip
+ * file (RFC 1952 §2.2): gunzip, zcat and Node's zlib read it whole.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -22,6 +26,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
 import { UsageError } from "./usage.js";
 
 /** Paths that name the process's own output streams. */
@@ -75,11 +80,22 @@ export type WriteBytes = (fd: number, buffer: Uint8Array, offset: number, length
 
 const writeBytes: WriteBytes = (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length);
 
+/** Uncompressed bytes gathered before a gzip member is written: a good ratio, bounded memory. */
+const GZIP_BLOCK_BYTES = 4 * 1024 * 1024;
+
+/** Whether a path asks for gzip (by its name, as gzip and zcat name files). */
+export function isGzipPath(path: string): boolean {
+  return path.endsWith(".gz");
+}
+
 /** Writes one file; the writer is injectable so tests can make a regular file's write fail. */
 export class OutputFile {
   private fd: number | undefined;
   /** Committed: the temporary file is the target now, and discard leaves it alone. */
   private committed = false;
+  /** For a .gz path: the lines not yet compressed, and their size. */
+  private readonly pending: Buffer[] | undefined;
+  private pendingBytes = 0;
 
   private constructor(
     private readonly flag: string,
@@ -93,6 +109,7 @@ export class OutputFile {
     private readonly owned = true,
   ) {
     this.fd = fd;
+    this.pending = isGzipPath(path) ? [] : undefined;
   }
 
   /** Opens the output --<flag> names; a path that cannot be opened is the user's to fix (exit 2). */
@@ -139,11 +156,31 @@ export class OutputFile {
     return new OutputFile(flag, path, fd, temporary, target, write);
   }
 
-  /** Writes all of `text` or throws an OutputError (and the temporary file is gone). */
+  /** Writes all of `text` (compressed for a .gz path) or throws an OutputError (and the temporary file is gone). */
   readonly writeLine = (text: string): void => {
+    if (this.fd === undefined) throw new OutputError(`--${this.flag}: cannot write ${this.path}: the file is already closed`);
+    const bytes = Buffer.from(text, "utf8");
+    if (this.pending === undefined) {
+      this.writeAll(bytes);
+      return;
+    }
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= GZIP_BLOCK_BYTES) this.flushGzip();
+  };
+
+  /** Compresses the gathered lines into one gzip member and writes it. */
+  private flushGzip(): void {
+    if (this.pending === undefined || this.pendingBytes === 0) return;
+    const block = gzipSync(Buffer.concat(this.pending, this.pendingBytes));
+    this.pending.length = 0;
+    this.pendingBytes = 0;
+    this.writeAll(block);
+  }
+
+  private writeAll(bytes: Buffer): void {
     const fd = this.fd;
     if (fd === undefined) throw new OutputError(`--${this.flag}: cannot write ${this.path}: the file is already closed`);
-    const bytes = Buffer.from(text, "utf8");
     let offset = 0;
     try {
       while (offset < bytes.length) {
@@ -158,10 +195,12 @@ export class OutputFile {
       this.discard();
       throw this.failure(cause);
     }
-  };
+  }
 
   /** Makes the output final: flushed, closed and (for a regular file) renamed into place. */
   commit(): void {
+    if (this.fd === undefined) return;
+    this.flushGzip();
     const fd = this.fd;
     if (fd === undefined) return;
     try {

@@ -285,17 +285,21 @@ export function releaseGpu(gpu: Gpu): void {
 /** The device plugin marks the GPU (un)healthy: the kubelet's allocatable follows. */
 export function setPluginHealth(gpu: Gpu, healthy: boolean): void {
   if (gpu.pluginHealthy === healthy) return;
-  const wasFree = isFree(gpu);
-  gpu.pluginHealthy = healthy;
-  gpu.node.pool.capacityVersion++;
-  const nowFree = isFree(gpu);
-  if (wasFree && !nowFree) gpu.node.freeGpus--;
-  else if (!wasFree && nowFree) gpu.node.freeGpus++;
+  changeAllocatable(gpu, () => {
+    gpu.pluginHealthy = healthy;
+  });
 }
 
 export function setGpuHealth(gpu: Gpu, health: GpuHealth): void {
+  changeAllocatable(gpu, () => {
+    gpu.health = health;
+  });
+}
+
+/** Applies a change to whether a GPU is allocatable, keeping its node's free count and its pool's capacity version in step. */
+function changeAllocatable(gpu: Gpu, change: () => void): void {
   const wasFree = isFree(gpu);
-  gpu.health = health;
+  change();
   gpu.node.pool.capacityVersion++;
   const nowFree = isFree(gpu);
   if (wasFree && !nowFree) gpu.node.freeGpus--;

@@ -73,8 +73,9 @@ Options:
   --api <host:port>      live: serve the Run:ai control-plane API here, e.g. 127.0.0.1:8080 (default: none)
   --otlp-endpoint <url>  live: push OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT; unset means no push)
   --otlp-protocol <p>    ${OTLP_PROTOCOLS.join(", ")} (default: OTEL_EXPORTER_OTLP_PROTOCOL, else grpc)
-  --otlp-json <file>     offline: write every scrape as an OTLP-JSON line to <file>
+  --otlp-json <file>     offline: write every scrape as an OTLP-JSON line to <file> (gzip when it ends in .gz)
   --otlp-json-logs <f>   offline: write the log records (Kubernetes events, scheduler log) as OTLP-JSON lines
+                         (gzip when it ends in .gz)
   --logs <where>         otlp (live default with an OTLP endpoint), console, or none (otherwise the default)
   --seed <n>             override the blueprint's seed (0 … 4294967295)
   --summary              offline: print the summary table at the end

@@ -5,6 +5,7 @@
  * vocabulary and are not searched.
  */
 import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { namesIn, type SensitiveName } from "./sensitive.js";
 
 export interface Leak {
@@ -38,17 +39,18 @@ function* strings(value: unknown, path: string): Generator<{ path: string; text:
 
 export function scanOtlpJson(file: string, names: readonly SensitiveName[]): Leak[] {
   const leaks: Leak[] = [];
-  readFileSync(file, "utf8")
-    .split("\n")
-    .forEach((line, index) => {
-      if (line.trim() === "") return;
-      for (const { path, text } of strings(JSON.parse(line) as unknown, "")) {
-        // Data lives in attribute values and bodies; keys, metric names and descriptions are the
-        // vendors' fixed vocabulary, whatever a blueprint's names happen to spell.
-        if (!path.endsWith(".stringValue")) continue;
-        for (const name of namesIn(text, names)) leaks.push({ where: `${file}:${index + 1} ${path}`, text, name });
-      }
-    });
+  const bytes = readFileSync(file);
+  // gzip (as `run --otlp-json x.jsonl.gz` writes it) is read by its magic number, whatever the name.
+  const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes).toString("utf8") : bytes.toString("utf8");
+  text.split("\n").forEach((line, index) => {
+    if (line.trim() === "") return;
+    for (const { path, text } of strings(JSON.parse(line) as unknown, "")) {
+      // Data lives in attribute values and bodies; keys, metric names and descriptions are the
+      // vendors' fixed vocabulary, whatever a blueprint's names happen to spell.
+      if (!path.endsWith(".stringValue")) continue;
+      for (const name of namesIn(text, names)) leaks.push({ where: `${file}:${index + 1} ${path}`, text, name });
+    }
+  });
   return leaks;
 }
 
