@@ -19,18 +19,31 @@ export interface InventoryJob {
 export type InventoryReply = { readonly inventory: Inventory } | { readonly error: string };
 
 /** The inventories of `files`, in their order; at most one worker per core. */
-export async function collectInventories(files: readonly string[], durationMs: number, intervalMs: number): Promise<Inventory[]> {
+export async function collectInventories(
+  files: readonly string[],
+  durationMs: number,
+  intervalMs: number,
+  /** Called as blueprints finish: how many are done, and the names of those still running. */
+  onProgress?: (done: number, running: readonly string[]) => void,
+): Promise<Inventory[]> {
   const blueprints = files.map((file) => loadBlueprint(file).blueprint);
   const workers = Math.min(files.length, availableParallelism());
   // One blueprint, or one core: a worker would only add its start-up.
   if (workers <= 1) return blueprints.map((blueprint) => collectInventory(blueprint, durationMs, intervalMs));
   const results = new Array<Inventory>(files.length);
+  const running = new Set<string>();
+  let done = 0;
   // Largest clusters first, so the longest run starts at once; the queue is popped from its end.
   const gpus = blueprints.map((b) => b.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0));
   const queue = files.map((file, index) => ({ file, index })).sort((a, b) => (gpus[a.index] as number) - (gpus[b.index] as number));
   const runOne = async (): Promise<void> => {
     for (let job = queue.pop(); job !== undefined; job = queue.pop()) {
+      const name = (blueprints[job.index] as (typeof blueprints)[number]).cluster.name;
+      running.add(name);
+      onProgress?.(done, [...running]);
       results[job.index] = await inWorker({ file: job.file, durationMs, intervalMs });
+      running.delete(name);
+      onProgress?.(++done, [...running]);
     }
   };
   await Promise.all(Array.from({ length: workers }, runOne));

@@ -45,7 +45,14 @@ export function areaOf(familyId: string): string {
   return AREA_BY_PREFIX[familyId.split(".")[0] as string] ?? "unknown";
 }
 
-export function collectInventory(blueprint: Blueprint, durationMs: number, intervalMs: number, seed?: number): Inventory {
+export function collectInventory(
+  blueprint: Blueprint,
+  durationMs: number,
+  intervalMs: number,
+  seed?: number,
+  /** Called with the simulated ms reached as the run goes. */
+  onProgress?: (simulatedMs: number) => void,
+): Inventory {
   const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: true });
   const logSources = new Map<string, LogSourceInventory>();
   const sources = new Map<string, { jobs: Set<string>; families: Map<string, FamilyInventory> }>();
@@ -104,6 +111,7 @@ export function collectInventory(blueprint: Blueprint, durationMs: number, inter
   };
   for (const t of virtualTicks(durationMs, intervalMs)) {
     run.advanceTo(t);
+    onProgress?.(t);
     const frame = run.frame();
     const seriesNow = new Map<FamilyInventory, number>();
     for (const { target, samples } of frame.targets) {

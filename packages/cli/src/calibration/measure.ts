@@ -31,7 +31,14 @@ const share = (part: number, whole: number) => (whole === 0 ? undefined : part /
  * Runs `warmupMs` of simulated time unmeasured, then measures `durationMs`: workloads submitted
  * and GPU samples taken in the measured window count.
  */
-export function measure(blueprint: Blueprint, durationMs: number, warmupMs: number, seed?: number): Measurement {
+export function measure(
+  blueprint: Blueprint,
+  durationMs: number,
+  warmupMs: number,
+  seed?: number,
+  /** Called with the simulated ms reached (warm-up included) as the run goes. */
+  onProgress?: (simulatedMs: number) => void,
+): Measurement {
   // Every workload is kept to the end: the measured window is what calibration reads.
   const ledger = new WorkloadLedger({ retentionMs: Number.POSITIVE_INFINITY });
   let gpuFaults = 0;
@@ -53,6 +60,7 @@ export function measure(blueprint: Blueprint, durationMs: number, warmupMs: numb
   let samples = 0;
   for (let t = warmupMs + SAMPLE_MS; t <= warmupMs + durationMs; t += SAMPLE_MS) {
     run.advanceTo(t);
+    onProgress?.(t);
     samples++;
     for (const pool of run.simulation.view().pools) {
       for (const node of pool.nodes) {

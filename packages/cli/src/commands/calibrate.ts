@@ -3,6 +3,7 @@ import { measure } from "../calibration/measure.js";
 import { calibrationRows, calibrationTable, passed } from "../calibration/rows.js";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
+import { Progress } from "../progress.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "../usage.js";
 import { oneBlueprint, seedOption } from "./options.js";
@@ -47,7 +48,11 @@ export function calibrateCommand(args: readonly string[], output: Output): numbe
     if (!/^\d+(\.\d+)?$/.test(values.days) || days <= 0 || days > 365)
       throw new UsageError(`--days: expected a number of days from 0 to 365, such as 7 or 0.5, found "${values.days}"`);
   }
-  const rows = calibrationRows(blueprint, measure(blueprint, days * 86_400_000, blueprint.calibration.warmup, seed));
+  const totalMs = blueprint.calibration.warmup + days * 86_400_000;
+  const progress = new Progress(output, `calibrate ${blueprint.cluster.name}`, totalMs);
+  const measured = measure(blueprint, days * 86_400_000, blueprint.calibration.warmup, seed, (t) => progress.update(t));
+  progress.finish();
+  const rows = calibrationRows(blueprint, measured);
   const ok = passed(rows);
   if (values.json === true)
     output.out(`${JSON.stringify({ blueprint: file, days, seed: seed ?? blueprint.seed, passed: ok, rows }, null, 2)}\n`);

@@ -5,6 +5,7 @@ import type { Inventory } from "../inventory.js";
 import { collectInventories } from "../inventory-pool.js";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
+import { Progress } from "../progress.js";
 import { SIGNALS_DIR, shippedBlueprints } from "../repo-paths.js";
 import { readSignals } from "../signals-doc.js";
 import { EXIT_FAILURE, EXIT_OK } from "../usage.js";
@@ -37,7 +38,20 @@ export async function checkSignalsCommand(args: readonly string[], output: Outpu
   const durationMs = durationOption("duration", values.duration, "1d");
   const intervalMs = durationOption("interval", values.interval, "10m");
   const files = positionals.length > 0 ? positionals : shippedBlueprints();
-  const inventories = await collectInventories(files, durationMs, intervalMs);
+  const progress = new Progress(output, "check-signals", files.length, { noun: "blueprints" });
+  // Blueprints finish minutes apart: a timer keeps the line (and a CI log) moving in between.
+  let last = { done: 0, running: [] as readonly string[] };
+  const tick = setInterval(() => progress.update(last.done, runningText(last.running)), 1_000);
+  let inventories: Inventory[];
+  try {
+    inventories = await collectInventories(files, durationMs, intervalMs, (done, running) => {
+      last = { done, running };
+      progress.update(done, runningText(running));
+    });
+  } finally {
+    clearInterval(tick);
+    progress.finish();
+  }
   const documented = readSignals(SIGNALS_DIR);
   const problems = fidelityProblems(inventories, documented);
   const volumeChecked = durationMs === VOLUME_RUN.durationMs && intervalMs === VOLUME_RUN.intervalMs;
@@ -56,6 +70,10 @@ export async function checkSignalsCommand(args: readonly string[], output: Outpu
     `signal fidelity: ${families.size} emitted metric families and ${logFields} log fields match signals/ (${documented.length} documented, ${files.length} blueprint(s))${volumeText}\n`,
   );
   return EXIT_OK;
+}
+
+function runningText(running: readonly string[]): string | undefined {
+  return running.length === 0 ? undefined : `running ${running.join(", ")}`;
 }
 
 /** signals/volume.md against the inventories of the blueprints it documents. */

@@ -2,6 +2,7 @@ import { loadBlueprint } from "@gpusynth/blueprint";
 import { collectInventory, inventoryMarkdown } from "../inventory.js";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
+import { Progress } from "../progress.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { EXIT_OK, UsageError } from "../usage.js";
 import { durationOption, oneBlueprint, seedOption } from "./options.js";
@@ -39,7 +40,9 @@ export function dumpCommand(args: readonly string[], output: Output): number {
   const format = typeof values.format === "string" ? values.format : "markdown";
   if (format !== "markdown" && format !== "json") throw new UsageError(`--format: expected markdown or json, found "${format}"`);
   const { blueprint } = loadBlueprint(oneBlueprint(positionals, DEFAULT_BLUEPRINT));
-  const inventory = collectInventory(blueprint, durationMs, intervalMs, seed);
+  const progress = new Progress(output, `dump ${blueprint.cluster.name}`, durationMs);
+  const inventory = collectInventory(blueprint, durationMs, intervalMs, seed, (t) => progress.update(t));
+  progress.finish();
   output.out(format === "json" ? `${JSON.stringify(inventory, null, 2)}\n` : inventoryMarkdown(inventory));
   return EXIT_OK;
 }

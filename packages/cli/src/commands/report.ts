@@ -2,6 +2,7 @@ import { formatProblem, loadBlueprint } from "@gpusynth/blueprint";
 import type { Output } from "../output.js";
 import { OutputFile } from "../output-file.js";
 import { parseCommand } from "../parse.js";
+import { Progress } from "../progress.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { reportPage } from "../report/page.js";
 import { recordTimeline } from "../report/timeline.js";
@@ -46,7 +47,9 @@ export function reportCommand(args: readonly string[], output: Output): number {
   const out = OutputFile.open("out", values.out);
   let timeline: ReturnType<typeof recordTimeline>;
   try {
-    timeline = recordTimeline(blueprint, durationMs, seed);
+    const progress = new Progress(output, `report ${blueprint.cluster.name}`, durationMs);
+    timeline = recordTimeline(blueprint, durationMs, seed, (t) => progress.update(t));
+    progress.finish();
     out.writeLine(reportPage(timeline));
     out.commit();
   } finally {

@@ -17,6 +17,7 @@ import { type Simulation, SummaryCollector } from "@gpusynth/sim";
 import type { Output } from "../output.js";
 import { OutputFile, sameFile } from "../output-file.js";
 import { parseCommand } from "../parse.js";
+import { Progress } from "../progress.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { summaryJson, summaryText } from "../summary-table.js";
 import { EXIT_OK, UsageError } from "../usage.js";
@@ -247,12 +248,7 @@ interface OfflineRun {
 }
 
 async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun): Promise<number> {
-  let lastDrawn = 0;
-  const progress = (t: number) => {
-    if (!output.interactive || performance.now() - lastDrawn < 200) return;
-    lastDrawn = performance.now();
-    output.err(`\rsimulated ${formatDuration(t)} of ${formatDuration(run.durationMs)} (${Math.floor((100 * t) / run.durationMs)}%)   `);
-  };
+  const progress = new Progress(output, `run ${blueprint.cluster.name}`, run.durationMs);
   let simulation: Simulation;
   const collector = SummaryCollector.forBlueprint(blueprint);
   const emitting = run.otlpJson !== undefined || run.otlpJsonLogs !== undefined || run.consoleLogs;
@@ -281,13 +277,13 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
         ...(run.seed === undefined ? {} : { seed: run.seed }),
         ...(logs === undefined ? {} : { logs }),
         observers: [collector.record],
-        onScrape: (t) => progress(t),
+        onScrape: (t) => progress.update(t),
       });
       simulation = result.simulation;
       // Both files become final only when the whole run succeeded.
       metricsFile?.commit();
       logsFile?.commit();
-      if (output.interactive) output.err("\r\u001b[K");
+      progress.finish();
       if (run.otlpJson !== undefined) output.err(`wrote ${result.scrapes} scrapes (${result.points} points) to ${run.otlpJson}\n`);
       if (run.otlpJsonLogs !== undefined) output.err(`wrote ${result.logRecords} log records to ${run.otlpJsonLogs}\n`);
     } finally {
@@ -306,10 +302,10 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
     for (let t = 0; t < run.durationMs; ) {
       t = Math.min(run.durationMs, t + HOUR_MS);
       cluster.advanceTo(t);
-      progress(t);
+      progress.update(t);
     }
     simulation = cluster.simulation;
-    if (output.interactive) output.err("\r\u001b[K");
+    progress.finish();
   }
 
   if (run.summary) {

@@ -89,7 +89,13 @@ function momentOf(event: DomainEvent): Moment | undefined {
   }
 }
 
-export function recordTimeline(blueprint: Blueprint, durationMs: number, seed?: number): Timeline {
+export function recordTimeline(
+  blueprint: Blueprint,
+  durationMs: number,
+  seed?: number,
+  /** Called with the simulated ms reached as the run goes. */
+  onProgress?: (simulatedMs: number) => void,
+): Timeline {
   const summary = SummaryCollector.forBlueprint(blueprint);
   const moments: Moment[] = [];
   const observe = (event: DomainEvent) => {
@@ -105,6 +111,7 @@ export function recordTimeline(blueprint: Blueprint, durationMs: number, seed?: 
   const backlog = blueprint.projects.map((p) => ({ name: p.name, values: [] as number[] }));
   for (let t = 0; t <= durationMs; t = t === durationMs ? t + 1 : Math.min(t + stepMs, durationMs)) {
     run.advanceTo(t);
+    onProgress?.(t);
     const view = run.simulation.view();
     times.push(t);
     view.pools.forEach((pool, i) => {
