@@ -8,7 +8,7 @@ import type { Blueprint } from "@gpusynth/blueprint";
 import { type ClusterView, type DomainEvent, Simulation } from "@gpusynth/sim";
 import type { LogRecordOut, TargetSamples } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
-import { ClusterLogs, ClusterMetrics } from "./cluster.js";
+import { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources } from "./cluster.js";
 import { ControlPlane, type ControlPlaneOptions } from "./runai-api/control-plane.js";
 
 export interface ClusterRunOptions {
@@ -21,8 +21,8 @@ export interface ClusterRunOptions {
   readonly clock?: StampClock;
   /** Collect every target's samples in each frame (default: yes). */
   readonly metrics?: boolean;
-  /** Collect log records (Kubernetes events, the scheduler's log) in each frame (default: no). */
-  readonly logs?: boolean;
+  /** Collect log records (Kubernetes events, the scheduler's log, or the sources named) in each frame (default: no). */
+  readonly logs?: boolean | LogSources;
   /** Keep the Run:ai control plane's history, observed at each frame. */
   readonly controlPlane?: Omit<ControlPlaneOptions, "clock">;
   /** Further listeners of the simulation's events (summaries, calibration, timelines), subscribed first. */
@@ -59,7 +59,8 @@ export class ClusterRun {
     this.collectMetrics = options.metrics ?? true;
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
     this.simulation.onEvent(this.metrics.record);
-    this.logs = options.logs === true ? new ClusterLogs(blueprint, this.clock) : undefined;
+    const logs = options.logs ?? false;
+    this.logs = logs === false ? undefined : new ClusterLogs(blueprint, this.clock, logs === true ? ALL_LOG_SOURCES : logs);
     if (this.logs !== undefined) this.simulation.onEvent(this.logs.record);
     this.controlPlane =
       options.controlPlane === undefined

@@ -45,13 +45,30 @@ export class ClusterMetrics {
   }
 }
 
+/** Which log sources a run writes. */
+export interface LogSources {
+  /** Kubernetes events (the collector's k8s_events receiver). */
+  readonly events: boolean;
+  /** The KAI scheduler's container log (filelog). */
+  readonly scheduler: boolean;
+}
+
+export const ALL_LOG_SOURCES: LogSources = { events: true, scheduler: true };
+
 /** All log sources of one simulated cluster: Kubernetes events and the scheduler's log. */
 export class ClusterLogs {
   private readonly events: KubernetesEvents;
   private readonly scheduler: SchedulerLog;
 
-  /** `clock` stamps the records: the blueprint's calendar offline, the consumers' clock live. */
-  constructor(blueprint: Blueprint, clock: StampClock = BLUEPRINT_CALENDAR) {
+  /**
+   * `clock` stamps the records: the blueprint's calendar offline, the consumers' clock live.
+   * A source left out writes nothing (the scheduler's log is most of the volume).
+   */
+  constructor(
+    blueprint: Blueprint,
+    clock: StampClock = BLUEPRINT_CALENDAR,
+    private readonly sources: LogSources = ALL_LOG_SOURCES,
+  ) {
     const period = blueprint.time.schedulingPeriod;
     const nodes = new Map(blueprint.nodePools.map((p) => [p.name, p.nodes]));
     const images = new Map(blueprint.images.map((i) => [i.name, i]));
@@ -65,8 +82,8 @@ export class ClusterLogs {
 
   /** Feeds a domain event; subscribe it to the simulation. */
   readonly record = (event: DomainEvent): void => {
-    this.events.record(event);
-    this.scheduler.record(event);
+    if (this.sources.events) this.events.record(event);
+    if (this.sources.scheduler) this.scheduler.record(event);
   };
 
   /** Drops every record up to the view's simulated time (a warm-up), writing no scheduler lines for it. */
@@ -77,6 +94,8 @@ export class ClusterLogs {
 
   /** Every record written up to the view's simulated time, oldest first. */
   drain(view: ClusterView): LogRecordOut[] {
-    return [...this.events.drain(view.startMs + view.now), ...this.scheduler.drain(view.now)].sort((a, b) => a.timeMs - b.timeMs);
+    const events = this.sources.events ? this.events.drain(view.startMs + view.now) : [];
+    const scheduler = this.sources.scheduler ? this.scheduler.drain(view.now) : [];
+    return [...events, ...scheduler].sort((a, b) => a.timeMs - b.timeMs);
   }
 }

@@ -9,7 +9,7 @@
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, LiveClock, runaiApi } from "@gpusynth/constructs";
+import { ClusterRun, LiveClock, type LogSources, runaiApi } from "@gpusynth/constructs";
 import type { ControlPlaneServer } from "./api-server/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
@@ -29,6 +29,8 @@ export interface LiveOptions {
   readonly sink?: MetricsSink;
   /** Where log records go (OTLP, console); none when absent. */
   readonly logs?: LogsSink;
+  /** Which log sources write (default: both). */
+  readonly logSources?: LogSources;
   readonly server?: ScrapeServer;
   /** Serves the Run:ai control-plane API from this run, keeping `retentionMs` of history. */
   readonly api?: { readonly server: ControlPlaneServer; readonly retentionMs: number };
@@ -102,7 +104,7 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   const run = new ClusterRun(blueprint, {
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     clock: clock.stamp,
-    logs: options.logs !== undefined,
+    logs: options.logs === undefined ? false : (options.logSources ?? true),
     // Its history is kept in stamped (wall-clock) time, like everything the run emits, one
     // snapshot per whole number of intervals so every kept snapshot is a scrape's.
     ...(options.api === undefined

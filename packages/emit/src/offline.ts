@@ -3,7 +3,7 @@
  * scraped at each interval of simulated time, stamped with simulated time.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, virtualTicks } from "@gpusynth/constructs";
+import { ClusterRun, type LogSources, virtualTicks } from "@gpusynth/constructs";
 import type { DomainEvent, Simulation } from "@gpusynth/sim";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";
@@ -15,6 +15,8 @@ export interface OfflineOptions {
   readonly seed?: number;
   /** Where log records (Kubernetes events, the scheduler's log) go; none when absent. */
   readonly logs?: LogsSink;
+  /** Which log sources write (default: both). */
+  readonly logSources?: LogSources;
   /** Further listeners of the simulation's events (e.g. a summary). */
   readonly observers?: ReadonlyArray<(event: DomainEvent) => void>;
   /** Called after each scrape with the simulated time reached. */
@@ -35,7 +37,7 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
   const run = new ClusterRun(blueprint, {
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     metrics: sink !== undefined,
-    logs: options.logs !== undefined,
+    logs: options.logs === undefined ? false : (options.logSources ?? true),
     ...(options.observers === undefined ? {} : { observers: options.observers }),
   });
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);

@@ -3,6 +3,7 @@
  */
 
 import { type Blueprint, formatDuration } from "@gpusynth/blueprint";
+import type { LogSources } from "@gpusynth/constructs";
 import {
   type ApiCredentials,
   ConsoleLogsSink,
@@ -38,6 +39,7 @@ export interface LiveRun {
   readonly otlp: { protocol: (typeof OTLP_PROTOCOLS)[number]; url: string } | undefined;
   readonly explicitUrl: string | undefined;
   readonly logs: "otlp" | "console" | "none";
+  readonly logSources?: LogSources;
 }
 
 /** A stopping run gets this long, signal to exit; past it the run exits anyway (the flush is shorter). */
@@ -109,6 +111,7 @@ export async function runLiveCommand(
       ...(deliveries === undefined ? {} : { sink: deliveries.metrics }),
       ...(server === undefined ? {} : { server }),
       ...(logs === undefined ? {} : { logs }),
+      ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
       ...(api === undefined ? {} : { api: { server: api, retentionMs: blueprint.controlPlane.retention } }),
       signal: abort.signal,
       onTick: (s) => {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { BEARER_TOKEN, type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun } from "@gpusynth/constructs";
+import { ClusterRun, type LogSources } from "@gpusynth/constructs";
 import {
   type ApiCredentials,
   ConsoleLogsSink,
@@ -78,6 +78,10 @@ Options:
   --otlp-json-logs <f>   offline: write the log records (Kubernetes events, scheduler log) as OTLP-JSON lines
                          (gzip when it ends in .gz)
   --logs <where>         otlp (live default with an OTLP endpoint), console, or none (otherwise the default)
+  --log-sources <list>   which logs: events (Kubernetes events), scheduler (KAI's log), or events,scheduler (default)
+  --scheduler-verbosity <n>
+                         KAI's --v for its log, 0 to 10 (default: the blueprint's telemetry.schedulerVerbosity,
+                         else 3): 1 keeps a cycle's start and end, 2 its actions, 3 every job's attempt
   --seed <n>             override the blueprint's seed (0 … 4294967295)
   --summary              offline: print the summary table at the end
   --json                 offline: print the summary as JSON (implies --summary)
@@ -127,6 +131,8 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       "otlp-json": { type: "string" },
       "otlp-json-logs": { type: "string" },
       logs: { type: "string" },
+      "log-sources": { type: "string" },
+      "scheduler-verbosity": { type: "string" },
       seed: { type: "string" },
       summary: { type: "boolean" },
       json: { type: "boolean" },
@@ -148,7 +154,8 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       throw new UsageError(`--otlp-json-logs: expected a file other than --otlp-json's, found the same file "${otlpJsonLogs}"`);
     }
     const consoleLogs = logsOption(values.logs, ["console", "none"], "none") === "console";
-    const blueprint = loaded(positionals, output);
+    const logSources = logSourcesOption(values["log-sources"], otlpJsonLogs !== undefined || consoleLogs);
+    const blueprint = withVerbosity(loaded(positionals, output), values["scheduler-verbosity"]);
     checkOfflineEnd(blueprint.time.start, durationMs);
     return runOffline(blueprint, output, {
       durationMs,
@@ -157,6 +164,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       otlpJson,
       otlpJsonLogs,
       consoleLogs,
+      ...(logSources === undefined ? {} : { logSources }),
       summary: values.summary === true || values.json === true,
       json: values.json === true,
     });
@@ -178,7 +186,8 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const listen = typeof values.listen === "string" ? values.listen : "127.0.0.1:9464";
   const api = typeof values.api === "string" && values.api !== "none" ? parseListen("api", values.api, "127.0.0.1:8080") : undefined;
   const durationMs = values.duration === undefined ? undefined : durationOption("duration", values.duration, "24h");
-  const blueprint = loaded(positionals, output);
+  const logSources = logSourcesOption(values["log-sources"], logs !== "none");
+  const blueprint = withVerbosity(loaded(positionals, output), values["scheduler-verbosity"]);
   return runLiveCommand(
     blueprint,
     output,
@@ -193,9 +202,31 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
       explicitUrl: endpoint,
       logs,
+      ...(logSources === undefined ? {} : { logSources }),
     },
     env,
   );
+}
+
+/** --log-sources: events, scheduler, or both; refused where no log goes anywhere (it would do nothing). */
+function logSourcesOption(text: string | boolean | undefined, logsGoSomewhere: boolean): LogSources | undefined {
+  if (typeof text !== "string") return undefined;
+  const names = text.split(",").map((name) => name.trim());
+  const unknown = names.find((name) => name !== "events" && name !== "scheduler");
+  if (unknown !== undefined || names.length === 0)
+    throw new UsageError(`--log-sources: expected events, scheduler or events,scheduler, found "${text}"`);
+  if (!logsGoSomewhere)
+    throw new UsageError("--log-sources: no log goes anywhere in this run; add --logs console (or otlp, or --otlp-json-logs offline)");
+  return { events: names.includes("events"), scheduler: names.includes("scheduler") };
+}
+
+/** --scheduler-verbosity overrides the blueprint's telemetry.schedulerVerbosity (KAI's --v). */
+function withVerbosity(blueprint: Blueprint, text: string | boolean | undefined): Blueprint {
+  if (typeof text !== "string") return blueprint;
+  const verbosity = Number(text);
+  if (!/^\d+$/.test(text) || verbosity > 10)
+    throw new UsageError(`--scheduler-verbosity: expected an integer from 0 to 10, found "${text}"`);
+  return { ...blueprint, telemetry: { ...blueprint.telemetry, schedulerVerbosity: verbosity } };
 }
 
 /** The blueprint named on the command line, loaded after the flags are checked (a bad flag fails fast). */
@@ -243,6 +274,7 @@ interface OfflineRun {
   readonly otlpJson: string | undefined;
   readonly otlpJsonLogs: string | undefined;
   readonly consoleLogs: boolean;
+  readonly logSources?: LogSources;
   readonly summary: boolean;
   readonly json: boolean;
 }
@@ -276,6 +308,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
         intervalMs: run.intervalMs,
         ...(run.seed === undefined ? {} : { seed: run.seed }),
         ...(logs === undefined ? {} : { logs }),
+        ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
         observers: [collector.record],
         onScrape: (t) => progress.update(t),
       });
