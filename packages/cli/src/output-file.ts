@@ -83,11 +83,6 @@ const writeBytes: WriteBytes = (fd, buffer, offset, length) => writeSync(fd, buf
 /** Uncompressed bytes gathered before a gzip member is written: a good ratio, bounded memory. */
 const GZIP_BLOCK_BYTES = 4 * 1024 * 1024;
 
-/** Whether a path asks for gzip (by its name, as gzip and zcat name files). */
-export function isGzipPath(path: string): boolean {
-  return path.endsWith(".gz");
-}
-
 /** Writes one file; the writer is injectable so tests can make a regular file's write fail. */
 export class OutputFile {
   private fd: number | undefined;
@@ -109,7 +104,8 @@ export class OutputFile {
     private readonly owned = true,
   ) {
     this.fd = fd;
-    this.pending = isGzipPath(path) ? [] : undefined;
+    // A .gz name asks for gzip, as gzip and zcat name files.
+    this.pending = path.endsWith(".gz") ? [] : undefined;
   }
 
   /** Opens the output --<flag> names; a path that cannot be opened is the user's to fix (exit 2). */
@@ -200,9 +196,8 @@ export class OutputFile {
   /** Makes the output final: flushed, closed and (for a regular file) renamed into place. */
   commit(): void {
     if (this.fd === undefined) return;
-    this.flushGzip();
+    this.flushGzip(); // a failed write has discarded the file and thrown
     const fd = this.fd;
-    if (fd === undefined) return;
     try {
       if (this.temporary !== undefined) fsyncSync(fd); // a full disk may only show here
       this.fd = undefined;

@@ -10,6 +10,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Blueprint } from "@gpusynth/blueprint";
 import { ClusterRun, LiveClock, type LogSources, runaiApi } from "@gpusynth/constructs";
+import type { ClusterView } from "@gpusynth/sim";
 import type { ControlPlaneServer } from "./api-server/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
@@ -119,17 +120,14 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   if (run.controlPlane !== undefined) options.api?.server.attach(run.controlPlane);
   const pipeline = options.sink === undefined ? undefined : new MetricsPipeline(options.sink);
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
-  const statusOf = (targets: number): LiveStatus => {
-    const view = run.simulation.view();
-    return {
-      simulatedMs: run.now,
-      stampedMs: clock.stamp(blueprint.time.start + run.now),
-      targets,
-      pending: view.pending.length,
-      running: view.running.length,
-    };
-  };
-  let status = statusOf(0);
+  const statusOf = (view: ClusterView, targets: number): LiveStatus => ({
+    simulatedMs: view.now,
+    stampedMs: clock.stamp(blueprint.time.start + view.now),
+    targets,
+    pending: view.pending.length,
+    running: view.running.length,
+  });
+  let status = statusOf(run.simulation.view(), 0);
   try {
     // The warm-up: simulated as fast as the CPU allows; its log records are nobody's news.
     await advance(run, servingMs, options.signal, Number.POSITIVE_INFINITY);
@@ -146,7 +144,7 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
       options.server?.update(frame.targets);
       await pipeline?.scrape(frame.targets, Date.now(), options.signal);
       await logsPipeline?.export(frame.logs);
-      status = statusOf(frame.targets.length);
+      status = statusOf(frame.view, frame.targets.length);
       options.onTick?.(status);
       if (run.now >= endMs) break;
       await sleep(wallStart + (tick + 1) * options.intervalMs - Date.now(), options.signal);
@@ -155,5 +153,5 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
     // Both flush at once: a stopping run has a bounded time to deliver what is queued.
     await Promise.all([pipeline?.shutdown(), logsPipeline?.shutdown()]);
   }
-  return { ...status, simulatedMs: run.now, stampedMs: clock.stamp(blueprint.time.start + run.now) };
+  return statusOf(run.simulation.view(), status.targets);
 }

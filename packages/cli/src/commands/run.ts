@@ -40,8 +40,8 @@ Collector's prometheus receiver would after scraping the real exporters (Run:ai,
 kube-state-metrics, the scheduler).
 
 Live (the default): a warm-up is simulated first (--warmup; default: the blueprint's
-time.liveWarmup, 1d unless it says otherwise), so the first scrape shows a working cluster; then the simulation is paced to the wall clock (--speed to
-accelerate). Every emulated target is served for scraping on --listen, each at its own path in the
+time.liveWarmup, 1d unless it says otherwise), so the first scrape shows a working cluster;
+then the simulation is paced to the wall clock (--speed to accelerate). Every emulated target is served for scraping on --listen, each at its own path in the
 vendor's text format, with a Prometheus HTTP service-discovery endpoint listing them all; when an
 OTLP endpoint is configured (--otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT) metrics are also
 pushed through the OpenTelemetry SDK every --interval, and so are the logs (Kubernetes events and
@@ -213,8 +213,7 @@ function logSourcesOption(text: string | boolean | undefined, logsGoSomewhere: b
   if (typeof text !== "string") return undefined;
   const names = text.split(",").map((name) => name.trim());
   const unknown = names.find((name) => name !== "events" && name !== "scheduler");
-  if (unknown !== undefined || names.length === 0)
-    throw new UsageError(`--log-sources: expected events, scheduler or events,scheduler, found "${text}"`);
+  if (unknown !== undefined) throw new UsageError(`--log-sources: expected events, scheduler or events,scheduler, found "${text}"`);
   if (!logsGoSomewhere)
     throw new UsageError("--log-sources: no log goes anywhere in this run; add --logs console (or otlp, or --otlp-json-logs offline)");
   return { events: names.includes("events"), scheduler: names.includes("scheduler") };
