@@ -10,6 +10,7 @@ import { type PodShape, podShape } from "@gpusynth/blueprint";
 import type { PendingReason } from "./domain-events.js";
 import { divideFairShare } from "./fair-share.js";
 import { MinHeap } from "./min-heap.js";
+import { type RunningWorkloads, victimOrder } from "./running-workloads.js";
 import { type Gpu, isAllocatable, type Node, type Pod, type Pool, type Queue, schedulableFreeGpus, type Workload } from "./world.js";
 
 export interface PodAssignment {
@@ -77,21 +78,35 @@ export class Scheduler {
   }
 
   /**
-   * Runs allocate, reclaim and preempt over the pending workloads. `running` lists the
-   * workloads holding GPUs; both lists are read, never mutated (actions do that).
+   * Runs allocate, reclaim and preempt over the pending workloads. `running` holds the
+   * workloads with GPUs; both are read, never changed here (the actions do that). Victims are
+   * chosen among the workloads that were running when the cycle began.
    */
-  cycle(pending: readonly Workload[], running: readonly Workload[]): void {
+  cycle(pending: readonly Workload[], running: RunningWorkloads): void {
     this.updateFairShares(pending);
     this.trace = { allocate: [], reclaim: [], preempt: [] };
+    this.startedThisCycle.clear();
     const reasons = new Map<Workload, PendingReason[]>();
     const stillPending = this.allocate(pending, reasons);
-    const victims = new VictimIndex(running);
-    const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, victims, reasons));
-    const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, victims, reasons));
+    const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, running, reasons));
+    const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, running, reasons));
     for (const workload of afterPreempt) this.actions.unschedulable(workload, reasons.get(workload) ?? []);
     let nodes = 0;
     for (const pool of this.pools.values()) nodes += pool.nodes.length;
     this.actions.traced({ pendingJobs: pending.length, queues: this.allQueues.length, nodes, ...this.trace });
+  }
+
+  /** Workloads this cycle bound: not victims before the next cycle. */
+  private readonly startedThisCycle = new Set<Workload>();
+
+  private bind(w: Workload, pool: Pool, pods: readonly PodAssignment[]): void {
+    this.startedThisCycle.add(w);
+    this.actions.bind(w, pool, pods);
+  }
+
+  /** A victim candidate: running since before this cycle, in the pool asked for. */
+  private isVictimIn(v: Workload, pool: string): boolean {
+    return v.pool === pool && v.phase === "Running" && !this.startedThisCycle.has(v);
   }
 
   private trace: { allocate: CycleAttempt[]; reclaim: CycleAttempt[]; preempt: CycleAttempt[] } = {
@@ -245,7 +260,7 @@ export class Scheduler {
         found.push({ nodePool: poolName, reason: "Unschedulable", requested: w.gpus });
         continue;
       }
-      this.actions.bind(w, pool, pods);
+      this.bind(w, pool, pods);
       this.trace.allocate.push({ workload: w, queue, outcome: "allocated", victims: [] });
       return true;
     }
@@ -263,7 +278,7 @@ export class Scheduler {
    * still above deserved — GuaranteeDeservedQuota (proportion/reclaimable/strategies).
    * Workloads are indivisible, so the last victim may take its queue below that line.
    */
-  private reclaimFor(w: Workload, victims: VictimIndex, reasons: Map<Workload, PendingReason[]>): boolean {
+  private reclaimFor(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>): boolean {
     for (const poolName of w.nodePools) {
       if (!resourcesWereTheProblem(reasons.get(w), poolName)) continue;
       const queue = this.queueOf(w, poolName);
@@ -271,9 +286,8 @@ export class Scheduler {
       // Across departments the department queues are compared too (the level where paths diverge).
       const departmentWithinShare = queue.parent === null || queue.parent.allocated + w.gpus <= queue.parent.fairShare;
       const withinDeserved = queue.allocated + w.gpus <= queue.deserved;
-      const candidates = victims
-        .inPool(poolName)
-        .filter((v) => v.pool === poolName && v.project !== w.project && v.phase === "Running")
+      const candidates = [...running.preemptibleIn(poolName)]
+        .filter((v) => this.isVictimIn(v, poolName) && v.project !== w.project)
         .filter((v) => departmentWithinShare || v.department === w.department)
         .map((v) => ({ v, q: this.comparedQueue(v, queue) }))
         .sort((a, b) => overService(b.q) - overService(a.q) || a.q.order - b.q.order || victimOrder(a.v, b.v));
@@ -296,7 +310,7 @@ export class Scheduler {
         victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
       });
       for (const victim of chosen.victims) this.actions.evict(victim, "reclaim", w);
-      this.actions.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
+      this.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
       return true;
     }
     return false;
@@ -306,7 +320,7 @@ export class Scheduler {
    * actions/preempt: within one project queue and node pool, a workload takes GPUs from
    * preemptible workloads of strictly lower priority, lowest priority and newest first.
    */
-  private preemptFor(w: Workload, victims: VictimIndex, reasons: Map<Workload, PendingReason[]>): boolean {
+  private preemptFor(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>): boolean {
     // One attempt per job, as actions/preempt logs it: over quota when its non-preemptible quota
     // blocks it in every pool it asks for, else preempted in the first pool that works.
     let overQuota = true;
@@ -317,9 +331,9 @@ export class Scheduler {
       // (preempt.go checks IsNonPreemptibleJobOverQueueQuota first).
       if (poolReasons.some((r) => r.reason === "NonPreemptibleOverQuota")) continue;
       overQuota = false;
-      const candidates = victims
-        .ofProject(poolName, w.project)
-        .filter((v) => v.pool === poolName && v.priority < w.priority && v.phase === "Running")
+      const candidates = running
+        .preemptibleOf(poolName, w.project)
+        .filter((v) => this.isVictimIn(v, poolName) && v.priority < w.priority)
         .map((v) => ({ v, q: queue }));
       if (candidates.length === 0) continue;
       const chosen = this.pickVictims(w, poolName, candidates, () => true);
@@ -340,7 +354,7 @@ export class Scheduler {
         victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
       });
       for (const victim of chosen.victims) this.actions.evict(victim, "preempt", w);
-      this.actions.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
+      this.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
       return true;
     }
     this.trace.preempt.push({
@@ -386,44 +400,6 @@ export class Scheduler {
 }
 
 /**
- * The preemptible workloads running when a cycle began, by node pool and, in victim order, by
- * project within it: each pending workload's reclaim and preempt look only at those it could
- * evict. Evictions during the cycle change phases, not these lists, so callers still check
- * that a candidate is running where it was.
- */
-class VictimIndex {
-  private byPool: Map<string, Workload[]> | undefined;
-  private readonly byProject = new Map<string, Workload[]>();
-
-  constructor(private readonly running: readonly Workload[]) {}
-
-  inPool(pool: string): readonly Workload[] {
-    if (this.byPool === undefined) {
-      this.byPool = new Map();
-      for (const v of this.running) {
-        if (v.pool === null || !v.preemptible) continue;
-        const list = this.byPool.get(v.pool);
-        if (list === undefined) this.byPool.set(v.pool, [v]);
-        else list.push(v);
-      }
-    }
-    return this.byPool.get(pool) ?? [];
-  }
-
-  /** One project's candidates in a pool, lowest priority and most recently started first. */
-  ofProject(pool: string, project: string): readonly Workload[] {
-    const key = `${pool}\u0000${project}`;
-    let list = this.byProject.get(key);
-    if (list === undefined) {
-      list = this.inPool(pool).filter((v) => v.project === project);
-      list.sort(victimOrder);
-      this.byProject.set(key, list);
-    }
-    return list;
-  }
-}
-
-/**
  * capacity_policy: OverLimit when allocated + request exceeds the limit, and for
  * non-preemptible workloads NonPreemptibleOverQuota when non-preemptible allocation + request
  * exceeds the deserved quota — checked for the project queue and its department.
@@ -458,11 +434,6 @@ function jobOrder(a: Workload, b: Workload): number {
   return b.priority - a.priority || a.submittedAt - b.submittedAt || a.id - b.id;
 }
 
-/** Victims: lowest priority first, then the most recently started. */
-function victimOrder(a: Workload, b: Workload): number {
-  return a.priority - b.priority || (b.runningSince ?? 0) - (a.runningSince ?? 0) || b.id - a.id;
-}
-
 /** queue_order's key for a queue and its next job: compared lexicographically, smaller first. */
 function queueKey(queue: Queue, job: Workload): [number, number, number, number] {
   return [
@@ -484,18 +455,37 @@ function compareKeys(a: readonly number[], b: readonly number[]): number {
  * `freed` GPUs count as free (held by victims that would be evicted).
  */
 function place(pool: Pool, shape: PodShape, freed?: ReadonlySet<Gpu>): PodAssignment[] | undefined {
+  // Not enough free GPUs in the whole pool: no node search can succeed.
+  if (pool.schedulableFree + (freed?.size ?? 0) < shape.pods * shape.gpusPerPod) return undefined;
+  const freeOn = (node: Node): number => {
+    let free = schedulableFreeGpus(node);
+    if (freed !== undefined && node.status === "ready") for (const gpu of node.gpus) if (freed.has(gpu)) free++;
+    return free;
+  };
+  const gpusOn = (node: Node): Gpu[] =>
+    node.gpus.filter((gpu) => isAllocatable(gpu) && (gpu.holder === null || freed?.has(gpu) === true)).slice(0, shape.gpusPerPod);
+  if (shape.pods === 1) {
+    // The common case, one pod: the first of the fullest nodes that fit, in one pass.
+    let best: Node | undefined;
+    let bestFree = Number.POSITIVE_INFINITY;
+    for (const node of pool.nodes) {
+      const free = freeOn(node);
+      if (free >= shape.gpusPerPod && free < bestFree) {
+        best = node;
+        bestFree = free;
+        if (free === shape.gpusPerPod) break; // no node fits more tightly
+      }
+    }
+    return best === undefined ? undefined : [{ node: best, gpus: gpusOn(best) }];
+  }
   // One pod of a gang per node, each on the fullest node that fits: the candidates in order of
   // free GPUs (ties in node order, as the sort is stable) give pod 1 its node, pod 2 the next…
   const candidates: Array<{ node: Node; free: number }> = [];
   for (const node of pool.nodes) {
-    let free = schedulableFreeGpus(node);
-    if (freed !== undefined && node.status === "ready") for (const gpu of node.gpus) if (freed.has(gpu)) free++;
+    const free = freeOn(node);
     if (free >= shape.gpusPerPod) candidates.push({ node, free });
   }
   if (candidates.length < shape.pods) return undefined;
   candidates.sort((a, b) => a.free - b.free);
-  return candidates.slice(0, shape.pods).map(({ node }) => ({
-    node,
-    gpus: node.gpus.filter((gpu) => isAllocatable(gpu) && (gpu.holder === null || freed?.has(gpu) === true)).slice(0, shape.gpusPerPod),
-  }));
+  return candidates.slice(0, shape.pods).map(({ node }) => ({ node, gpus: gpusOn(node) }));
 }

@@ -27,6 +27,7 @@ import {
 } from "./domain-events.js";
 import { EventQueue } from "./event-queue.js";
 import { Rng } from "./rng.js";
+import { RunningWorkloads } from "./running-workloads.js";
 import { type CycleTrace, type PodAssignment, Scheduler } from "./scheduler.js";
 import {
   buildPools,
@@ -98,7 +99,7 @@ export class Simulation {
   private readonly queues: Queue[];
   private readonly scheduler: Scheduler;
   private readonly pending = new Set<Workload>();
-  private readonly running = new Set<Workload>();
+  private readonly running = new RunningWorkloads();
   private readonly ids: Rng;
   private readonly faultRng: Rng;
   private readonly priorities: Map<string, number>;
@@ -212,7 +213,7 @@ export class Simulation {
       }
       case "cycle":
         this.cycleQueued = false;
-        this.scheduler.cycle([...this.pending], [...this.running]);
+        this.scheduler.cycle([...this.pending], this.running);
         return;
       case "end": {
         const w = item.workload;
@@ -446,7 +447,7 @@ export class Simulation {
     w.restarts = 0;
     w.backoffUntil = null;
     w.endToken++;
-    this.running.delete(w);
+    this.running.delete(w, pool);
     this.requestCycle();
     return { placements, pool };
   }
@@ -560,6 +561,7 @@ export class Simulation {
     w.backoffUntil = null;
     w.ranMs = 0;
     w.runningSince = this.nowMs;
+    this.running.reordered(w);
     this.agenda.push(this.nowMs + w.runMs, { kind: "end", workload: w, token: w.endToken });
     const pool = w.pool as string;
     this.emit({

@@ -62,6 +62,8 @@ export interface Pool {
    * scheduler recounts the pool's schedulable GPUs only then, not every cycle.
    */
   capacityVersion: number;
+  /** Allocatable GPUs no pod holds on ready nodes: the sum of schedulableFreeGpus over the pool, kept in step. */
+  schedulableFree: number;
 }
 
 /** A Run:ai scheduling queue: one per project (or department) and node pool. */
@@ -181,7 +183,7 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
   return bp.nodePools.map((spec) => {
     const model = GPU_MODELS[spec.gpuModel];
     const nodes: Node[] = [];
-    const pool: Pool = { name: spec.name, spec, model, nodes, capacityVersion: 0 };
+    const pool: Pool = { name: spec.name, spec, model, nodes, capacityVersion: 0, schedulableFree: spec.nodes * spec.gpusPerNode };
     for (let n = 0; n < spec.nodes; n++) {
       const gpus: Gpu[] = [];
       const node: Node = {
@@ -273,13 +275,13 @@ function isFree(gpu: Gpu): boolean {
 export function takeGpu(gpu: Gpu, pod: Pod): void {
   if (!isFree(gpu)) throw new Error(`GPU ${gpu.uuid} on ${gpu.node.name} is not free`);
   gpu.holder = pod;
-  gpu.node.freeGpus--;
+  changeFree(gpu.node, -1);
 }
 
 export function releaseGpu(gpu: Gpu): void {
   const wasFree = isFree(gpu);
   gpu.holder = null;
-  if (!wasFree && isFree(gpu)) gpu.node.freeGpus++;
+  if (!wasFree && isFree(gpu)) changeFree(gpu.node, 1);
 }
 
 /** The device plugin marks the GPU (un)healthy: the kubelet's allocatable follows. */
@@ -302,8 +304,14 @@ function changeAllocatable(gpu: Gpu, change: () => void): void {
   change();
   gpu.node.pool.capacityVersion++;
   const nowFree = isFree(gpu);
-  if (wasFree && !nowFree) gpu.node.freeGpus--;
-  else if (!wasFree && nowFree) gpu.node.freeGpus++;
+  if (wasFree && !nowFree) changeFree(gpu.node, -1);
+  else if (!wasFree && nowFree) changeFree(gpu.node, 1);
+}
+
+/** A node's free count moves, and with it its pool's schedulable total while the node is ready. */
+function changeFree(node: Node, delta: number): void {
+  node.freeGpus += delta;
+  if (node.status === "ready") node.pool.schedulableFree += delta;
 }
 
 /** GPUs a new pod may be placed on: healthy, free, on a node that accepts pods. */
@@ -312,6 +320,7 @@ export function schedulableFreeGpus(node: Node): number {
 }
 
 export function setNodeStatus(node: Node, status: NodeStatus): void {
+  node.pool.schedulableFree += (status === "ready" ? node.freeGpus : 0) - schedulableFreeGpus(node);
   node.status = status;
   node.pool.capacityVersion++;
 }
