@@ -39,12 +39,12 @@ gen-check: build
 signal-fidelity: build
     node --max-semi-space-size=64 packages/cli/bin/gpusynth.js check-signals
 
-# Tests must not depend on each other, so the suite runs once in a random order.
-# The suite once, shuffled by a printed seed (`just race <seed>` replays that order).
+# Tests must not depend on each other, so the suite runs once with each file's tests in a random
+# order, shuffled by a printed seed (`just race <seed>` replays that order).
 test: build
     seed="${GPUSYNTH_TEST_SEED:-$(node -e 'console.log(1 + Math.floor(Math.random() * 2147483646))')}"; \
     echo "test order: shuffled with seed $seed (rerun this order: just race $seed)"; \
-    npx vitest run --sequence.shuffle --sequence.seed="$seed" --reporter=default --reporter=json --outputFile=.vitest-report.json
+    npx vitest run --sequence.seed="$seed" --reporter=default --reporter=json --outputFile=.vitest-report.json
 
 # Replays the order a seed gives (the seed `just test` printed); without one, a new random order.
 race seed="": build

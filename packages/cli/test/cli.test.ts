@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../src/main.js";
+import { captureOutput } from "./helpers.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -19,6 +21,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function gpusynth(...args: string[]) {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The same command through main() in this process: for the many refusals and repeated runs
+ * whose point is the message or the output, not the binary (a process each costs half a second
+ * of CPU); the tests above run the binary itself.
+ */
+async function inProcess(...args: string[]) {
+  const { output, text } = captureOutput();
+  const code = await main(args, output);
+  return { code, stdout: text.out, stderr: text.err };
 }
 
 const stackTrace = /\n\s+at .+\(.+:\d+:\d+\)/;
@@ -126,10 +139,10 @@ describe("gpusynth run --offline --summary", () => {
     for (const pool of summary.nodePools) expect(pool.meanAllocatedGpus).toBeLessThanOrEqual(pool.gpus);
   });
 
-  it("gives identical output for the same seed and different output for another", () => {
+  it("gives identical output for the same seed and different output for another", async () => {
     const a = gpusynth("run", "--offline", "--duration", "2d", "--json", "--seed", "1").stdout;
-    expect(gpusynth("run", "--offline", "--duration", "2d", "--json", "--seed", "1").stdout).toBe(a);
-    expect(gpusynth("run", "--offline", "--duration", "2d", "--json", "--seed", "2").stdout).not.toBe(a);
+    expect((await inProcess("run", "--offline", "--duration", "2d", "--json", "--seed", "1")).stdout).toBe(a);
+    expect((await inProcess("run", "--offline", "--duration", "2d", "--json", "--seed", "2")).stdout).not.toBe(a);
   });
 
   it.each([
@@ -144,8 +157,8 @@ describe("gpusynth run --offline --summary", () => {
     [["run", "--offline", "--seed", "-1"], /--seed: expected a value; one that starts with "-" is written --seed=<value>/],
     [["run", "--offline", "--seed=-1"], /--seed: expected an integer from 0 to 4294967295, found "-1"/],
     [["run", "--offline=yes"], /--offline takes no value/],
-  ])("refuses %j with exit code 2", (args, message) => {
-    const { code, stderr } = gpusynth(...args);
+  ])("refuses %j with exit code 2", async (args, message) => {
+    const { code, stderr } = await inProcess(...args);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
     expect(stderr).not.toMatch(stackTrace);
@@ -174,8 +187,8 @@ describe("gpusynth dump", () => {
     expect(dcgm?.families.find((f) => f.name === "DCGM_FI_DEV_XID_ERRORS")?.maxSeries).toBe(32);
   });
 
-  it("refuses an unknown format with exit code 2", () => {
-    const { code, stderr } = gpusynth("dump", "--format", "xml");
+  it("refuses an unknown format with exit code 2", async () => {
+    const { code, stderr } = await inProcess("dump", "--format", "xml");
     expect(code).toBe(2);
     expect(stderr).toContain('--format: expected markdown or json, found "xml"');
   });
