@@ -1,19 +1,29 @@
 /**
- * The pinned Run:ai control-plane OpenAPI spec (2.24: runapy v1.224.0, .generator/swagger.json),
- * read from ../shared/vendor-specs beside the checkout (it is vendor data, not copied into the
- * repository), loaded into a real OpenAPI validator (openapi-backend, Ajv with the spec's formats).
+ * The pinned Run:ai control-plane OpenAPI spec (2.24: runai-professional-services/runapy @v1.224.0,
+ * commit 06000dd8f189375cbbeae0c92196c191af7e3a3e, .generator/swagger.json, Apache-2.0), loaded
+ * into a real OpenAPI validator (openapi-backend, Ajv with the spec's formats). It is vendor data
+ * and is not copied into this repository: GPUSYNTH_RUNAI_SPEC names the file, by default
+ * vendor-specs/runai-openapi-2.24.json in the workspace folder beside the checkout (where CI puts
+ * it). Without it the tests that validate against it are skipped, and CI fails instead.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import formats from "ajv-formats";
 import { type Document, OpenAPIBackend } from "openapi-backend";
+import { describe } from "vitest";
 
 // ajv-formats is CommonJS whose module.exports is the plugin and also carries it as `default`;
 // TypeScript (NodeNext) types the default import as the module, so take the plugin by name.
 const addFormats = formats.default;
 
-export const SPEC_PATH = fileURLToPath(new URL("../../../../shared/vendor-specs/runai-openapi-2.24.json", import.meta.url));
+export const SPEC_PATH =
+  process.env.GPUSYNTH_RUNAI_SPEC ?? fileURLToPath(new URL("../../../../shared/vendor-specs/runai-openapi-2.24.json", import.meta.url));
+const SPEC_FOUND = existsSync(SPEC_PATH);
+if (!SPEC_FOUND && process.env.CI === "true") throw new Error(`CI must provide the pinned Run:ai spec: expected ${SPEC_PATH}`);
+
+/** A describe that runs where the spec is found and is reported as skipped elsewhere. */
+export const describeWithSpec = SPEC_FOUND ? describe : describe.skip;
 
 export interface SpecDocument {
   readonly paths: Record<string, Record<string, { operationId?: string; parameters?: unknown[] } | undefined>>;
@@ -35,7 +45,7 @@ export interface RunaiSpec {
 }
 
 export async function loadRunaiSpec(): Promise<RunaiSpec> {
-  if (!existsSync(SPEC_PATH)) throw new Error(`the pinned Run:ai spec is missing: expected ${SPEC_PATH} (../shared/vendor-specs)`);
+  if (!SPEC_FOUND) throw new Error(`the pinned Run:ai spec is missing: expected ${SPEC_PATH} (set GPUSYNTH_RUNAI_SPEC)`);
   const document = JSON.parse(readFileSync(SPEC_PATH, "utf8")) as SpecDocument;
   const api = new OpenAPIBackend({
     definition: withoutPrimitiveExplode(structuredClone(document)) as unknown as Document,
