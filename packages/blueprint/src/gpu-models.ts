@@ -1,7 +1,8 @@
 /**
  * The GPU models a blueprint may declare, with the physical properties that later layers
- * (DCGM values, capacity) derive from. Values and their sources are collected in
- * ../shared/references/dcgm.md §3 ("Realistic values: A100-SXM4-80GB vs H100-SXM5-80GB").
+ * (DCGM values, capacity) derive from. Each model's comment names its sources: the NVIDIA A100
+ * datasheet, NVIDIA's nvml-mock profiles (run-ai/fake-gpu-operator @v0.2.0
+ * templates/profiles/builtin.yaml) and public `nvidia-smi` captures.
  * Where a value comes from a third-party `nvidia-smi` capture rather than a vendor document,
  * the comment says so; a later capture from real hardware replaces it.
  */
@@ -33,7 +34,7 @@ export const GPU_MODELS = {
   // A100 SXM4 80GB: name string and 81920 MiB from public nvidia-smi outputs [3p];
   // 400 W default power limit from the A100 datasheet; idle power and clocks from NVIDIA's
   // nvml-mock profile shipped by run-ai/fake-gpu-operator v0.2.0 (templates/profiles/builtin.yaml);
-  // 1593 MHz memory clock derived for HBM2e at 3.2 Gb/s (dcgm.md §3).
+  // 1593 MHz memory clock derived for HBM2e at 3.2 Gb/s (gpusynth's derivation; no vendor document states it).
   "A100-SXM4-80GB": {
     modelName: "NVIDIA A100-SXM4-80GB",
     product: "NVIDIA-A100-SXM4-80GB",

@@ -1,8 +1,9 @@
 /**
  * Warnings (never errors) for rates far outside what published GPU clusters show, so a typo
  * like perDay: 5000 or a hazard rate in per-hour units is caught before it shapes a run. The
- * ranges are those of ../shared/references/realworld-rates.md (sections named below); a
- * blueprint may still use such rates on purpose, e.g. to stress a pipeline.
+ * ranges are those of the published traces and papers named below (section labels as in the
+ * header of blueprints/lab.yaml); a blueprint may still use such rates on purpose, e.g. to
+ * stress a pipeline.
  */
 import type { BlueprintProblem } from "./problems.js";
 import type { Blueprint } from "./schema.js";

@@ -3,11 +3,14 @@
  * value: below 100 a workload is preemptible and may run over its project's deserved quota;
  * 100 and above it is non-preemptible and limited to the deserved quota.
  *
- * Sources (../shared/references/k8s-metadata.md §2d):
+ * Sources:
  * - Run:ai preset PriorityClasses `train` 50, `interactive-preemptible` 75, `build` 100,
- *   `inference` 125 — Run:ai docs "Scheduling" (RD-SCH) and NVIDIA Run:ai priority control.
- * - KAI-Scheduler chart presets name the 75 class `build-preemptible`
- *   (NVIDIA/KAI-Scheduler v0.17.0 deployments/kai-scheduler/templates/priorityclasses/).
+ *   `inference` 125 — Run:ai docs "Scheduling" (run-ai/docs
+ *   docs/Researcher/scheduling/the-runai-scheduler.md, commit not pinned) and NVIDIA Run:ai
+ *   "Workload priority class control" (https://run-ai-docs.nvidia.com/saas/platform-management/
+ *   runai-scheduler/scheduling/workload-priority-class-control).
+ * - KAI-Scheduler chart presets name the 75 class `build-preemptible` (NVIDIA/KAI-Scheduler
+ *   v0.17.0 @f218c69 deployments/kai-scheduler/templates/priorityclasses/).
  * - The ≥ 100 rule: KAI-Scheduler v0.17.0 docs/priority/README.md "Preemptibility".
  * A blueprint may add its own classes (e.g. the newer NVIDIA Run:ai dictionary).
  */

@@ -333,7 +333,7 @@ const faultsSchema = z.strictObject({
   nodeRebootTime: durationSchema.default(10 * 60_000),
 });
 
-/** The NVIDIA driver in dcgm-exporter's own sample output (4.5.3-4.8.2 README / dcgm.md §2.2). */
+/** The NVIDIA driver in dcgm-exporter's own sample output (its 4.5.3-4.8.2 README). */
 const DEFAULT_DRIVER_VERSION = "550.163.01";
 
 /** A Prometheus job name that is also one URL path segment ("." and ".." are not). */

@@ -2,9 +2,9 @@
  * The XID errors a blueprint may inject, and what each does to the workloads and the GPU.
  * Mnemonics and immediate actions follow NVIDIA's Xid catalogue
  * (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html), which agrees with NVIDIA's
- * NVSentinel XID mapping CSV @6f8b0fcf (FATAL / NONFATAL); collected in
- * ../shared/references/dcgm.md §4.2. The simulation effect is gpusynth's reading of the
- * immediate action for a workload using the GPU:
+ * NVSentinel XID mapping CSV (FATAL / NONFATAL; NVIDIA/NVSentinel @6f8b0fcf
+ * distros/kubernetes/nvsentinel/charts/gpu-health-monitor/xiderrorsmapping.csv). The
+ * simulation effect is gpusynth's reading of the immediate action for a workload using the GPU:
  * - "none": informational, nothing stops (IGNORE);
  * - "app": the application on that GPU dies, the GPU stays usable (RESTART_APP);
  * - "gpu-reset": applications on the GPU die and the GPU is unusable until it is reset

@@ -1,6 +1,8 @@
 /**
- * The OTLP → Prometheus translation rules, checked on the worked examples and edge cases of
- * ../shared/references/otlp-to-prometheus.md §A7 (predicted names) and its label-key table.
+ * The OTLP → Prometheus translation rules, checked on worked examples and edge cases derived
+ * from the pinned translator code: prometheus/prometheus @v2.53.3
+ * storage/remote/otlptranslator/prometheus/normalize_name.go and normalize_label.go,
+ * prometheus/otlptranslator @v1.0.0 metric_namer.go and label_namer.go.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -1,11 +1,13 @@
 /**
  * What a GPU is doing, as DCGM would read it: utilisation, power, temperatures, clocks,
  * framebuffer and energy, all consistent with each other and with the workload holding the
- * GPU. Shapes follow ../shared/references/dcgm.md §3:
- * - training sits near saturation (fake-gpu-operator v0.2.0 draws train pods from 80–100 %),
- *   with communication dips synchronised across all GPUs of the job (ASPLOS'24, Patel et al.);
+ * GPU. Shapes follow these sources:
+ * - training sits near saturation (run-ai/fake-gpu-operator v0.2.0 draws train pods from
+ *   80–100 %), with communication dips synchronised across all GPUs of the job (Patel et al.,
+ *   "Characterizing Power Management Opportunities for LLMs in the Cloud", ASPLOS'24);
  * - interactive workspaces are mostly idle with short bursts (allocated-but-idle is the fleet
- *   norm: PAI 2020 median per-instance utilisation 1.5 %);
+ *   norm: Alibaba PAI 2020 trace, NSDI'22, median per-instance utilisation 1.5 % in a
+ *   third-party re-analysis);
  * - inference follows a diurnal request load;
  * - power moves between the model's idle draw and its limit with activity; temperatures follow
  *   power with a lag; used + free + reserved framebuffer = total; the energy counter is the
@@ -55,7 +57,10 @@ const FIVE_MINUTES = 300_000;
 const GPU_TEMP_LAG_MS = 60_000;
 const MEMORY_TEMP_LAG_MS = 90_000;
 
-/** Idle and fully loaded temperatures (°C) per architecture, from dcgm.md §3 (mock and nvidia-smi captures). */
+/**
+ * Idle and fully loaded temperatures (°C) per architecture, from NVIDIA's nvml-mock profiles
+ * (run-ai/fake-gpu-operator @v0.2.0) and public nvidia-smi captures.
+ */
 const TEMPERATURES = {
   ampere: { gpuIdle: 33, gpuLoad: 72, memoryIdle: 31, memoryLoad: 75 },
   hopper: { gpuIdle: 35, gpuLoad: 71, memoryIdle: 35, memoryLoad: 78 },
@@ -90,7 +95,7 @@ export class GpuActivityModel {
     state.powerW = powerW;
     state.at = t;
 
-    // Near the power limit the SM clock drops (H100 at a 700 W cap: ~1590 of 1980 MHz, dcgm.md §3).
+    // Near the power limit the SM clock drops (H100 at a 700 W cap: ~1590 of 1980 MHz, a third-party nvidia-smi example).
     const capPressure = Math.max(0, (powerW / model.powerLimitW - 0.85) / 0.15);
     const smClockMHz = busy === 0 ? model.smClockIdleMHz : Math.round(model.smClockMaxMHz * (1 - 0.2 * capPressure));
     const available = model.framebufferMiB - model.framebufferReservedMiB;

@@ -1,7 +1,8 @@
 /**
  * The shape of what an OpenTelemetry Collector's `prometheus` receiver sends after scraping a
- * real exporter, which gpusynth reproduces (../shared/references/otlp-to-prometheus.md §A6;
- * opentelemetry-collector-contrib receiver/prometheusreceiver at v0.145.0):
+ * real exporter, which gpusynth reproduces (opentelemetry-collector-contrib
+ * receiver/prometheusreceiver at v0.145.0; internal/transaction.go, prom_to_otlp.go,
+ * metricfamily.go, metrics_adjuster.go, read at commits 3513e3e5, 67a3f1d3, abc5e17d, a097983e):
  * one ResourceMetrics per target and scrape; resource service.name = job, service.instance.id
  * = host:port, server.address (when not loopback), server.port, url.scheme; this scope; names
  * verbatim; unit empty; counters monotonic cumulative sums, gauges gauges; double values.

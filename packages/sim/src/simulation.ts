@@ -336,7 +336,7 @@ export class Simulation {
       id: this.nextWorkloadId++,
       uid: this.ids.uuid(),
       name: spec.name,
-      // Run:ai projects are namespaces named runai-<project> (Run:ai docs, k8s-metadata §2a).
+      // Run:ai projects are namespaces named runai-<project> (run-ai/docs @04d09c30 docs/developer/k8s-api/launch-job-via-yaml.md).
       namespace: projectNamespace(project.name),
       project: project.name,
       department: project.department,

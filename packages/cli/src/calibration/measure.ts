@@ -1,6 +1,6 @@
 /**
  * What a blueprint's simulated cluster actually did, in the terms the published traces use
- * (realworld-rates: arrivals per GPU-day, job sizes and run times, waits, final status,
+ * (the published traces, section labels as in the header of blueprints/lab.yaml: arrivals per GPU-day, job sizes and run times, waits, final status,
  * preemption, idle allocated GPUs, hardware interruptions, allocation). Measured from the
  * domain events and from sampling the cluster, never from the blueprint's own parameters.
  */
@@ -14,7 +14,7 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** GPUs are read every 5 minutes, as a DCGM-based utilisation trace samples them. */
 const SAMPLE_MS = 5 * 60_000;
-/** A project whose mean allocation reaches this share of its deserved quota is saturated (realworld-rates §"Suggested blueprint parameters"). */
+/** A project whose mean allocation reaches this share of its deserved quota is saturated (gpusynth's "Suggested blueprint parameters", blueprints/lab.yaml header). */
 const SATURATED_SHARE = 0.85;
 
 /** The q-quantile (0…1) of values by the nearest-rank method; undefined when empty. */
@@ -78,7 +78,7 @@ export function measure(
   const all = [...ledger.workloads()].filter((w) => w.submittedAt >= warmupMs).map(measured);
   const started = all.filter((w) => w.firstStartedAt !== undefined);
   const waitsS = started.map((w) => ((w.firstStartedAt as number) - w.submittedAt) / 1000);
-  // Traces report the run time of every finished GPU job, whatever its end (realworld-rates §1e).
+  // Traces report the run time of every finished GPU job, whatever its end (§1e in the header of blueprints/lab.yaml).
   const runS = all
     .filter((w) => w.ended !== undefined && w.firstStartedAt !== undefined)
     .map((w) => ((w.endedAt as number) - (w.firstStartedAt as number)) / 1000);

@@ -1,6 +1,7 @@
 /**
  * OTLP → Prometheus name translation on the paths a gpusynth metric can take, after the pinned
- * translator code summarised in ../shared/references/otlp-to-prometheus.md:
+ * translator code (prometheus/prometheus @v2.53.3 storage/remote/otlptranslator/,
+ * prometheus/otlptranslator @v1.0.0):
  * - legacy normalisation (Prometheus 2.53.3 `otlptranslator/prometheus/normalize_name.go`, and
  *   collector-contrib's prometheusremotewrite of the same lineage): tokens split on anything
  *   that is not a letter or digit (colons are lost), unit words, `total` moved to the end of

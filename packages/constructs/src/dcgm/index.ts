@@ -23,7 +23,7 @@ export interface DcgmOptions {
 }
 
 export const DCGM_DEFAULTS: DcgmOptions = {
-  // The driver in the vendor's own sample output (dcgm.md §2.2).
+  // The driver in the vendor's own sample output (dcgm-exporter 4.5.3-4.8.2 README sample).
   driverVersion: "550.163.01",
   port: 9400,
   // The gpu-operator's Service for the exporter; Prometheus takes the job from the Service name.
@@ -88,7 +88,7 @@ export class DcgmConstruct implements MetricConstruct {
     add(DCGM.pcieReplay, 0);
     add(DCGM.gpuUtil, r.gpuUtil);
     add(DCGM.memCopyUtil, r.memCopyUtil);
-    add(DCGM.encUtil, 0); // A100 and H100 have no NVENC (dcgm.md §1)
+    add(DCGM.encUtil, 0); // A100 and H100 have no NVENC (dcgm-exporter etc/default-counters.csv @4.5.3-4.8.2)
     add(DCGM.decUtil, 0);
     add(DCGM.xidErrors, gpu.lastXid);
     add(DCGM.fbFree, r.fbFreeMiB);

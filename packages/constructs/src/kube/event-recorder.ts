@@ -1,7 +1,7 @@
 /**
  * The legacy core/v1 event recorder's client-side correlation, which both KAI-Scheduler and the
- * kubelet use (client-go tools/record/events_cache.go, v0.35.4; constants in
- * ../shared/references/realworld-rates.md §7 and kai-k8s-logs.md §2):
+ * kubelet use (kubernetes/client-go @v0.35.4 (d43aed2a) tools/record/events_cache.go; the
+ * constants are named below):
  * - aggregation: more than 10 events differing only in message for the same source, object,
  *   type and reason within 600 s are collapsed into one "(combined from similar events): "
  *   event (defaultAggregateMaxEvents, defaultAggregateIntervalInSeconds);
