@@ -217,10 +217,7 @@ function checkFits(
   if (priority === undefined) {
     c.error([...kind.path, "priorityClass"], `a priority class (${[...c.priorities.keys()].join(", ")})`, `"${kind.priorityClass}"`);
   }
-  const usable = chosenPools.flatMap((n) => {
-    const pool = c.pools.get(n);
-    return pool !== undefined && project.nodePools[n] !== undefined ? [pool] : [];
-  });
+  const usable = usablePools(c, project, chosenPools);
   if (usable.length === 0) return;
   for (const { gpus, path } of kind.gpus) {
     const fits = usable.some((pool) => {
@@ -230,6 +227,51 @@ function checkFits(
       return priority === undefined || isPreemptible(priority) || gpus <= quota.deserved;
     });
     if (!fits) c.error(path, neverFitsExplanation(kind.type, usable, project.nodePools, priority), describeValue(gpus));
+  }
+}
+
+/** The declared pools among those chosen in which the project has a quota. */
+function usablePools(c: Context, project: Project, chosenPools: readonly string[]): NodePool[] {
+  return chosenPools.flatMap((n) => {
+    const pool = c.pools.get(n);
+    return pool !== undefined && project.nodePools[n] !== undefined ? [pool] : [];
+  });
+}
+
+/**
+ * A pod's CPU and memory per GPU must fit a GPU's share of a node in every pool it may use: a
+ * node full of such pods then never runs out of CPU or memory before GPUs, which is why the
+ * scheduler may place by GPUs alone (docs/scheduling.md).
+ */
+function checkRequests(
+  c: Context,
+  path: YamlPath,
+  usable: readonly NodePool[],
+  requests: { readonly cpuPerGpu?: number | undefined; readonly memoryGiBPerGpu?: number | undefined },
+): void {
+  const defaults = c.bp.limitRange;
+  const checks = [
+    {
+      field: requests.cpuPerGpu === undefined ? ["limitRange", "cpuDefaultRequestGpuFactor"] : [...path, "cpuPerGpu"],
+      value: requests.cpuPerGpu ?? defaults.cpuDefaultRequestGpuFactor,
+      share: (pool: NodePool) => pool.cpuCores / pool.gpusPerNode,
+      unit: "CPU cores",
+    },
+    {
+      field: requests.memoryGiBPerGpu === undefined ? ["limitRange", "memoryDefaultRequestGpuFactorMiB"] : [...path, "memoryGiBPerGpu"],
+      value: requests.memoryGiBPerGpu ?? defaults.memoryDefaultRequestGpuFactorMiB / 1024,
+      share: (pool: NodePool) => pool.memoryGiB / pool.gpusPerNode,
+      unit: "GiB of memory",
+    },
+  ];
+  for (const { field, value, share, unit } of checks) {
+    const tight = usable.find((pool) => value > share(pool));
+    if (tight !== undefined)
+      c.error(
+        field as YamlPath,
+        `at most ${describeValue(share(tight))} ${unit} per GPU, a GPU's share of a node in node pool "${tight.name}" (${unit} per node / GPUs per node)`,
+        describeValue(value),
+      );
   }
 }
 
@@ -243,7 +285,9 @@ function generatedWorkloads(c: Context): void {
       const path: YamlPath = ["workloads", g, "mix", k];
       checkPoolList(c, project, [...path, "nodePools"], kind.nodePools);
       checkImage(c, [...path, "image"], kind.image);
-      checkFits(c, project, kind.nodePools ?? gen.nodePools ?? Object.keys(project.nodePools), {
+      const chosen = kind.nodePools ?? gen.nodePools ?? Object.keys(project.nodePools);
+      checkRequests(c, path, usablePools(c, project, chosen), kind);
+      checkFits(c, project, chosen, {
         path,
         type: kind.type,
         priorityClass: kind.priorityClass,
@@ -267,7 +311,9 @@ function submittedWorkloads(c: Context): void {
     if (project === undefined) return;
     checkPoolList(c, project, ["submissions", s, "nodePools"], sub.nodePools);
     checkImage(c, ["submissions", s, "image"], sub.image);
-    checkFits(c, project, sub.nodePools ?? Object.keys(project.nodePools), {
+    const chosen = sub.nodePools ?? Object.keys(project.nodePools);
+    checkRequests(c, ["submissions", s], usablePools(c, project, chosen), sub);
+    checkFits(c, project, chosen, {
       path: ["submissions", s],
       type: sub.type,
       priorityClass: sub.priorityClass,

@@ -201,6 +201,25 @@ const restartFields = {
     .meta({ description: "Restarts before the workload is marked failed (Run:ai default: 6)." }),
 };
 
+/**
+ * CPU and memory a workload's pods request per GPU, as Run:ai submits them: what the user asked
+ * for, else the cluster's limitRange defaults (runaiconfig spec.limitRange).
+ */
+const podRequestFields = {
+  cpuPerGpu: z
+    .number()
+    .gt(0)
+    .max(1024)
+    .optional()
+    .meta({ description: "CPU cores each pod requests per GPU it requests; default: limitRange.cpuDefaultRequestGpuFactor." }),
+  memoryGiBPerGpu: z
+    .number()
+    .gt(0)
+    .max(65_536)
+    .optional()
+    .meta({ description: "Memory (GiB) each pod requests per GPU it requests; default: limitRange.memoryDefaultRequestGpuFactorMiB." }),
+};
+
 const workloadKindSchema = z
   .strictObject({
     type: z.enum(WORKLOAD_TYPES).meta({
@@ -239,6 +258,7 @@ const workloadKindSchema = z
     pendingPatience: durationSchema.optional().meta({
       description: "The submitting user deletes the workload if it has not started after this long.",
     }),
+    ...podRequestFields,
     ...restartFields,
   })
   .superRefine((kind, ctx) => {
@@ -286,6 +306,7 @@ const submissionSchema = z
     ending: z.enum(["complete", "fail", "cancel"]).default("complete"),
     nodePools: nodePoolPreference("the project's node pools in declared order"),
     pendingPatience: durationSchema.optional(),
+    ...podRequestFields,
     ...restartFields,
   })
   .meta({ description: "One workload submitted at a fixed time: for scenarios that must happen exactly when declared." });
@@ -538,6 +559,30 @@ export const blueprintSchema = z
       .default([])
       .meta({
         description: "Container images workloads run; a node pulls an image the first time a pod needs it (imagePullPolicy IfNotPresent).",
+      }),
+    // NVIDIA Run:ai advanced cluster configuration (run-ai/docs @86056401,
+    // saas/advanced-setup/advanced-cluster-configurations.md): spec.limitRange.cpuDefaultRequestGpuFactor
+    // defaults to 100 (millicores) and memoryDefaultRequestGpuFactor to 100Mi per GPU; the
+    // matching limit factors have no default, so no CPU or memory limit is set.
+    limitRange: z
+      .strictObject({
+        cpuDefaultRequestGpuFactor: z
+          .number()
+          .gt(0)
+          .max(1024)
+          .default(0.1)
+          .meta({ description: "CPU cores requested per GPU (Run:ai default: 0.1)." }),
+        memoryDefaultRequestGpuFactorMiB: z
+          .number()
+          .gt(0)
+          .max(67_108_864)
+          .default(100)
+          .meta({ description: "Memory (MiB) requested per GPU (Run:ai default: 100)." }),
+      })
+      .default({ cpuDefaultRequestGpuFactor: 0.1, memoryDefaultRequestGpuFactorMiB: 100 })
+      .meta({
+        description:
+          "Run:ai's default CPU and memory requests per GPU, for workloads that declare none (runaiconfig spec.limitRange); no CPU or memory limits are set.",
       }),
     workloads: z.array(generatorSchema).default([]),
     submissions: z.array(submissionSchema).default([]),

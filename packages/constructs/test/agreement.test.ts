@@ -116,7 +116,7 @@ const CHECKS: Readonly<Record<string, () => Check>> = {
       runaiPerPod: sum("runai_allocated_gpu_count_per_pod"),
       ksmRequestsOfRunningPods: sum(
         "kube_pod_container_resource_requests",
-        (s) => s.labels.node !== undefined && runningPod(view, s.labels.uid),
+        (s) => s.labels.resource === "nvidia_com_gpu" && s.labels.node !== undefined && runningPod(view, s.labels.uid),
       ),
       kaiProjectQueues: view.queues.filter((q) => q.level === "project").reduce((t, q) => t + q.allocated, 0),
       kaiAllocatedMetric: sum("kai_queue_allocated_gpus") / 2, // project queues + their department queues

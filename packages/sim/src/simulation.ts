@@ -309,6 +309,8 @@ export class Simulation {
       pendingPatience: draw.kind.pendingPatience,
       restartPolicy: draw.kind.restartPolicy,
       backoffLimit: draw.kind.backoffLimit,
+      cpuPerGpu: draw.kind.cpuPerGpu,
+      memoryGiBPerGpu: draw.kind.memoryGiBPerGpu,
     });
     const next = process.nextArrival(this.nowMs);
     if (next !== undefined) this.agenda.push(next, { kind: "arrival", process });
@@ -329,7 +331,10 @@ export class Simulation {
     pendingPatience?: number | undefined;
     restartPolicy: "Never" | "OnFailure";
     backoffLimit: number;
+    cpuPerGpu?: number | undefined;
+    memoryGiBPerGpu?: number | undefined;
   }): void {
+    const defaults = this.blueprint.limitRange;
     const project = this.projectOf(spec.project);
     const priority = this.priorities.get(spec.priorityClass) as number;
     const workload: Workload = {
@@ -347,6 +352,10 @@ export class Simulation {
       priority,
       preemptible: isPreemptible(priority),
       gpus: spec.gpus,
+      cpuMilliPerGpu: Math.round((spec.cpuPerGpu ?? defaults.cpuDefaultRequestGpuFactor) * 1000),
+      memoryBytesPerGpu: Math.round(
+        spec.memoryGiBPerGpu === undefined ? defaults.memoryDefaultRequestGpuFactorMiB * 2 ** 20 : spec.memoryGiBPerGpu * 2 ** 30,
+      ),
       image: spec.image,
       nodePools: spec.nodePools ?? Object.keys(project.nodePools),
       submittedAt: this.nowMs,

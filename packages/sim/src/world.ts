@@ -133,6 +133,10 @@ export interface Workload {
   readonly priority: number;
   readonly preemptible: boolean;
   readonly gpus: number;
+  /** CPU each pod requests per GPU it holds, in millicores (what the user asked, or Run:ai's limitRange default). */
+  readonly cpuMilliPerGpu: number;
+  /** Memory each pod requests per GPU it holds, in bytes. */
+  readonly memoryBytesPerGpu: number;
   /** The container image it runs, when the blueprint names one. */
   readonly image: string | undefined;
   /** Node pools the workload may run in, most preferred first. */

@@ -120,6 +120,13 @@ export const KSM = {
     [...POD, "container", "node", "resource", "unit"],
     false,
   ),
+  podResourceLimits: family(
+    "pod_container_resource_limits",
+    "kube_pod_container_resource_limits",
+    "The number of requested limit resource by a container. It is recommended to use the kube_pod_resource_limits metric exposed by kube-scheduler instead, as it is more precise.",
+    [...POD, "container", "node", "resource", "unit"],
+    false,
+  ),
   podCreated: family("pod_created", "kube_pod_created", "Unix creation timestamp", POD),
   podStartTime: family("pod_start_time", "kube_pod_start_time", "Start time in unix timestamp for a pod.", POD),
   nodeInfo: family("node_info", "kube_node_info", "Information about a cluster node.", [

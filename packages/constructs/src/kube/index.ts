@@ -142,13 +142,15 @@ export class KubeConstruct implements MetricConstruct {
         for (const condition of CONDITION_STATUSES)
           samples.push(sample(KSM.podReady, { ...base, condition }, condition === (running ? "true" : "false") ? 1 : 0));
       }
-      samples.push(
-        sample(
-          KSM.podResourceRequests,
-          { ...base, container, node: state.node?.name, resource: "nvidia_com_gpu", unit: "integer" },
-          state.gpus,
-        ),
-      );
+      // pod.go: one series per resource of the container's requests (limits): cpu in cores
+      // (MilliValue / 1000), memory in bytes, nvidia.com/gpu as an extended resource (integer).
+      // Run:ai sets requests per GPU and no CPU or memory limit; an extended resource's limit
+      // is required and equals its request.
+      const resource = { ...base, container, node: state.node?.name };
+      samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, (w.cpuMilliPerGpu * state.gpus) / 1000));
+      samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, w.memoryBytesPerGpu * state.gpus));
+      samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
+      samples.push(sample(KSM.podResourceLimits, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
       samples.push(sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
       if (state.startedAt !== undefined) samples.push(sample(KSM.podStartTime, base, Math.floor(seconds(state.startedAt))));
     };
