@@ -196,7 +196,19 @@ export interface CycleAttemptRef {
 
 export type DomainEventKind = DomainEvent["kind"];
 
+/** A workload's reference is made of fields that never change: one object per workload, shared by its events. */
+const refs = new WeakMap<Workload, WorkloadRef>();
+
 export function workloadRef(w: Workload): WorkloadRef {
+  let ref = refs.get(w);
+  if (ref === undefined) {
+    ref = makeRef(w);
+    refs.set(w, ref);
+  }
+  return ref;
+}
+
+function makeRef(w: Workload): WorkloadRef {
   return {
     id: w.id,
     uid: w.uid,

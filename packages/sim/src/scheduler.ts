@@ -78,7 +78,8 @@ export class Scheduler {
   }
 
   /**
-   * Runs allocate, reclaim and preempt over the pending workloads. `running` holds the
+   * Runs allocate, reclaim and preempt over the pending workloads, given in job order
+   * (PendingWorkloads keeps them so). `running` holds the
    * workloads with GPUs; both are read, never changed here (the actions do that). Victims are
    * chosen among the workloads that were running when the cycle began.
    */
@@ -200,7 +201,7 @@ export class Scheduler {
    */
   private allocate(pending: readonly Workload[], reasons: Map<Workload, PendingReason[]>): Workload[] {
     const byQueue = new Map<Queue, Workload[]>();
-    for (const w of [...pending].sort(jobOrder)) {
+    for (const w of pending) {
       const queue = this.queueOf(w, w.nodePools[0] as string);
       const list = byQueue.get(queue);
       if (list === undefined) byQueue.set(queue, [w]);
@@ -428,10 +429,6 @@ function resourcesWereTheProblem(reasons: readonly PendingReason[] | undefined, 
 
 function overService(q: Queue): number {
   return q.allocated / Math.max(q.deserved, q.fairShare, 1);
-}
-
-function jobOrder(a: Workload, b: Workload): number {
-  return b.priority - a.priority || a.submittedAt - b.submittedAt || a.id - b.id;
 }
 
 /** queue_order's key for a queue and its next job: compared lexicographically, smaller first. */

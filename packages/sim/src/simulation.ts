@@ -17,6 +17,7 @@ import {
 } from "@gpusynth/blueprint";
 import { ArrivalProcess, usersOf } from "./arrivals.js";
 import {
+  type CycleAttemptRef,
   type DomainEvent,
   type FailureCause,
   type PendingReason,
@@ -26,6 +27,7 @@ import {
   workloadRef,
 } from "./domain-events.js";
 import { EventQueue } from "./event-queue.js";
+import { PendingWorkloads } from "./pending-workloads.js";
 import { Rng } from "./rng.js";
 import { RunningWorkloads } from "./running-workloads.js";
 import { type CycleTrace, type PodAssignment, Scheduler } from "./scheduler.js";
@@ -98,7 +100,7 @@ export class Simulation {
   private readonly pools: Pool[];
   private readonly queues: Queue[];
   private readonly scheduler: Scheduler;
-  private readonly pending = new Set<Workload>();
+  private readonly pending = new PendingWorkloads();
   private readonly running = new RunningWorkloads();
   private readonly ids: Rng;
   private readonly faultRng: Rng;
@@ -107,6 +109,8 @@ export class Simulation {
   /** Terminated pods still in the API, oldest first, until finishedPodRetention has passed. */
   private finishedPods: FinishedPod[] = [];
   private cycleQueued = false;
+  /** Each pending workload's last failed attempt per action, reused while the result repeats. */
+  private readonly failedAttempts = new WeakMap<Workload, Partial<Record<"allocate" | "reclaim" | "preempt", CycleAttemptRef>>>();
   /** The pending reasons last reported per workload, to report only changes (forgotten at a start). */
   private readonly reportedReasons = new WeakMap<Workload, readonly PendingReason[]>();
   private nextWorkloadId = 1;
@@ -213,7 +217,7 @@ export class Simulation {
       }
       case "cycle":
         this.cycleQueued = false;
-        this.scheduler.cycle([...this.pending], this.running);
+        this.scheduler.cycle(this.pending.inJobOrder(), this.running);
         return;
       case "end": {
         const w = item.workload;
@@ -486,16 +490,36 @@ export class Simulation {
   }
 
   private emitCycle(trace: CycleTrace): void {
-    const attempts = (list: CycleTrace["allocate"]) =>
-      list.map((a) => ({
-        workload: workloadRef(a.workload),
-        podGroup: podGroupName(a.workload),
-        queue: a.queue.name,
-        nodePool: a.queue.pool,
-        outcome: a.outcome,
-        pods: a.outcome === "allocated" || a.outcome === "reclaimed" || a.outcome === "preempted" ? podPlacements(a.workload.pods) : [],
-        victims: a.victims.map((v) => ({ workload: workloadRef(v.workload), pods: podPlacements(v.pods) })),
-      }));
+    const attempts = (action: "allocate" | "reclaim" | "preempt", list: CycleTrace["allocate"]) =>
+      list.map((a) => {
+        if (a.outcome === "allocated" || a.outcome === "reclaimed" || a.outcome === "preempted")
+          return {
+            workload: workloadRef(a.workload),
+            podGroup: podGroupName(a.workload),
+            queue: a.queue.name,
+            nodePool: a.queue.pool,
+            outcome: a.outcome,
+            pods: podPlacements(a.workload.pods),
+            victims: a.victims.map((v) => ({ workload: workloadRef(v.workload), pods: podPlacements(v.pods) })),
+          };
+        // A job still pending is attempted again every cycle, mostly with the same result: the
+        // same record then (and the scheduler log writes its lines once).
+        const failed = this.failedAttempts.get(a.workload) ?? {};
+        const last = failed[action];
+        if (last !== undefined && last.outcome === a.outcome && last.queue === a.queue.name && last.nodePool === a.queue.pool) return last;
+        const ref: CycleAttemptRef = {
+          workload: workloadRef(a.workload),
+          podGroup: podGroupName(a.workload),
+          queue: a.queue.name,
+          nodePool: a.queue.pool,
+          outcome: a.outcome,
+          pods: [],
+          victims: [],
+        };
+        failed[action] = ref;
+        this.failedAttempts.set(a.workload, failed);
+        return ref;
+      });
     this.emit({
       t: this.nowMs,
       kind: "SchedulingCycle",
@@ -503,9 +527,9 @@ export class Simulation {
       pendingJobs: trace.pendingJobs,
       queues: trace.queues,
       nodes: trace.nodes,
-      allocate: attempts(trace.allocate),
-      reclaim: attempts(trace.reclaim),
-      preempt: attempts(trace.preempt),
+      allocate: attempts("allocate", trace.allocate),
+      reclaim: attempts("reclaim", trace.reclaim),
+      preempt: attempts("preempt", trace.preempt),
     });
   }
 
