@@ -13,7 +13,9 @@ import { readSignals } from "../src/signals-doc.js";
 const root = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const documented = readSignals(root("signals"));
 const scenario = loadBlueprint(root("blueprints/scenarios/preemption-storm.yaml")).blueprint;
-const fresh = (): Inventory => collectInventory(scenario, 4 * 3_600_000, 600_000);
+/** One run of the scenario; each test changes its own copy. */
+const run = collectInventory(scenario, 4 * 3_600_000, 600_000);
+const fresh = (): Inventory => structuredClone(run);
 
 function mutate(change: (inventory: Inventory) => void): string[] {
   const inventory = fresh();

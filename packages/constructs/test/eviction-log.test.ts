@@ -36,6 +36,9 @@ describe("evictions in the scheduler's log and in its events", () => {
       records.push(...logs.drain(simulation.view()));
     }
     const second = (r: LogRecordOut) => new Date(r.timeMs).toISOString().slice(0, 19);
+    // A cycle's lines drift past its period boundary; the cycle is the second its first line
+    // ("Start scheduling") falls in, which its session ID prefix ties to every later line.
+    const cycleStart = new Map<string, string>();
     for (const r of records) {
       if (r.receiver === "k8s_events" && r.attributes["k8s.event.reason"] === "Evict") {
         const preempt = /^Pod (\S+) was preempted by higher priority workload (\S+)$/.exec(r.body);
@@ -50,14 +53,17 @@ describe("evictions in the scheduler's log and in its events", () => {
         });
       }
       if (r.receiver !== "filelog") continue;
+      const session = /\t\[.\[3\dm(\w{6}).\[0m\] /.exec(r.body)?.[1] as string; // . is the colour codes' ESC
+      if (r.body.endsWith("Start scheduling ...")) cycleStart.set(session, second(r));
       if (r.body.includes("Attempting to preempt for job")) attempts++;
       const line =
         /Successfully preempted for job <(\S+)>, preempted tasks: <\[(.*)\]>$/.exec(r.body) ??
         /Reclaimed resources for job <(\S+)>, evicting reclaimee tasks: <\[(.*)\]>\.$/.exec(r.body);
+      // calcVictimNames prints each victim as <ns/pod> inside the Go slice's brackets.
       if (line === null) continue;
-      for (const pod of (line[2] as string).split(" "))
+      for (const pod of (line[2] as string).split(" ").map((p) => p.replace(/^<(.*)>$/, "$1")))
         fromLog.push({
-          second: second(r),
+          second: cycleStart.get(session) as string,
           action: r.body.includes("Reclaimed") ? "reclaim" : "preempt",
           pod,
           preemptor: line[1] as string,

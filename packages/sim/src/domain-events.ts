@@ -22,6 +22,8 @@ export type WorkloadRef = Pick<
   | "priority"
   | "preemptible"
   | "gpus"
+  | "cpuMilliPerGpu"
+  | "memoryBytesPerGpu"
   | "image"
 >;
 
@@ -174,12 +176,33 @@ export type DomainEvent =
       /** Pod groups in the cycle's snapshot: pending and running. */
       readonly jobs: number;
       readonly pendingJobs: number;
+      /** All queues; leafQueues: those without children (the projects'). */
       readonly queues: number;
+      readonly leafQueues: number;
       readonly nodes: number;
+      readonly notReadyNodes: readonly string[];
+      /** Allocatable CPU (millicores), memory (bytes) and GPUs of the Ready nodes. */
+      readonly allocatable: { readonly cpuMilli: number; readonly memoryBytes: number; readonly gpus: number };
       readonly allocate: readonly CycleAttemptRef[];
+      readonly consolidation: readonly CycleAttemptRef[];
       readonly reclaim: readonly CycleAttemptRef[];
       readonly preempt: readonly CycleAttemptRef[];
     });
+
+/**
+ * What an attempt came to. skipped: a job with the same scheduling signature already failed
+ * this cycle and this one is no easier (KAI's scheduling signatures, on by default);
+ * not-enough-gpus: consolidation found fewer idle GPUs than the job asks for.
+ */
+export type AttemptOutcome =
+  | "allocated"
+  | "unschedulable"
+  | "reclaimed"
+  | "preempted"
+  | "no-strategy"
+  | "over-quota"
+  | "skipped"
+  | "not-enough-gpus";
 
 /** One scheduling attempt in a cycle, as the scheduler logs it. */
 export interface CycleAttemptRef {
@@ -187,11 +210,13 @@ export interface CycleAttemptRef {
   readonly podGroup: string;
   readonly queue: string;
   readonly nodePool: string;
-  readonly outcome: "allocated" | "unschedulable" | "reclaimed" | "preempted" | "no-strategy" | "over-quota";
+  readonly outcome: AttemptOutcome;
   /** Where the workload's pods were placed, when the attempt succeeded. */
   readonly pods: readonly PodPlacement[];
   /** Evicted workloads and where their pods were. */
   readonly victims: ReadonlyArray<{ readonly workload: WorkloadRef; readonly pods: readonly PodPlacement[] }>;
+  /** A skipped attempt: the failed job of the same signature, as namespace and pod group. */
+  readonly notEasierThan?: { readonly namespace: string; readonly podGroup: string };
 }
 
 export type DomainEventKind = DomainEvent["kind"];
@@ -222,6 +247,8 @@ function makeRef(w: Workload): WorkloadRef {
     priority: w.priority,
     preemptible: w.preemptible,
     gpus: w.gpus,
+    cpuMilliPerGpu: w.cpuMilliPerGpu,
+    memoryBytesPerGpu: w.memoryBytesPerGpu,
     image: w.image,
   };
 }

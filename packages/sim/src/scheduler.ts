@@ -7,7 +7,7 @@
  * reclaim, then preempt. Consolidation and stale-gang eviction are not simulated.
  */
 import { type PodShape, podShape } from "@gpusynth/blueprint";
-import type { PendingReason } from "./domain-events.js";
+import type { AttemptOutcome, PendingReason } from "./domain-events.js";
 import { divideFairShare } from "./fair-share.js";
 import { MinHeap } from "./min-heap.js";
 import { type RunningWorkloads, victimOrder } from "./running-workloads.js";
@@ -31,16 +31,26 @@ export interface CycleAttempt {
   readonly workload: Workload;
   /** The project queue and node pool of the attempt. */
   readonly queue: Queue;
-  readonly outcome: "allocated" | "unschedulable" | "reclaimed" | "preempted" | "no-strategy" | "over-quota";
+  readonly outcome: AttemptOutcome;
   /** Workloads evicted to make room (reclaim, preempt), with the pods they had. */
   readonly victims: ReadonlyArray<{ readonly workload: Workload; readonly pods: readonly Pod[] }>;
+  /** A skipped attempt: the job of the same scheduling signature that already failed and is no harder. */
+  readonly notEasierThan?: Workload;
 }
 
 export interface CycleTrace {
   readonly pendingJobs: number;
+  /** All queues, departments and projects (the session line counts them all). */
   readonly queues: number;
+  /** Queues without children: the projects' (what each action counts). */
+  readonly leafQueues: number;
   readonly nodes: number;
+  /** Nodes not Ready: the proportion plugin leaves their resources out. */
+  readonly notReadyNodes: readonly string[];
+  /** Allocatable resources of the Ready nodes, as the proportion plugin totals them. */
+  readonly allocatable: { readonly cpuMilli: number; readonly memoryBytes: number; readonly gpus: number };
   readonly allocate: readonly CycleAttempt[];
+  readonly consolidation: readonly CycleAttempt[];
   readonly reclaim: readonly CycleAttempt[];
   readonly preempt: readonly CycleAttempt[];
 }
@@ -70,7 +80,10 @@ export class Scheduler {
       queues.set(q.name, byPool);
     }
     this.queues = queues;
+    this.leafQueues = allQueues.filter((q) => !allQueues.some((child) => child.parent === q)).length;
   }
+
+  private readonly leafQueues: number;
 
   /** The project queue of a workload in a pool (validation guarantees it exists). */
   queueOf(workload: Workload, pool: string): Queue {
@@ -85,16 +98,67 @@ export class Scheduler {
    */
   cycle(pending: readonly Workload[], running: RunningWorkloads): void {
     this.updateFairShares(pending);
-    this.trace = { allocate: [], reclaim: [], preempt: [] };
+    this.trace = { allocate: [], consolidation: [], reclaim: [], preempt: [] };
     this.startedThisCycle.clear();
     const reasons = new Map<Workload, PendingReason[]>();
     const stillPending = this.allocate(pending, reasons);
-    const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, running, reasons));
-    const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, running, reasons));
+    this.consolidate(stillPending);
+    const reclaimFailed = new SignatureSkips();
+    const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, running, reasons, reclaimFailed));
+    const preemptFailed = new SignatureSkips();
+    const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, running, reasons, preemptFailed));
     for (const workload of afterPreempt) this.actions.unschedulable(workload, reasons.get(workload) ?? []);
+    this.actions.traced({ pendingJobs: pending.length, ...this.clusterFacts(), ...this.trace });
+  }
+
+  /** What the session and the proportion plugin report of the cluster each cycle. */
+  private clusterFacts(): Pick<CycleTrace, "queues" | "leafQueues" | "nodes" | "notReadyNodes" | "allocatable"> {
     let nodes = 0;
-    for (const pool of this.pools.values()) nodes += pool.nodes.length;
-    this.actions.traced({ pendingJobs: pending.length, queues: this.allQueues.length, nodes, ...this.trace });
+    let cpuMilli = 0;
+    let memoryBytes = 0;
+    let gpus = 0;
+    const notReadyNodes: string[] = [];
+    for (const pool of this.pools.values()) {
+      nodes += pool.nodes.length;
+      gpus += this.capacityOf(pool);
+      for (const node of pool.nodes) {
+        if (node.status !== "ready") notReadyNodes.push(node.name);
+        else {
+          cpuMilli += pool.spec.cpuCores * 1000;
+          memoryBytes += pool.spec.memoryGiB * 2 ** 30;
+        }
+      }
+    }
+    return {
+      queues: this.allQueues.length,
+      leafQueues: this.leafQueues,
+      nodes,
+      notReadyNodes,
+      allocatable: { cpuMilli, memoryBytes, gpus },
+    };
+  }
+
+  /**
+   * actions/consolidation: for each preemptible job still pending, KAI tries to move running
+   * jobs so that it fits. gpusynth does not move running jobs (docs/scheduling.md), so every
+   * attempt fails: for want of idle GPUs in the pool, or for want of a strategy. Jobs no easier
+   * than one of the same signature that failed are skipped, as KAI's scheduling signatures do.
+   */
+  private consolidate(stillPending: readonly Workload[]): void {
+    const failed = new SignatureSkips();
+    for (const w of stillPending) {
+      if (!w.preemptible) continue;
+      const poolName = w.nodePools[0] as string;
+      const queue = this.queueOf(w, poolName);
+      const harder = failed.notEasierThan(w, poolName);
+      if (harder !== undefined) {
+        this.trace.consolidation.push({ workload: w, queue, outcome: "skipped", victims: [], notEasierThan: harder });
+        continue;
+      }
+      const idle = (this.pools.get(poolName) as Pool).schedulableFree;
+      this.trace.consolidation.push({ workload: w, queue, outcome: idle < w.gpus ? "not-enough-gpus" : "no-strategy", victims: [] });
+      failed.record(w, poolName);
+    }
   }
 
   /** Workloads this cycle bound: not victims before the next cycle. */
@@ -110,8 +174,9 @@ export class Scheduler {
     return v.pool === pool && v.phase === "Running" && !this.startedThisCycle.has(v);
   }
 
-  private trace: { allocate: CycleAttempt[]; reclaim: CycleAttempt[]; preempt: CycleAttempt[] } = {
+  private trace: { allocate: CycleAttempt[]; consolidation: CycleAttempt[]; reclaim: CycleAttempt[]; preempt: CycleAttempt[] } = {
     allocate: [],
+    consolidation: [],
     reclaim: [],
     preempt: [],
   };
@@ -279,7 +344,21 @@ export class Scheduler {
    * still above deserved — GuaranteeDeservedQuota (proportion/reclaimable/strategies).
    * Workloads are indivisible, so the last victim may take its queue below that line.
    */
-  private reclaimFor(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>): boolean {
+  private reclaimFor(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>, failed: SignatureSkips): boolean {
+    // One signature per project queue (reclaim.go): a job no easier than one that failed is skipped.
+    const first = w.nodePools[0] as string;
+    const harder = failed.notEasierThan(w, this.queueOf(w, first));
+    if (harder !== undefined) {
+      this.trace.reclaim.push({ workload: w, queue: this.queueOf(w, first), outcome: "skipped", victims: [], notEasierThan: harder });
+      return false;
+    }
+    const attempted = this.trace.reclaim.length;
+    const reclaimed = this.tryReclaim(w, running, reasons);
+    if (!reclaimed && this.trace.reclaim.length > attempted) failed.record(w, this.queueOf(w, first));
+    return reclaimed;
+  }
+
+  private tryReclaim(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>): boolean {
     for (const poolName of w.nodePools) {
       if (!resourcesWereTheProblem(reasons.get(w), poolName)) continue;
       const queue = this.queueOf(w, poolName);
@@ -321,7 +400,19 @@ export class Scheduler {
    * actions/preempt: within one project queue and node pool, a workload takes GPUs from
    * preemptible workloads of strictly lower priority, lowest priority and newest first.
    */
-  private preemptFor(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>): boolean {
+  private preemptFor(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>, failed: SignatureSkips): boolean {
+    const first = w.nodePools[0] as string;
+    const harder = failed.notEasierThan(w, this.queueOf(w, first));
+    if (harder !== undefined) {
+      this.trace.preempt.push({ workload: w, queue: this.queueOf(w, first), outcome: "skipped", victims: [], notEasierThan: harder });
+      return false;
+    }
+    const preempted = this.tryPreempt(w, running, reasons);
+    if (!preempted && this.trace.preempt.at(-1)?.outcome === "no-strategy") failed.record(w, this.queueOf(w, first));
+    return preempted;
+  }
+
+  private tryPreempt(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>): boolean {
     // One attempt per job, as actions/preempt logs it: over quota when its non-preemptible quota
     // blocks it in every pool it asks for, else preempted in the first pool that works.
     let overQuota = true;
@@ -397,6 +488,36 @@ export class Scheduler {
     const victimQueue = this.queueOf(victim, victim.pool as string);
     if (victimQueue.parent !== reclaimerQueue.parent && victimQueue.parent !== null) return victimQueue.parent;
     return victimQueue;
+  }
+}
+
+/**
+ * KAI's scheduling signatures (on by default): within a scope (a node pool for consolidation,
+ * a project queue for reclaim and preempt), jobs with the same scheduling constraints share a
+ * signature, and a job is skipped when one of them already failed this cycle and the job is no
+ * easier: not fewer pending pods, and no pod asking for less. gpusynth's constraints are the
+ * node pools a workload may use.
+ */
+class SignatureSkips {
+  private readonly failed = new Map<unknown, Map<string, Workload>>();
+
+  /** The failed job this one is no easier than, if any. */
+  notEasierThan(w: Workload, scope: unknown): Workload | undefined {
+    const failed = this.failed.get(scope)?.get(w.nodePools.join(","));
+    if (failed === undefined) return undefined;
+    const pods = w.pendingPods.length;
+    const failedPods = failed.pendingPods.length;
+    const easier = failedPods > pods || w.gpus / Math.max(1, pods) < failed.gpus / Math.max(1, failedPods);
+    return easier ? undefined : failed;
+  }
+
+  record(w: Workload, scope: unknown): void {
+    let signatures = this.failed.get(scope);
+    if (signatures === undefined) {
+      signatures = new Map();
+      this.failed.set(scope, signatures);
+    }
+    signatures.set(w.nodePools.join(","), w);
   }
 }
 

@@ -110,7 +110,7 @@ export class Simulation {
   private finishedPods: FinishedPod[] = [];
   private cycleQueued = false;
   /** Each pending workload's last failed attempt per action, reused while the result repeats. */
-  private readonly failedAttempts = new WeakMap<Workload, Partial<Record<"allocate" | "reclaim" | "preempt", CycleAttemptRef>>>();
+  private readonly failedAttempts = new WeakMap<Workload, Partial<Record<CycleAction, CycleAttemptRef>>>();
   /** The pending reasons last reported per workload, to report only changes (forgotten at a start). */
   private readonly reportedReasons = new WeakMap<Workload, readonly PendingReason[]>();
   private nextWorkloadId = 1;
@@ -154,6 +154,9 @@ export class Simulation {
       if (node !== undefined) this.agenda.push(pressure.at, { kind: "memory-pressure", node });
     }
     this.scheduleHazard();
+    // The scheduler's loop starts with the cluster: its first cycle runs whether or not
+    // anything is pending, and its log and metrics describe the cluster from then on.
+    this.requestCycle();
   }
 
   get now(): number {
@@ -490,7 +493,7 @@ export class Simulation {
   }
 
   private emitCycle(trace: CycleTrace): void {
-    const attempts = (action: "allocate" | "reclaim" | "preempt", list: CycleTrace["allocate"]) =>
+    const attempts = (action: CycleAction, list: CycleTrace["allocate"]) =>
       list.map((a) => {
         if (a.outcome === "allocated" || a.outcome === "reclaimed" || a.outcome === "preempted")
           return {
@@ -506,7 +509,15 @@ export class Simulation {
         // same record then (and the scheduler log writes its lines once).
         const failed = this.failedAttempts.get(a.workload) ?? {};
         const last = failed[action];
-        if (last !== undefined && last.outcome === a.outcome && last.queue === a.queue.name && last.nodePool === a.queue.pool) return last;
+        const than = a.notEasierThan === undefined ? undefined : podGroupName(a.notEasierThan);
+        if (
+          last !== undefined &&
+          last.outcome === a.outcome &&
+          last.queue === a.queue.name &&
+          last.nodePool === a.queue.pool &&
+          last.notEasierThan?.podGroup === than
+        )
+          return last;
         const ref: CycleAttemptRef = {
           workload: workloadRef(a.workload),
           podGroup: podGroupName(a.workload),
@@ -515,6 +526,9 @@ export class Simulation {
           outcome: a.outcome,
           pods: [],
           victims: [],
+          ...(a.notEasierThan === undefined || than === undefined
+            ? {}
+            : { notEasierThan: { namespace: a.notEasierThan.namespace, podGroup: than } }),
         };
         failed[action] = ref;
         this.failedAttempts.set(a.workload, failed);
@@ -526,8 +540,12 @@ export class Simulation {
       jobs: trace.pendingJobs + this.running.size,
       pendingJobs: trace.pendingJobs,
       queues: trace.queues,
+      leafQueues: trace.leafQueues,
       nodes: trace.nodes,
+      notReadyNodes: trace.notReadyNodes,
+      allocatable: trace.allocatable,
       allocate: attempts("allocate", trace.allocate),
+      consolidation: attempts("consolidation", trace.consolidation),
       reclaim: attempts("reclaim", trace.reclaim),
       preempt: attempts("preempt", trace.preempt),
     });
@@ -719,6 +737,8 @@ export class Simulation {
 export function podGroupName(w: { name: string; uid: string }): string {
   return `pg-${w.name}-${w.uid}`;
 }
+
+type CycleAction = "allocate" | "consolidation" | "reclaim" | "preempt";
 
 const SUCCEEDED = { phase: "Succeeded", reason: "Completed" } as const;
 const FAILED = { phase: "Failed", reason: "Error" } as const;

@@ -8,8 +8,9 @@ import { type ClusterView, type DomainEvent, podGroupName, type Queue } from "@g
 import { systemPodIp } from "../addresses.js";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { queueName } from "../naming.js";
-import { stableUuid, unitHash } from "../noise.js";
+import { stableUuid } from "../noise.js";
 import { KAI_QUEUE_CONTROLLER, KAI_SCHEDULER, SCHEDULER_FAMILIES } from "./families.js";
+import { cycleJitter, cycleLatencyMs, cycleWork } from "./latency.js";
 
 export { queueName };
 
@@ -81,11 +82,10 @@ export class SchedulerConstruct implements MetricConstruct {
   collect(view: ClusterView): TargetSamples[] {
     const scheduler: Sample[] = [];
     const controller: Sample[] = [];
-    // Modelled latencies (no published figures): a few ms per cycle plus a little per pending
-    // workload, jittered per second.
-    const jitter = unitHash("kai-cycle", Math.floor(view.now / 1000));
-    const work = view.pending.length + view.running.length / 10;
-    scheduler.push(sample(KAI_SCHEDULER.e2eLatency, {}, Math.round(4 + 0.2 * work + 6 * jitter)));
+    // Modelled latencies (latency.ts); the scheduler's log drifts by the same cycle time.
+    const jitter = cycleJitter(view.now);
+    const work = cycleWork(view.pending.length, view.running.length);
+    scheduler.push(sample(KAI_SCHEDULER.e2eLatency, {}, cycleLatencyMs(view.pending.length, view.running.length, view.now)));
     scheduler.push(sample(KAI_SCHEDULER.openSessionLatency, {}, Math.round(1 + 0.05 * work + 2 * jitter)));
     scheduler.push(sample(KAI_SCHEDULER.closeSessionLatency, {}, Math.round(0.5 + jitter)));
     for (const action of ACTIONS) {

@@ -4,14 +4,16 @@
  * pkg/scheduler/log/log.go builds a zap console logger (production config, ISO8601 time,
  * capital coloured level, short caller, stderr) whose encoder turns the sessionID and action
  * fields into a coloured "[<sessionID>] [<action>] " message prefix; each line is
- * ts⇥LEVEL⇥caller⇥message. The scheduler runs a cycle every second (defaultSchedulerPeriod)
- * and logs at --v=3 by default; every pending job is attempted again each cycle.
- * Templates, their V levels and callers: signals/scheduler.md.
+ * ts⇥LEVEL⇥caller⇥message. The scheduler runs a cycle a period after the last one ended
+ * (wait.Until, sliding: cycles drift within the second by their own duration) and logs at
+ * --v=3 by default; every pending job is attempted again each cycle. Values print as KAI's
+ * String() methods print them. Templates, their V levels and callers: signals/scheduler.md.
  */
 import type { CycleAttemptRef, DomainEvent } from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
 import { queueName } from "../naming.js";
 import { stableUuid, unitHash } from "../noise.js";
+import { cycleLatencyMs } from "./latency.js";
 
 type Action = "allocate" | "consolidation" | "reclaim" | "preempt" | "stalegangeviction";
 const ACTIONS: readonly Action[] = ["allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"];
@@ -22,13 +24,16 @@ const TITLE: Readonly<Record<Action, string>> = {
   preempt: "Preempt",
   stalegangeviction: "StaleGangEviction",
 };
-/** Callers (ShortCallerEncoder: dir/file.go:line) at @5d35ecab. */
+/**
+ * Callers (ShortCallerEncoder: dir/file.go:line) at @5d35ecab. "Leaving" is a deferred call:
+ * zap reports the line the function returns from (its closing brace).
+ */
 const ENTER_LEAVE: Readonly<Record<Action, [string, string]>> = {
-  allocate: ["allocate/allocate.go:47", "allocate/allocate.go:48"],
-  consolidation: ["consolidation/consolidation.go:33", "consolidation/consolidation.go:34"],
-  reclaim: ["reclaim/reclaim.go:48", "reclaim/reclaim.go:49"],
-  preempt: ["preempt/preempt.go:47", "preempt/preempt.go:48"],
-  stalegangeviction: ["stalegangeviction/stalegangeviction.go:30", "stalegangeviction/stalegangeviction.go:31"],
+  allocate: ["allocate/allocate.go:47", "allocate/allocate.go:77"],
+  consolidation: ["consolidation/consolidation.go:33", "consolidation/consolidation.go:78"],
+  reclaim: ["reclaim/reclaim.go:48", "reclaim/reclaim.go:100"],
+  preempt: ["preempt/preempt.go:47", "preempt/preempt.go:97"],
+  stalegangeviction: ["stalegangeviction/stalegangeviction.go:30", "stalegangeviction/stalegangeviction.go:39"],
 };
 const THERE_ARE: Readonly<Partial<Record<Action, string>>> = {
   allocate: "allocate/allocate.go:57",
@@ -85,11 +90,19 @@ interface Line {
   readonly msg: string;
 }
 
+type Cycle = DomainEvent & { kind: "SchedulingCycle" };
+
+interface CycleTiming {
+  readonly startMs: number;
+  readonly durationMs: number;
+  readonly nextDriftMs: number;
+}
+
 export class SchedulerLog {
-  private lastCycle: (DomainEvent & { kind: "SchedulingCycle" }) | undefined;
+  private lastCycle: Cycle | undefined;
   /** Simulated ms of the next cycle not yet written. */
   private nextCycle: number;
-  private readonly traced = new Map<number, DomainEvent & { kind: "SchedulingCycle" }>();
+  private readonly traced = new Map<number, Cycle>();
   private readonly resource: Record<string, string>;
   /** The same for every line of the file: one shared, read-only object. */
   private readonly attributes: Readonly<Record<string, string>>;
@@ -126,13 +139,16 @@ export class SchedulerLog {
   drain(t: number): LogRecordOut[] {
     const out: LogRecordOut[] = [];
     const period = this.options.schedulingPeriodMs;
+    // A cycle is written once it has ended: its lines run past its period boundary by the drift
+    // and its own duration, and nothing is stamped later than `t`.
     for (; this.nextCycle <= t; this.nextCycle += period) {
-      const cycle = this.traced.get(this.nextCycle);
-      if (cycle !== undefined) {
-        this.traced.delete(this.nextCycle);
-        this.lastCycle = cycle;
-      }
-      this.writeCycle(out, this.nextCycle, cycle ?? this.idleCycle());
+      const cycle = this.traced.get(this.nextCycle) ?? this.idleCycle();
+      if (cycle === undefined) continue; // before the scheduler's first cycle
+      const timing = this.timing(this.nextCycle, cycle);
+      if (timing.startMs + timing.durationMs > t) break;
+      if (this.traced.delete(this.nextCycle)) this.lastCycle = cycle;
+      this.driftMs = timing.nextDriftMs;
+      this.writeCycle(out, cycle, timing);
     }
     return out;
   }
@@ -145,34 +161,95 @@ export class SchedulerLog {
     const period = this.options.schedulingPeriodMs;
     for (; this.nextCycle <= t; this.nextCycle += period) {
       const cycle = this.traced.get(this.nextCycle);
-      if (cycle === undefined) continue;
-      this.traced.delete(this.nextCycle);
-      this.lastCycle = cycle;
+      if (cycle !== undefined) {
+        this.traced.delete(this.nextCycle);
+        this.lastCycle = cycle;
+      }
+      // The drift goes on whether or not anyone reads the lines.
+      const ran = cycle ?? this.idleCycle();
+      if (ran !== undefined) this.driftMs = this.timing(this.nextCycle, ran).nextDriftMs;
     }
   }
 
   /** A cycle in which nothing changed: the jobs still pending are attempted and fail again. */
-  private idleCycle(): DomainEvent & { kind: "SchedulingCycle" } {
+  private idleCycle(): Cycle | undefined {
     const last = this.lastCycle;
-    if (last === undefined)
-      return { t: 0, kind: "SchedulingCycle", jobs: 0, pendingJobs: 0, queues: 0, nodes: 0, allocate: [], reclaim: [], preempt: [] };
+    if (last === undefined) return undefined;
     const failed = (list: readonly CycleAttemptRef[]) =>
       list.filter((a) => a.outcome !== "allocated" && a.outcome !== "reclaimed" && a.outcome !== "preempted");
     const allocate = failed(last.allocate);
-    return { ...last, pendingJobs: allocate.length, allocate, reclaim: failed(last.reclaim), preempt: failed(last.preempt) };
+    return {
+      ...last,
+      pendingJobs: allocate.length,
+      allocate,
+      consolidation: failed(last.consolidation),
+      reclaim: failed(last.reclaim),
+      preempt: failed(last.preempt),
+    };
   }
 
-  private writeCycle(out: LogRecordOut[], t: number, cycle: DomainEvent & { kind: "SchedulingCycle" }): void {
-    const session = pick(SESSION_ALPHABET, 6, `session/${t}`);
+  /** ISO 8601 with milliseconds (zap's ISO8601TimeEncoder in UTC), formatting each second once. */
+  private timestamp(timeMs: number): string {
+    const second = Math.floor(timeMs / 1000);
+    if (second !== this.isoSecond) {
+      this.isoSecond = second;
+      this.isoPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+    }
+    return `${this.isoPrefix}${String(timeMs - second * 1000).padStart(3, "0")}Z`;
+  }
+  private isoSecond = Number.NaN;
+  private isoPrefix = "";
+
+  /** When the cycle of period boundary `t` starts (simulated ms), how long it runs, and the drift after it. */
+  private timing(t: number, cycle: Cycle): CycleTiming {
+    const durationMs = cycleLatencyMs(cycle.pendingJobs, cycle.jobs - cycle.pendingJobs, t);
+    return { startMs: t + this.driftMs, durationMs, nextDriftMs: (this.driftMs + durationMs) % this.options.schedulingPeriodMs };
+  }
+  /** How far the loop has drifted into the period (the sum of cycle times, modulo the period). */
+  private driftMs = 0;
+
+  private writeCycle(out: LogRecordOut[], cycle: Cycle, { startMs, durationMs }: CycleTiming): void {
+    const session = pick(SESSION_ALPHABET, 6, `session/${startMs}`);
     const lines: Line[] = [
       { v: 1, caller: "scheduler/scheduler.go:116", msg: "Start scheduling ..." },
+      { v: 2, caller: "framework/session.go:353", msg: "Taking cluster snapshot ..." },
       {
         v: 2,
         caller: "framework/session.go:361",
-        msg: `Session ${stableUuid(`session/${t}`)} with <${cycle.jobs}> Jobs, <${cycle.queues}> Queues and <${cycle.nodes}> Nodes`,
+        msg: `Session ${session} with <${cycle.jobs}> Jobs, <${cycle.queues}> Queues and <${cycle.nodes}> Nodes`,
       },
     ];
-    let remaining = cycle.pendingJobs;
+    // The proportion plugin opens next: nodes it leaves out, then the cluster's total.
+    for (const node of cycle.notReadyNodes)
+      lines.push({
+        v: 2,
+        caller: "proportion/proportion.go:262",
+        msg: `Node <${node}> is not ready, not counting resource for proportion calculations`,
+      });
+    const { cpuMilli, memoryBytes, gpus } = cycle.allocatable;
+    lines.push({
+      v: 3,
+      caller: "proportion/proportion.go:248",
+      msg: `Total allocatable resources are <${resourceText(cpuMilli, memoryBytes, gpus)}>, number of nodes: <${cycle.nodes}>, number of queues: <${cycle.queues}>`,
+    });
+    lines.push({ v: 3, caller: "snapshot/snapshot.go:78", msg: "Snapshot plugin registering get-snapshot" });
+
+    const afterAllocate = cycle.allocate.filter((a) => a.outcome !== "allocated").length;
+    const reclaimed = cycle.reclaim.filter((a) => a.outcome === "reclaimed").length;
+    const jobsIn: Readonly<Record<Action, number>> = {
+      allocate: cycle.pendingJobs,
+      consolidation: cycle.consolidation.length,
+      reclaim: afterAllocate,
+      preempt: afterAllocate - reclaimed,
+      stalegangeviction: 0,
+    };
+    const attempts: Readonly<Record<Action, ReadonlyArray<readonly Line[]>>> = {
+      allocate: cycle.allocate.map((a) => attemptLines(a, allocateLines)),
+      consolidation: cycle.consolidation.map((a) => attemptLines(a, consolidationLines)),
+      reclaim: cycle.reclaim.map((a) => attemptLines(a, reclaimLines)),
+      preempt: cycle.preempt.map((a) => attemptLines(a, preemptLines)),
+      stalegangeviction: [],
+    };
     for (const action of ACTIONS) {
       const [enter, leave] = ENTER_LEAVE[action];
       lines.push({ v: 2, caller: enter, action, msg: `Enter ${TITLE[action]} ...` });
@@ -182,37 +259,30 @@ export class SchedulerLog {
           v: 2,
           caller: thereAre,
           action,
-          msg: `There are <${remaining}> PodGroupInfos and <${cycle.queues}> Queues in total for scheduling`,
+          msg: `There are <${jobsIn[action]}> PodGroupInfos and <${cycle.leafQueues}> Queues in total for scheduling`,
         });
-      if (action === "allocate") {
-        for (const a of cycle.allocate) lines.push(...attemptLines(a, allocateLines));
-        remaining = cycle.allocate.filter((a) => a.outcome !== "allocated").length;
-      } else if (action === "reclaim") {
-        for (const a of cycle.reclaim) lines.push(...attemptLines(a, reclaimLines));
-        remaining -= cycle.reclaim.filter((a) => a.outcome === "reclaimed").length;
-      } else if (action === "preempt") {
-        for (const a of cycle.preempt) lines.push(...attemptLines(a, preemptLines));
-      }
+      for (const attempt of attempts[action]) lines.push(...attempt);
       lines.push({ v: 2, caller: leave, action, msg: `Leaving ${TITLE[action]} ...` });
     }
-    lines.push({ v: 1, caller: "scheduler/scheduler.go:118", msg: "End scheduling ..." });
+    lines.push({ v: 1, caller: "scheduler/scheduler.go:138", msg: "End scheduling ..." });
 
-    const timeMs = this.clock(this.startMs + t);
-    const ts = new Date(timeMs).toISOString();
     const sid = colour(session);
     const plain = `[${sid}] `;
-    for (const line of lines) {
-      if (line.v > this.options.verbosity) continue;
+    const written = lines.filter((line) => line.v <= this.options.verbosity);
+    // The lines spread over the cycle's duration, the last one ("End scheduling") at its end.
+    const step = written.length > 1 ? durationMs / (written.length - 1) : 0;
+    written.forEach((line, i) => {
       const prefix = line.action === undefined ? plain : `${plain}[${ACTION_COLOUR[line.action]}] `;
+      const timeMs = this.clock(this.startMs + Math.floor(startMs + i * step));
       out.push({
         area: "scheduler",
         receiver: "filelog",
         resource: this.resource,
         timeMs,
-        body: `${ts}\t${LEVEL_INFO}\t${line.caller}\t${prefix}${line.msg}`,
+        body: `${this.timestamp(timeMs)}\t${LEVEL_INFO}\t${line.caller}\t${prefix}${line.msg}`,
         attributes: this.attributes,
       });
-    }
+    });
   }
 }
 
@@ -231,9 +301,42 @@ function attemptLines(a: CycleAttemptRef, write: (a: CycleAttemptRef) => Line[])
 }
 
 const job = (a: CycleAttemptRef) => `<${a.workload.namespace}/${a.podGroup}>`;
-/** How a job's resources print in the templates' `resources: <%v>`: a modelled rendering (cantfind.md). */
-const resources = (a: CycleAttemptRef) => `<GPU: ${a.workload.gpus}>`;
-const tasks = (a: CycleAttemptRef) => `<[${a.victims.flatMap((v) => v.pods.map((p) => `${v.workload.namespace}/${p.name}`)).join(" ")}]>`;
+
+/**
+ * KAI's HumanizeResource (resource_info): -1 is Unlimited, anything else go-humanize's
+ * FtoaWithDigits(v, 3): six decimals cut (not rounded) to three, trailing zeros and dot dropped.
+ */
+export function humanize(value: number): string {
+  if (value === -1) return "Unlimited";
+  const fixed = value.toFixed(6);
+  const dot = fixed.indexOf(".");
+  return fixed
+    .slice(0, dot + 4)
+    .replace(/0+$/, "")
+    .replace(/\.$/, "");
+}
+
+/** *Resource.String() (resource_info.go:121): CPU in cores, memory in decimal GB, GPUs. */
+function resourceText(cpuMilli: number, memoryBytes: number, gpus: number): string {
+  return `CPU: ${humanize(cpuMilli / 1000)} (cores), memory: ${humanize(memoryBytes / 1e9)} (GB), Gpus: ${humanize(gpus)}`;
+}
+
+/** *ResourceRequirements.String() (resource_requirment.go:142). */
+function requirementsText(gpus: number, cpuMilli: number, memoryBytes: number): string {
+  return `GPU: ${humanize(gpus)}, CPU: ${humanize(cpuMilli / 1000)} (cores), memory: ${humanize(memoryBytes / 1e9)} (GB)`;
+}
+
+/** A job's resources in the attempt lines: the sum of its pods' requests. */
+const resources = (a: CycleAttemptRef) => {
+  const w = a.workload;
+  return `<${resourceText(w.cpuMilliPerGpu * w.gpus, w.memoryBytesPerGpu * w.gpus, w.gpus)}>`;
+};
+
+/** calcVictimNames (solvers/job_solver.go:146): "<ns/pod>" names, printed as a Go []string. */
+const tasks = (a: CycleAttemptRef) => `<[${a.victims.flatMap((v) => v.pods.map((p) => `<${v.workload.namespace}/${p.name}>`)).join(" ")}]>`;
+
+/** The failed job a skipped one is no easier than. */
+const than = (a: CycleAttemptRef) => `<${a.notEasierThan?.namespace}/${a.notEasierThan?.podGroup}>`;
 
 function allocateLines(a: CycleAttemptRef): Line[] {
   const queue = queueName({ name: a.queue, pool: a.nodePool });
@@ -259,7 +362,46 @@ function allocateLines(a: CycleAttemptRef): Line[] {
   return lines;
 }
 
+/** consolidation.go: gpusynth moves no running job, so an attempt ends without a strategy. */
+function consolidationLines(a: CycleAttemptRef): Line[] {
+  const action = "consolidation";
+  if (a.outcome === "skipped")
+    return [
+      {
+        v: 3,
+        caller: "consolidation/consolidation.go:60",
+        action,
+        msg: `Skipping consolidation for job: ${job(a)} - is not easier to consolidate for than: ${than(a)}`,
+      },
+    ];
+  return [
+    {
+      v: 3,
+      caller: "consolidation/consolidation.go:83",
+      action,
+      msg: `Attempting to consolidate running jobs in order to make room for job: ${job(a)}, resources: ${resources(a)}`,
+    },
+    a.outcome === "not-enough-gpus"
+      ? {
+          v: 3,
+          caller: "consolidation/consolidation.go:87",
+          action,
+          msg: `Can't consolidate for job: ${job(a)}, not enough allocatable GPUs in the cluster`,
+        }
+      : { v: 3, caller: "consolidation/consolidation.go:113", action, msg: `Didn't find a consolidation strategy for job: ${job(a)}` },
+  ];
+}
+
 function reclaimLines(a: CycleAttemptRef): Line[] {
+  if (a.outcome === "skipped")
+    return [
+      {
+        v: 3,
+        caller: "reclaim/reclaim.go:77",
+        action: "reclaim",
+        msg: `Skipping reclaim for job: ${job(a)} - is not easier to reclaim for than: ${than(a)}`,
+      },
+    ];
   const queue = queueName({ name: a.queue, pool: a.nodePool });
   const lines: Line[] = [
     {
@@ -272,7 +414,7 @@ function reclaimLines(a: CycleAttemptRef): Line[] {
   if (a.outcome === "reclaimed") {
     lines.push({
       v: 3,
-      caller: "reclaim/reclaim.go:88",
+      caller: "reclaim/reclaim.go:87",
       action: "reclaim",
       msg: `Reclaimed resources for job ${job(a)}, evicting reclaimee tasks: ${tasks(a)}.`,
     });
@@ -283,11 +425,20 @@ function reclaimLines(a: CycleAttemptRef): Line[] {
 }
 
 function preemptLines(a: CycleAttemptRef): Line[] {
+  if (a.outcome === "skipped")
+    return [
+      {
+        v: 3,
+        caller: "preempt/preempt.go:73",
+        action: "preempt",
+        msg: `Skipping preemption for job: ${job(a)} - is not easier to preempt for than: ${than(a)}`,
+      },
+    ];
   const queue = queueName({ name: a.queue, pool: a.nodePool });
   const lines: Line[] = [
     {
       v: 3,
-      caller: "preempt/preempt.go:104",
+      caller: "preempt/preempt.go:103",
       action: "preempt",
       msg: `Attempting to preempt for job: ${job(a)}, priority: <${a.workload.priority}>, queue: <${queue}>, resources: ${resources(a)}`,
     },
@@ -295,7 +446,7 @@ function preemptLines(a: CycleAttemptRef): Line[] {
   if (a.outcome === "preempted")
     lines.push({
       v: 3,
-      caller: "preempt/preempt.go:86",
+      caller: "preempt/preempt.go:85",
       action: "preempt",
       msg: `Successfully preempted for job ${job(a)}, preempted tasks: ${tasks(a)}`,
     });
@@ -310,12 +461,16 @@ function preemptLines(a: CycleAttemptRef): Line[] {
   return lines;
 }
 
-/** cache.go Bind: one bind request per task; whole GPUs use no GPU group. */
+/** cache.go Bind: one bind request per task; whole GPUs use no GPU group (an empty []string). */
 function bindLines(a: CycleAttemptRef, action: Action): Line[] {
-  return a.pods.map((pod) => ({
-    v: 3,
-    caller: "cache/cache.go:273",
-    action,
-    msg: `Creating bind request for task <${a.workload.namespace}/${pod.name}> to node <${pod.node}> gpuGroup: <>, requires: <${pod.gpus.length}> GPUs`,
-  }));
+  const w = a.workload;
+  return a.pods.map((pod) => {
+    const gpus = pod.gpus.length;
+    return {
+      v: 3,
+      caller: "cache/cache.go:272",
+      action,
+      msg: `Creating bind request for task <${w.namespace}/${pod.name}> to node <${pod.node}> gpuGroup: <[]>, requires: <${requirementsText(gpus, w.cpuMilliPerGpu * gpus, w.memoryBytesPerGpu * gpus)}> GPUs`,
+    };
+  });
 }
