@@ -1,8 +1,11 @@
 /**
- * The scheduler's log and its events tell the same evictions: read preemption-storm.yaml's
- * story from both sides. Every Evict event (reclaim or priority preemption) has the success line
- * of its action in the same cycle naming the preemptor and the evicted pod, and every success
- * line has its Evict events — as KAI's reclaim.go / preempt.go log what its evictions record.
+ * The scheduler's log and its events tell the same story: read preemption-storm.yaml from both
+ * sides. Every Evict event (reclaim or priority preemption) has the success line of its action
+ * in the same cycle naming the preemptor and the evicted pod, and every success line has its
+ * Evict events — as KAI's reclaim.go / preempt.go log what its evictions record. Every
+ * Pipelined event is a pod of a job that evicted others in that cycle; every Scheduled event is
+ * a bind request in the log's same cycle or a pipelined pod; every Unschedulable event on a pod
+ * group follows a failed allocation of that job in the same cycle.
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
@@ -24,6 +27,12 @@ describe("evictions in the scheduler's log and in its events", () => {
   const fromEvents: Eviction[] = [];
   const fromLog: Eviction[] = [];
   let attempts = 0;
+  /** "<second> <ns/pod>" of each event of a reason, and of the log lines that should match them. */
+  const events = new Map<string, string[]>();
+  const binds: string[] = [];
+  const preemptorPods = new Set<string>();
+  const preemptorJobs: string[] = [];
+  const failedAllocations = new Set<string>();
 
   beforeAll(() => {
     const { blueprint } = loadBlueprint(storm);
@@ -40,6 +49,12 @@ describe("evictions in the scheduler's log and in its events", () => {
     // ("Start scheduling") falls in, which its session ID prefix ties to every later line.
     const cycleStart = new Map<string, string>();
     for (const r of records) {
+      if (r.receiver === "k8s_events") {
+        const reason = r.attributes["k8s.event.reason"] as string;
+        const list = events.get(reason) ?? [];
+        list.push(`${second(r)} ${r.attributes["k8s.namespace.name"]}/${r.resource["k8s.object.name"]}`);
+        events.set(reason, list);
+      }
       if (r.receiver === "k8s_events" && r.attributes["k8s.event.reason"] === "Evict") {
         const preempt = /^Pod (\S+) was preempted by higher priority workload (\S+)$/.exec(r.body);
         const reclaim = /^Pod (\S+) was preempted by workload (\S+)\.\n/.exec(r.body);
@@ -56,11 +71,16 @@ describe("evictions in the scheduler's log and in its events", () => {
       const session = /\t\[.\[3\dm(\w{6}).\[0m\] /.exec(r.body)?.[1] as string; // . is the colour codes' ESC
       if (r.body.endsWith("Start scheduling ...")) cycleStart.set(session, second(r));
       if (r.body.includes("Attempting to preempt for job")) attempts++;
+      const bind = /Creating bind request for task <(\S+)> to node/.exec(r.body);
+      if (bind !== null) binds.push(`${cycleStart.get(session)} ${bind[1]}`);
+      const failed = /Could not allocate resources for job: <(\S+)> of queue/.exec(r.body);
+      if (failed !== null) failedAllocations.add(`${cycleStart.get(session)} ${failed[1]}`);
       const line =
         /Successfully preempted for job <(\S+)>, preempted tasks: <\[(.*)\]>$/.exec(r.body) ??
         /Reclaimed resources for job <(\S+)>, evicting reclaimee tasks: <\[(.*)\]>\.$/.exec(r.body);
       // calcVictimNames prints each victim as <ns/pod> inside the Go slice's brackets.
       if (line === null) continue;
+      preemptorJobs.push(`${cycleStart.get(session)} ${line[1]}`);
       for (const pod of (line[2] as string).split(" ").map((p) => p.replace(/^<(.*)>$/, "$1")))
         fromLog.push({
           second: cycleStart.get(session) as string,
@@ -79,6 +99,34 @@ describe("evictions in the scheduler's log and in its events", () => {
   it("has, for every Evict event, its action's success line in the same cycle, and the reverse", () => {
     const key = (e: Eviction) => `${e.second} ${e.action} ${e.pod} by ${e.preemptor}`;
     expect(fromLog.map(key).sort()).toEqual(fromEvents.map(key).sort());
+  });
+
+  it("pipelines exactly the pods of the jobs that evicted others, in the cycle they did", () => {
+    const pipelined = events.get("Pipelined") ?? [];
+    expect(pipelined.length).toBeGreaterThan(0);
+    // Pod names are <workload>-<n>-<m>; the job named in the log is pg-<workload>-<uid>.
+    const jobOf = (entry: string) => entry.replace(/^(\S+ [^/]+\/)(.*)-\d+-\d+$/, "$1$2");
+    const jobs = new Set(preemptorJobs.map((entry) => entry.replace(/\/pg-(.*)-[0-9a-f]{8}-[0-9a-f-]{27}$/, "/$1")));
+    for (const entry of pipelined) {
+      expect(jobs, entry).toContain(jobOf(entry));
+      preemptorPods.add(entry);
+    }
+    expect(new Set(pipelined.map(jobOf))).toEqual(jobs);
+  });
+
+  it("has a bind request in the log's same cycle for every Scheduled event, or a Pipelined one", () => {
+    const scheduled = events.get("Scheduled") ?? [];
+    expect(scheduled.length).toBeGreaterThan(binds.length / 2);
+    const bound = new Set(binds);
+    const pipelined = new Set(events.get("Pipelined") ?? []);
+    for (const entry of scheduled) expect(bound.has(entry) || pipelined.has(entry), entry).toBe(true);
+    for (const entry of binds) expect(scheduled, entry).toContain(entry);
+  });
+
+  it("records Unschedulable on a pod group only in a cycle whose log failed to allocate that job", () => {
+    const unschedulable = (events.get("Unschedulable") ?? []).filter((entry) => entry.includes("/pg-"));
+    expect(unschedulable.length).toBeGreaterThan(0);
+    for (const entry of unschedulable) expect(failedAllocations, entry).toContain(entry);
   });
 
   it("logs the jobs still pending as attempted again, each cycle", () => {

@@ -48,7 +48,8 @@ describe("Kubernetes events in the preemption-storm scenario", () => {
     const evict = records.find((r) => r.attributes["k8s.event.reason"] === "Evict");
     expect(evict?.resource["k8s.object.kind"]).toBe("PodGroup");
     expect(evict?.body).toMatch(
-      /^Pod runai-borrower\/\S+ was preempted by workload runai-owner\/pg-owner-\d-[0-9a-f-]+\.\nborrower-shared uses <\d+> with a quota of <8>, fair-share of <\d+> and queue priority of <100>\.\nowner-shared uses/,
+      // Queue resources as *ResourceRequirements print them; queues have GPU quotas only.
+      /^Pod runai-borrower\/\S+ was preempted by workload runai-owner\/pg-owner-\d-[0-9a-f-]+\.\nborrower-shared uses <GPU: \d+, CPU: [\d.]+ \(cores\), memory: [\d.]+ \(GB\)> with a quota of <GPU: 8, CPU: Unlimited \(cores\), memory: Unlimited \(GB\)>, fair-share of <GPU: \d+, CPU: [\d.]+ \(cores\), memory: [\d.]+ \(GB\)> and queue priority of <100>\.\nowner-shared uses </,
     );
     const killing = records.find((r) => r.attributes["k8s.event.reason"] === "Killing" && r.timeMs === evict?.timeMs);
     expect(killing?.resource["k8s.node.name"]).not.toBe("");

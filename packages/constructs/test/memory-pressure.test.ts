@@ -73,14 +73,14 @@ describe("memory pressure on a node, across signals", () => {
     expect(at(t + MINUTE, "kube_pod_status_reason", { reason: "Evicted" }).length).toBe(3);
   });
 
-  it("records the threshold, the available memory and the container's use in the Evicted event", () => {
+  it("records the threshold, the available memory, the container's use and its request (Run:ai's 100Mi per GPU) in the Evicted event", () => {
     const { victim, availableBytes, t } = pressure();
     const evicted = logs.filter((r) => r.attributes["k8s.event.reason"] === "Evicted");
     expect(evicted.map((r) => [r.resource["k8s.object.name"], r.timeMs - blueprint.time.start, r.severityText])).toEqual([
       [victim?.pod.name, t, "Warning"],
     ]);
     expect(evicted[0]?.body).toBe(
-      `The node was low on resource: memory. Threshold quantity: 100Mi, available: ${availableBytes / 1024}Ki. Container ${victim?.workload.name} was using ${(victim?.usageBytes as number) / 1024}Ki, request is 0, has larger consumption of memory. `,
+      `The node was low on resource: memory. Threshold quantity: 100Mi, available: ${availableBytes / 1024}Ki. Container ${victim?.workload.name} was using ${(victim?.usageBytes as number) / 1024}Ki, request is ${100 * (victim?.pod.gpus.length as number)}Mi, has larger consumption of memory. `,
     );
     const nodeEvents = logs.filter((r) => r.resource["k8s.object.kind"] === "Node").map((r) => r.attributes["k8s.event.reason"]);
     expect(nodeEvents).toEqual(["EvictionThresholdMet", "NodeHasInsufficientMemory", "NodeHasSufficientMemory"]);

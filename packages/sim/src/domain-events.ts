@@ -54,6 +54,8 @@ export interface PendingReason {
   readonly limit?: number;
   readonly allocated?: number;
   readonly allocatedNonPreemptible?: number;
+  /** Unschedulable gangs: how many of the gang's pods the cycle could place before one failed. */
+  readonly podsPlaced?: number;
 }
 
 export interface QueueState {
@@ -62,6 +64,15 @@ export interface QueueState {
   readonly allocated: number;
   readonly deserved: number;
   readonly fairShare: number;
+  /** CPU (millicores) and memory (bytes) of its running pods' requests. */
+  readonly allocatedCpuMilli: number;
+  readonly allocatedMemoryBytes: number;
+  /**
+   * Its CPU and memory fair share: what it requests (running and pending), as KAI's proportion
+   * plugin divides a resource whose quota is unlimited among queues that all fit.
+   */
+  readonly fairShareCpuMilli: number;
+  readonly fairShareMemoryBytes: number;
 }
 
 export type FailureCause =
@@ -262,8 +273,19 @@ export function podPlacements(pods: readonly Pod[]): PodPlacement[] {
   }));
 }
 
-export function queueState(queue: Queue): QueueState {
-  return { name: queue.name, nodePool: queue.pool, allocated: queue.allocated, deserved: queue.deserved, fairShare: queue.fairShare };
+/** A queue as an event reports it; `pendingCpuMilli` and `pendingMemoryBytes`: what its pending workloads request. */
+export function queueState(queue: Queue, pendingCpuMilli: number, pendingMemoryBytes: number): QueueState {
+  return {
+    name: queue.name,
+    nodePool: queue.pool,
+    allocated: queue.allocated,
+    deserved: queue.deserved,
+    fairShare: queue.fairShare,
+    allocatedCpuMilli: queue.allocatedCpuMilli,
+    allocatedMemoryBytes: queue.allocatedMemoryBytes,
+    fairShareCpuMilli: queue.allocatedCpuMilli + pendingCpuMilli,
+    fairShareMemoryBytes: queue.allocatedMemoryBytes + pendingMemoryBytes,
+  };
 }
 
 /**

@@ -100,6 +100,7 @@ export class Scheduler {
     this.updateFairShares(pending);
     this.trace = { allocate: [], consolidation: [], reclaim: [], preempt: [] };
     this.startedThisCycle.clear();
+    this.fitting.clear();
     const reasons = new Map<Workload, PendingReason[]>();
     const stillPending = this.allocate(pending, reasons);
     this.consolidate(stillPending);
@@ -323,7 +324,9 @@ export class Scheduler {
       const pods = shape === undefined || (known !== undefined && w.gpus >= known && shape.pods === 1) ? undefined : place(pool, shape);
       if (pods === undefined) {
         if (shape?.pods === 1) failedSize.set(poolName, Math.min(known ?? Number.POSITIVE_INFINITY, w.gpus));
-        found.push({ nodePool: poolName, reason: "Unschedulable", requested: w.gpus });
+        const gang =
+          shape !== undefined && shape.pods > 1 ? { podsPlaced: Math.min(shape.pods - 1, this.nodesFitting(pool, shape.gpusPerPod)) } : {};
+        found.push({ nodePool: poolName, reason: "Unschedulable", requested: w.gpus, ...gang });
         continue;
       }
       this.bind(w, pool, pods);
@@ -334,6 +337,20 @@ export class Scheduler {
     this.trace.allocate.push({ workload: w, queue: this.queueOf(w, w.nodePools[0] as string), outcome: "unschedulable", victims: [] });
     return false;
   }
+
+  /** Ready nodes with room for a pod of `gpus` GPUs; counted again only after a bind. */
+  private nodesFitting(pool: Pool, gpus: number): number {
+    const key = `${pool.name}/${gpus}/${this.startedThisCycle.size}`;
+    let count = this.fitting.get(key);
+    if (count === undefined) {
+      count = 0;
+      for (const node of pool.nodes) if (schedulableFreeGpus(node) >= gpus) count++;
+      if (this.fitting.size > 64) this.fitting.clear();
+      this.fitting.set(key, count);
+    }
+    return count;
+  }
+  private readonly fitting = new Map<string, number>();
 
   /**
    * actions/reclaim: a workload whose project is within its fair share takes GPUs from

@@ -23,6 +23,7 @@ import {
   type PendingReason,
   type PodPlacement,
   podPlacements,
+  type QueueState,
   queueState,
   workloadRef,
 } from "./domain-events.js";
@@ -427,6 +428,8 @@ export class Simulation {
   private account(w: Workload, pool: string, sign: 1 | -1): void {
     for (let q: Queue | null = this.scheduler.queueOf(w, pool); q !== null; q = q.parent) {
       q.allocated += sign * w.gpus;
+      q.allocatedCpuMilli += sign * w.gpus * w.cpuMilliPerGpu;
+      q.allocatedMemoryBytes += sign * w.gpus * w.memoryBytesPerGpu;
       if (!w.preemptible) q.allocatedNonPreemptible += sign * w.gpus;
     }
   }
@@ -469,9 +472,15 @@ export class Simulation {
   }
 
   private evict(victim: Workload, action: "reclaim" | "preempt", preemptor: Workload): void {
-    const victimQueue = queueState(this.scheduler.queueOf(victim, victim.pool as string));
-    const preemptorPool = victim.pool as string;
-    const preemptorQueue = queueState(this.scheduler.queueOf(preemptor, preemptorPool));
+    // KAI compares the queues where their paths diverge: departments when they differ (unschedule_info.go).
+    let victimQueue = this.scheduler.queueOf(victim, victim.pool as string);
+    let preemptorQueue = this.scheduler.queueOf(preemptor, victim.pool as string);
+    if (victimQueue.parent !== preemptorQueue.parent && victimQueue.parent !== null && preemptorQueue.parent !== null) {
+      victimQueue = victimQueue.parent;
+      preemptorQueue = preemptorQueue.parent;
+    }
+    const victimState = this.queueStateOf(victimQueue);
+    const preemptorState = this.queueStateOf(preemptorQueue);
     const { placements, pool } = this.release(victim);
     victim.phase = "Pending";
     victim.pendingSince = this.nowMs;
@@ -487,9 +496,23 @@ export class Simulation {
       pods: placements,
       action,
       preemptor: workloadRef(preemptor),
-      victimQueue,
-      preemptorQueue,
+      victimQueue: victimState,
+      preemptorQueue: preemptorState,
     });
+  }
+
+  /** A queue's state with what its pending workloads (counted in their preferred pool) request. */
+  private queueStateOf(queue: Queue): QueueState {
+    let cpuMilli = 0;
+    let memoryBytes = 0;
+    for (const w of this.pending) {
+      for (let q: Queue | null = this.scheduler.queueOf(w, w.nodePools[0] as string); q !== null; q = q.parent) {
+        if (q !== queue) continue;
+        cpuMilli += w.gpus * w.cpuMilliPerGpu;
+        memoryBytes += w.gpus * w.memoryBytesPerGpu;
+      }
+    }
+    return queueState(queue, cpuMilli, memoryBytes);
   }
 
   private emitCycle(trace: CycleTrace): void {
@@ -773,6 +796,7 @@ function sameReasons(a: readonly PendingReason[], b: readonly PendingReason[]): 
     if (x.reason !== y.reason || x.nodePool !== y.nodePool || x.requested !== y.requested) return false;
     switch (x.reason) {
       case "Unschedulable":
+        if (x.podsPlaced !== y.podsPlaced) return false;
         continue;
       case "OverLimit":
         if (x.queue !== y.queue || x.limit !== y.limit || x.allocated !== y.allocated) return false;

@@ -80,6 +80,9 @@ export interface Queue {
   readonly order: number;
   allocated: number;
   allocatedNonPreemptible: number;
+  /** CPU (millicores) and memory (bytes) its running pods request. */
+  allocatedCpuMilli: number;
+  allocatedMemoryBytes: number;
   /** Recomputed at the start of every scheduling cycle. */
   fairShare: number;
   /** Allocated plus pending GPUs, recomputed with the fair share. */
@@ -223,7 +226,7 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
 export function buildQueues(bp: Blueprint): Queue[] {
   const queues: Queue[] = [];
   let order = 0;
-  const fresh = { allocated: 0, allocatedNonPreemptible: 0, fairShare: 0, requested: 0 };
+  const fresh = { allocated: 0, allocatedNonPreemptible: 0, allocatedCpuMilli: 0, allocatedMemoryBytes: 0, fairShare: 0, requested: 0 };
   for (const pool of bp.nodePools) {
     const departmentQueues = new Map<string, Queue>();
     for (const dept of bp.departments) {

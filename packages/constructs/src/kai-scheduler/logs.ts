@@ -14,6 +14,7 @@ import type { LogRecordOut } from "../catalogue.js";
 import { queueName } from "../naming.js";
 import { stableUuid, unitHash } from "../noise.js";
 import { cycleLatencyMs } from "./latency.js";
+import { requirementsText, resourceText } from "./values.js";
 
 type Action = "allocate" | "consolidation" | "reclaim" | "preempt" | "stalegangeviction";
 const ACTIONS: readonly Action[] = ["allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"];
@@ -301,30 +302,6 @@ function attemptLines(a: CycleAttemptRef, write: (a: CycleAttemptRef) => Line[])
 }
 
 const job = (a: CycleAttemptRef) => `<${a.workload.namespace}/${a.podGroup}>`;
-
-/**
- * KAI's HumanizeResource (resource_info): -1 is Unlimited, anything else go-humanize's
- * FtoaWithDigits(v, 3): six decimals cut (not rounded) to three, trailing zeros and dot dropped.
- */
-export function humanize(value: number): string {
-  if (value === -1) return "Unlimited";
-  const fixed = value.toFixed(6);
-  const dot = fixed.indexOf(".");
-  return fixed
-    .slice(0, dot + 4)
-    .replace(/0+$/, "")
-    .replace(/\.$/, "");
-}
-
-/** *Resource.String() (resource_info.go:121): CPU in cores, memory in decimal GB, GPUs. */
-function resourceText(cpuMilli: number, memoryBytes: number, gpus: number): string {
-  return `CPU: ${humanize(cpuMilli / 1000)} (cores), memory: ${humanize(memoryBytes / 1e9)} (GB), Gpus: ${humanize(gpus)}`;
-}
-
-/** *ResourceRequirements.String() (resource_requirment.go:142). */
-function requirementsText(gpus: number, cpuMilli: number, memoryBytes: number): string {
-  return `GPU: ${humanize(gpus)}, CPU: ${humanize(cpuMilli / 1000)} (cores), memory: ${humanize(memoryBytes / 1e9)} (GB)`;
-}
 
 /** A job's resources in the attempt lines: the sum of its pods' requests. */
 const resources = (a: CycleAttemptRef) => {

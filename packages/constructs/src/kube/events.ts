@@ -2,10 +2,11 @@
  * Kubernetes events for the simulated cluster's workloads, as the collector's k8s_events
  * receiver delivers them (opentelemetry-collector-contrib receiver/k8seventsreceiver, v0.145.0
  * line @c274a008): one log record per Event write (create or count patch). Who records what:
- * - KAI-Scheduler (component kai-scheduler, legacy recorder, no host): Scheduled and
- *   Unschedulable on pods, Unschedulable on pod groups (every cycle while a workload waits: the
- *   recorder's dedup and spam filter decide what is written), Evict on the victim's pod group
- *   (pkg/scheduler/cache/status_updater/default_status_updater.go @5d35ecab);
+ * - KAI-Scheduler (component kai-scheduler, legacy recorder, no host): Pipelined (a preemptor's
+ *   pods), Scheduled and Unschedulable on pods, Unschedulable on pod groups (every cycle while a
+ *   workload waits: the recorder's dedup and spam filter decide what is written), Evict on the
+ *   victim's pod group (pkg/scheduler/cache/status_updater/default_status_updater.go,
+ *   framework/statement.go, actions/common/allocate.go @5d35ecab);
  * - the KAI binder (component binder): Bound (pkg/binder/controllers/bindrequest_controller.go);
  * - the kubelet (component kubelet, host = node): Created and Started when a pod starts, Killing
  *   when a running pod is deleted (preemption, cancellation)
@@ -29,9 +30,9 @@ import {
   type WorkloadRef,
 } from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
+import { queueResourceText } from "../kai-scheduler/values.js";
 import { containerName, queueName } from "../naming.js";
 import { stableUuid, unitHash } from "../noise.js";
-
 import { type EventInput, EventRecorder, type EventWrite, type InvolvedObject } from "./event-recorder.js";
 
 export const K8S_EVENTS_SCOPE = {
@@ -115,6 +116,8 @@ interface Waiting {
 
 export class KubernetesEvents {
   private readonly recorder = new EventRecorder();
+  /** Workloads that evicted others and start in the same cycle: their pods are pipelined first. */
+  private readonly preemptors = new Set<number>();
   private readonly waiting = new Map<number, Waiting>();
   private readonly pendingPods = new Map<number, ReadonlyArray<{ name: string; uid: string }>>();
   private readonly crashLoops = new Map<number, CrashLoop>();
@@ -171,9 +174,23 @@ export class KubernetesEvents {
   readonly record = (event: DomainEvent): void => {
     const now = this.startMs + event.t;
     switch (event.kind) {
-      case "WorkloadStarted":
+      case "WorkloadStarted": {
         this.waiting.delete(event.workload.id);
+        // A preemptor is pipelined onto its victims' GPUs first (Statement.Commit records it);
+        // gpusynth frees the victims' GPUs at once, so its binding follows in the same cycle.
+        const pipelined = this.preemptors.delete(event.workload.id);
         for (const pod of event.pods) {
+          if (pipelined)
+            this.write(
+              {
+                source: KAI,
+                object: podObject(event.workload, pod),
+                type: "Normal",
+                reason: "Pipelined",
+                message: `Pod ${event.workload.namespace}/${pod.name} was pipelined to node ${pod.node}`,
+              },
+              now,
+            );
           this.write(
             {
               source: KAI,
@@ -197,6 +214,7 @@ export class KubernetesEvents {
           this.startContainer(event.workload, pod, now);
         }
         return;
+      }
       case "ContainerCrashed":
         this.crashLoops.set(event.workload.id, {
           workload: event.workload,
@@ -252,6 +270,7 @@ export class KubernetesEvents {
         this.unschedulable(event.workload, event.reasons, now);
         return;
       case "WorkloadPreempted":
+        this.preemptors.add(event.preemptor.id);
         this.endCrashLoop(event.workload.id, now);
         for (const pod of event.pods) {
           this.write(
@@ -332,16 +351,28 @@ export class KubernetesEvents {
     if (first === undefined || pods.length === 0) return;
     const queue = queueName({ name: first.queue ?? w.project, pool: first.nodePool });
     const message = unschedulableMessage(first, queue, this.nodeCount(first.nodePool));
-    const events: EventInput[] = pods.map((pod) => ({
+    // default_status_updater.go records the job's message on the pod group (Normal) and on each
+    // pending pod (Warning) the pod's own fit error, else the job's message. For a shortage of
+    // resources the job's message names the pod that did not fit (actions/common/allocate.go);
+    // quota reasons have no pod-level error.
+    let groupMessage = message;
+    let failedPod = -1;
+    if (first.reason === "Unschedulable") {
+      const gang = pods.length > 1;
+      failedPod = gang ? Math.min(first.podsPlaced ?? 0, pods.length - 1) : 0;
+      const pod = pods[failedPod] as { name: string };
+      groupMessage = gang
+        ? `PodSchedulingErrors: Resources were found for ${failedPod} pods while ${pods.length} are required for gang scheduling. Additional pods cannot be scheduled due to: ${message}.`
+        : `PodSchedulingErrors: Resources were not found for pod ${w.namespace}/${pod.name} due to: ${message}.`;
+    }
+    const events: EventInput[] = pods.map((pod, i) => ({
       source: KAI,
       object: podObject(w, pod),
       type: "Warning",
       reason: "Unschedulable",
-      message,
+      message: i === failedPod ? message : groupMessage,
     }));
-    // The pod group gets the job-level message; KAI words resource shortages per pod only.
-    if (first.reason !== "Unschedulable")
-      events.push({ source: KAI, object: podGroupObject(w), type: "Normal", reason: "Unschedulable", message });
+    events.push({ source: KAI, object: podGroupObject(w), type: "Normal", reason: "Unschedulable", message: groupMessage });
     for (const input of events) this.write(input, now);
     this.waiting.set(w.id, {
       workload: w,
@@ -380,13 +411,14 @@ export class KubernetesEvents {
     this.nodeStatus(event.node, "NodeHasInsufficientMemory", now);
     const victim = event.victim;
     if (victim === null) return;
-    // evictionMessage (helpers.go): the fragments keep their trailing spaces; a container that
-    // requests no memory prints its request as "0".
+    // evictionMessage (helpers.go): the fragments keep their trailing spaces; the request is the
+    // container's memory request as a resource.Quantity.
     const container = containerName(victim.workload.type, victim.workload.name);
+    const request = victim.workload.memoryBytesPerGpu * victim.pod.gpus.length;
     const message =
       "The node was low on resource: memory. " +
       `Threshold quantity: ${binaryQuantity(event.thresholdBytes)}, available: ${binaryQuantity(event.availableBytes)}. ` +
-      `Container ${container} was using ${binaryQuantity(victim.usageBytes)}, request is 0, has larger consumption of memory. `;
+      `Container ${container} was using ${binaryQuantity(victim.usageBytes)}, request is ${binaryQuantity(request)}, has larger consumption of memory. `;
     this.write({ source: kubelet, object: podObject(victim.workload, victim.pod), type: "Warning", reason: "Evicted", message }, now);
   }
 
@@ -466,8 +498,9 @@ function evictionMessage(
 ): string {
   const by = `${preemptor.namespace}/${podGroupName(preemptor)}`;
   if (action === "preempt") return `Pod ${victim.namespace}/${pod.name} was preempted by higher priority workload ${by}`;
+  // Queues carry GPU quotas only: their CPU and memory quotas are unlimited.
   const detail = (q: QueueState) =>
-    `${queueName({ name: q.name, pool: q.nodePool })} uses <${q.allocated}> with a quota of <${q.deserved}>, fair-share of <${q.fairShare}> and queue priority of <100>.`;
+    `${queueName({ name: q.name, pool: q.nodePool })} uses <${queueResourceText(q.allocated, q.allocatedCpuMilli, q.allocatedMemoryBytes)}> with a quota of <${queueResourceText(q.deserved, -1, -1)}>, fair-share of <${queueResourceText(q.fairShare, q.fairShareCpuMilli, q.fairShareMemoryBytes)}> and queue priority of <100>.`;
   return `Pod ${victim.namespace}/${pod.name} was preempted by workload ${by}.\n${detail(victimQueue)}\n${detail(preemptorQueue)}`;
 }
 
