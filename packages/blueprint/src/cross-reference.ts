@@ -30,6 +30,7 @@ const RULES: ReadonlyArray<(c: Context) => void> = [
   projectQuotas,
   departmentsCoverTheirProjects,
   poolOversubscription,
+  defaultImages,
   generatedWorkloads,
   submittedWorkloads,
   faultTargets,
@@ -195,6 +196,23 @@ function checkPoolList(c: Context, project: Project, path: YamlPath, declared: r
         `"${pool}"`,
       );
     }
+  });
+}
+
+/** Each workload type has at most one default image. */
+function defaultImages({ bp, error }: Context): void {
+  const claimed = new Map<string, string>();
+  bp.images.forEach((image, i) => {
+    image.defaultFor.forEach((type, k) => {
+      const earlier = claimed.get(type);
+      if (earlier !== undefined)
+        error(
+          ["images", i, "defaultFor", k],
+          `a workload type no other image is the default for ("${type}" already runs "${earlier}")`,
+          `"${type}"`,
+        );
+      else claimed.set(type, image.name);
+    });
   });
 }
 

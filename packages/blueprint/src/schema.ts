@@ -554,6 +554,9 @@ export const blueprintSchema = z
           name: z.string().min(1).max(512).meta({ description: "Image reference, e.g. registry/repository:tag." }),
           sizeBytes: z.int().min(1).meta({ description: "Image size the kubelet reports after a pull." }),
           pullTime: durationSchema.meta({ description: "How long a pull takes on a node that does not have the image yet." }),
+          defaultFor: z.array(z.enum(WORKLOAD_TYPES)).default([]).meta({
+            description: "Workload types that run this image when their kind or submission names none (each type at most once).",
+          }),
         }),
       )
       .default([])

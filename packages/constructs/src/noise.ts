@@ -20,12 +20,18 @@ export function between(key: string, lo: number, hi: number, bucket = 0): number
   return lo + (hi - lo) * unitHash(key, bucket);
 }
 
-/** A UUID-shaped identifier (version 4 layout) fixed for a key, for objects the simulation does not name. */
-export function stableUuid(key: string): string {
+/** `words` × 8 hex digits fixed for a key: digests and IDs the simulation does not model. */
+export function stableHex(key: string, words: number): string {
   let hex = "";
-  for (let i = 0; i < 4; i++)
+  for (let i = 0; i < words; i++)
     hex += Math.floor(unitHash(key, i) * 2 ** 32)
       .toString(16)
       .padStart(8, "0");
+  return hex;
+}
+
+/** A UUID-shaped identifier (version 4 layout) fixed for a key, for objects the simulation does not name. */
+export function stableUuid(key: string): string {
+  const hex = stableHex(key, 4);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -364,7 +364,7 @@ export class Simulation {
       memoryBytesPerGpu: Math.round(
         spec.memoryGiBPerGpu === undefined ? defaults.memoryDefaultRequestGpuFactorMiB * 2 ** 20 : spec.memoryGiBPerGpu * 2 ** 30,
       ),
-      image: spec.image,
+      image: spec.image ?? this.blueprint.images.find((i) => i.defaultFor.includes(spec.type))?.name,
       nodePools: spec.nodePools ?? Object.keys(project.nodePools),
       submittedAt: this.nowMs,
       pendingSince: this.nowMs,

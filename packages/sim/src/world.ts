@@ -140,7 +140,7 @@ export interface Workload {
   readonly cpuMilliPerGpu: number;
   /** Memory each pod requests per GPU it holds, in bytes. */
   readonly memoryBytesPerGpu: number;
-  /** The container image it runs, when the blueprint names one. */
+  /** The container image it runs: its kind's, else its type's default image; undefined when the blueprint names neither. */
   readonly image: string | undefined;
   /** Node pools the workload may run in, most preferred first. */
   readonly nodePools: readonly string[];

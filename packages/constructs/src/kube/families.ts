@@ -120,6 +120,14 @@ export const KSM = {
     [...POD, "container", "node", "resource", "unit"],
     false,
   ),
+  containerInfo: family("pod_container_info", "kube_pod_container_info", "Information about a container in a pod.", [
+    ...POD,
+    "container",
+    "image_spec",
+    "image",
+    "image_id",
+    "container_id",
+  ]),
   podResourceLimits: family(
     "pod_container_resource_limits",
     "kube_pod_container_resource_limits",

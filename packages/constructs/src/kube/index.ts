@@ -10,7 +10,7 @@ import { nodeInternalIp, nodeOrdinal, podCidr, podIp, systemPodIp } from "../add
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import { containerName, podController } from "../naming.js";
-import { stableUuid } from "../noise.js";
+import { stableHex, stableUuid } from "../noise.js";
 import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
 
 export interface KubeOptions {
@@ -122,6 +122,25 @@ export class KubeConstruct implements MetricConstruct {
         if (!state.scheduled) samples.push(sample(KSM.podUnschedulable, base, 1));
       }
       if (state.reason !== undefined) samples.push(sample(KSM.podTerminatedReason, { ...base, container, reason: state.reason }, 1));
+      if (state.restarts !== undefined && w.image !== undefined) {
+        // pod.go: one series per container status, the spec's image beside the runtime's: the
+        // reference as pulled, its digest, and the current (or last) container's ID, new with
+        // every restart. Digests and IDs are stable stand-ins (no registry is modelled).
+        samples.push(
+          sample(
+            KSM.containerInfo,
+            {
+              ...base,
+              container,
+              image_spec: w.image,
+              image: w.image,
+              image_id: `${imageRepository(w.image)}@sha256:${stableHex(`image/${w.image}`, 8)}`,
+              container_id: `containerd://${stableHex(`container/${pod.uid}/${state.restarts}`, 8)}`,
+            },
+            1,
+          ),
+        );
+      }
       if (state.restarts !== undefined) {
         samples.push(sample(KSM.podRestarts, { ...base, container }, state.restarts, pod.createdAt));
         // Restarts happen only after a failure here, so the last termination was an Error.
@@ -270,4 +289,13 @@ function nodeTaints(node: DeepReadonly<Node>): Array<readonly [key: string, effe
     taints.push(["node.kubernetes.io/unreachable", "NoExecute"]);
   } else if (node.memoryPressureUntil !== null) taints.push(["node.kubernetes.io/memory-pressure", "NoSchedule"]);
   return taints;
+}
+
+/** An image reference without its tag or digest: the repository a digest is appended to. */
+function imageRepository(image: string): string {
+  const at = image.indexOf("@");
+  if (at >= 0) return image.slice(0, at);
+  const slash = image.lastIndexOf("/");
+  const colon = image.lastIndexOf(":");
+  return colon > slash ? image.slice(0, colon) : image;
 }
