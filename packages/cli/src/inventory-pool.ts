@@ -7,13 +7,21 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { collectInventory, type Inventory } from "./inventory.js";
+import { collectInventory, type Inventory, mergeInventories } from "./inventory.js";
 
 export interface InventoryJob {
   readonly file: string;
   readonly durationMs: number;
   readonly intervalMs: number;
+  /** Collect only after this simulated time (a window of the run; see collectInventory). */
+  readonly fromMs?: number;
 }
+
+/**
+ * A blueprint this large is run as two windows of its duration, one per worker: its run alone
+ * would otherwise outlast all the others together (platform.yaml's day is ~25 s of one core).
+ */
+const SPLIT_FROM_GPUS = 1024;
 
 /** What a worker sends back: the inventory, or the message of what went wrong. */
 export type InventoryReply = { readonly inventory: Inventory } | { readonly error: string };
@@ -21,33 +29,56 @@ export type InventoryReply = { readonly inventory: Inventory } | { readonly erro
 /** The inventories of `files`, in their order; at most one worker per core. */
 export async function collectInventories(
   files: readonly string[],
-  durationMs: number,
+  /** Simulated time per blueprint: one for all, or per file. */
+  duration: number | ((file: string) => number),
   intervalMs: number,
   /** Called as blueprints finish: how many are done, and the names of those still running. */
   onProgress?: (done: number, running: readonly string[]) => void,
 ): Promise<Inventory[]> {
   const blueprints = files.map((file) => loadBlueprint(file).blueprint);
+  const durations = files.map((file) => (typeof duration === "number" ? duration : duration(file)));
   const workers = Math.min(files.length, availableParallelism());
   // One blueprint, or one core: a worker would only add its start-up.
-  if (workers <= 1) return blueprints.map((blueprint) => collectInventory(blueprint, durationMs, intervalMs));
-  const results = new Array<Inventory>(files.length);
+  if (workers <= 1) return blueprints.map((blueprint, i) => collectInventory(blueprint, durations[i] as number, intervalMs));
+  const parts = files.map((): Inventory[] => []);
   const running = new Set<string>();
   let done = 0;
-  // Largest clusters first, so the longest run starts at once; the queue is popped from its end.
+  // Largest clusters first, so the longest runs start at once; the queue is popped from its end.
   const gpus = blueprints.map((b) => b.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0));
-  const queue = files.map((file, index) => ({ file, index })).sort((a, b) => (gpus[a.index] as number) - (gpus[b.index] as number));
+  const queue = files
+    .flatMap((file, index) => {
+      const durationMs = durations[index] as number;
+      const half = Math.floor(durationMs / 2 / intervalMs) * intervalMs;
+      const weight = (gpus[index] as number) * durationMs;
+      return (gpus[index] as number) >= SPLIT_FROM_GPUS && half > 0
+        ? [
+            { file, index, durationMs: half, fromMs: 0, weight: weight / 2 },
+            { file, index, durationMs, fromMs: half, weight: weight / 2 },
+          ]
+        : [{ file, index, durationMs, fromMs: 0, weight }];
+    })
+    .sort((a, b) => a.weight - b.weight);
+  const pending = files.map((_, index) => queue.filter((job) => job.index === index).length);
   const runOne = async (): Promise<void> => {
     for (let job = queue.pop(); job !== undefined; job = queue.pop()) {
       const name = (blueprints[job.index] as (typeof blueprints)[number]).cluster.name;
       running.add(name);
       onProgress?.(done, [...running]);
-      results[job.index] = await inWorker({ file: job.file, durationMs, intervalMs });
-      running.delete(name);
-      onProgress?.(++done, [...running]);
+      (parts[job.index] as Inventory[]).push(
+        await inWorker({ file: job.file, durationMs: job.durationMs, intervalMs, fromMs: job.fromMs }),
+      );
+      pending[job.index] = (pending[job.index] as number) - 1;
+      if (pending[job.index] === 0) {
+        running.delete(name);
+        onProgress?.(++done, [...running]);
+      }
     }
   };
   await Promise.all(Array.from({ length: workers }, runOne));
-  return results;
+  return parts.map((inventories) => {
+    const [first, ...rest] = [...inventories].sort((a, b) => a.durationMs - b.durationMs);
+    return rest.reduce(mergeInventories, first as Inventory);
+  });
 }
 
 function inWorker(job: InventoryJob): Promise<Inventory> {

@@ -7,7 +7,9 @@ import type { InventoryJob, InventoryReply } from "./inventory-pool.js";
 const job = workerData as InventoryJob;
 let reply: InventoryReply;
 try {
-  reply = { inventory: collectInventory(loadBlueprint(job.file).blueprint, job.durationMs, job.intervalMs) };
+  reply = {
+    inventory: collectInventory(loadBlueprint(job.file).blueprint, job.durationMs, job.intervalMs, undefined, undefined, job.fromMs ?? 0),
+  };
 } catch (error) {
   reply = { error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
 }

@@ -22,18 +22,35 @@ function label(item: unknown, index: number): string {
   return typeof key === "string" ? key : typeof name === "string" ? name : String(index);
 }
 
-/** Walks a JSON value, yielding every string with the path of the field that holds it. */
-function* strings(value: unknown, path: string): Generator<{ path: string; text: string }> {
-  if (typeof value === "string") {
-    yield { path, text: value };
-    return;
-  }
+/**
+ * Calls `visit` with every attribute value and body string of a JSON value (the fields named
+ * stringValue), and a function that renders its path: paths are built only for what is found,
+ * which keeps a scan of millions of records to the time of parsing them.
+ */
+function visitValues(value: unknown, segments: string[], visit: (text: string, path: () => string) => void): void {
   if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) yield* strings(item, `${path}[${label(item, i)}]`);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item !== "object" || item === null) continue;
+      segments.push(`[${label(item, i)}]`);
+      visitValues(item, segments, visit);
+      segments.pop();
+    }
     return;
   }
-  if (typeof value === "object" && value !== null) {
-    for (const [key, child] of Object.entries(value)) yield* strings(child, path === "" ? key : `${path}.${key}`);
+  if (typeof value !== "object" || value === null) return;
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    const segment = segments.length === 0 ? key : `.${key}`;
+    if (typeof child === "string") {
+      // Data lives in attribute values and bodies; keys, metric names and descriptions are the
+      // vendors' fixed vocabulary, whatever a blueprint's names happen to spell.
+      if (key === "stringValue") visit(child, () => `${segments.join("")}${segment}`);
+    } else if (typeof child === "object" && child !== null) {
+      segments.push(segment);
+      visitValues(child, segments, visit);
+      segments.pop();
+    }
   }
 }
 
@@ -44,12 +61,9 @@ export function scanOtlpJson(file: string, names: readonly SensitiveName[]): Lea
   const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes).toString("utf8") : bytes.toString("utf8");
   text.split("\n").forEach((line, index) => {
     if (line.trim() === "") return;
-    for (const { path, text } of strings(JSON.parse(line) as unknown, "")) {
-      // Data lives in attribute values and bodies; keys, metric names and descriptions are the
-      // vendors' fixed vocabulary, whatever a blueprint's names happen to spell.
-      if (!path.endsWith(".stringValue")) continue;
-      for (const name of namesIn(text, names)) leaks.push({ where: `${file}:${index + 1} ${path}`, text, name });
-    }
+    visitValues(JSON.parse(line) as unknown, [], (value, path) => {
+      for (const name of namesIn(value, names)) leaks.push({ where: `${file}:${index + 1} ${path()}`, text: value, name });
+    });
   });
   return leaks;
 }
