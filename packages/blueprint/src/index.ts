@@ -29,4 +29,4 @@ export {
   type WorkloadType,
 } from "./schema.js";
 export { nodeName, type PodShape, podShape } from "./shape.js";
-export { DEVICE_PLUGIN_IGNORED_XIDS, XID_CATALOGUE, type XidEffect, type XidEntry } from "./xid-catalogue.js";
+export { DEVICE_PLUGIN_IGNORED_XIDS, devicePluginIgnores, XID_CATALOGUE, type XidEffect, type XidEntry } from "./xid-catalogue.js";

@@ -352,6 +352,16 @@ const faultsSchema = z.strictObject({
     .default(30 * 60_000)
     .meta({ description: "How long a node with a GPU off the bus is cordoned before it reboots." }),
   nodeRebootTime: durationSchema.default(10 * 60_000),
+  devicePluginDisableHealthchecks: z
+    .string()
+    .regex(/^(all|.*xids.*|\s*\d+\s*(,\s*\d+\s*)*|)$/i, {
+      message: 'expected DP_DISABLE_HEALTHCHECKS\'s forms: "all", "xids", or a comma-separated list of XIDs',
+    })
+    .default("")
+    .meta({
+      description:
+        'NVIDIA k8s-device-plugin\'s DP_DISABLE_HEALTHCHECKS: "all" or "xids" stops it marking GPUs unhealthy; a comma-separated list of XIDs is ignored in addition to the application errors (13, 31, 43, 45, 68, 109). Default: unset.',
+    }),
 });
 
 /** The NVIDIA driver in dcgm-exporter's own sample output (its 4.5.3-4.8.2 README). */
@@ -599,6 +609,7 @@ export const blueprintSchema = z
       gpuResetTime: 300_000,
       nodeRebootDelay: 1_800_000,
       nodeRebootTime: 600_000,
+      devicePluginDisableHealthchecks: "",
     }),
   })
   .meta({ title: "gpusynth blueprint", description: "A simulated Kubernetes GPU cluster scheduled by Run:ai." });

@@ -58,6 +58,24 @@ export const KNOWN_XIDS: readonly number[] = [...XID_CATALOGUE.keys()];
  * should still be healthy" (internal/rm/health.go, getDisabledHealthCheckXids, @02597b97). On
  * every other XID the plugin marks the device Unhealthy and never marks it healthy again: the
  * kubelet stops counting it as allocatable until the plugin restarts, which a node reboot does.
- * DP_DISABLE_HEALTHCHECKS adds to this list in a real deployment; gpusynth models the default.
+ * DP_DISABLE_HEALTHCHECKS adds to this list (faults.devicePluginDisableHealthchecks).
  */
 export const DEVICE_PLUGIN_IGNORED_XIDS: ReadonlySet<number> = new Set([13, 31, 43, 45, 68, 109]);
+
+/**
+ * Whether the device plugin ignores an XID under a DP_DISABLE_HEALTHCHECKS value (health.go
+ * @02597b97): "all", or any value containing "xids", turns health checks off entirely; otherwise
+ * the value is a comma-separated list of XIDs ignored in addition to the application errors.
+ */
+export function devicePluginIgnores(disableHealthchecks: string): (xid: number) => boolean {
+  const value = disableHealthchecks.toLowerCase();
+  if (value === "all" || value.includes("xids")) return () => true;
+  const extra = new Set(
+    value
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "")
+      .map(Number),
+  );
+  return (xid) => DEVICE_PLUGIN_IGNORED_XIDS.has(xid) || extra.has(xid);
+}

@@ -1,7 +1,7 @@
 /**
  * Repository hygiene: the people named in blueprints (users) appear nowhere else but in
  * blueprints/ and tests; no committed file carries an absolute path of this machine or a
- * secret. (Project and department names are team words — "data", "platform", "capacity" — that
+ * secret, or reaches outside the repository for what it cites or reads. (Project and department names are team words — "data", "platform", "capacity" — that
  * prose and code use too, so only user names are held to this.)
  */
 import { execFileSync } from "node:child_process";
@@ -44,5 +44,16 @@ describe("repository hygiene", () => {
         problems.push(`${f}: secret`);
     }
     expect(problems).toEqual([]);
+  });
+
+  it("cites and reads nothing outside the repository: no ../shared notes, no folder beside the checkout", () => {
+    // One path may: where the tests look for the Run:ai spec by default, which is vendor data
+    // not copied here (packages/emit/test/runai-spec.ts; GPUSYNTH_RUNAI_SPEC overrides it).
+    const allowed = "packages/emit/test/runai-spec.ts";
+    const outside = /(^|[^\w.])\.\.\/shared\b|shared\/(references|vendor-specs)\//;
+    const found = tracked
+      .filter((f) => f !== allowed && f !== "packages/cli/test/hygiene.test.ts" && !/\.(png|gz)$/.test(f))
+      .filter((f) => outside.test(text(f)));
+    expect(found).toEqual([]);
   });
 });

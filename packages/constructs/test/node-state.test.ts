@@ -2,13 +2,15 @@
  * What kube-state-metrics shows of a node through gpu-fault.yaml's story: GPU allocatable as the
  * device plugin advertises it (an XID it acts on drops the GPU until the node reboots, a driver
  * reset does not bring it back), and the cordon, the reboot and the return as spec.unschedulable
- * and the node lifecycle controller's taints.
+ * and the node lifecycle controller's taints; the row XID 63 marked for remapping stays counted.
  */
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { loadBlueprint } from "@gpusynth/blueprint";
+import { loadBlueprint, parseBlueprint } from "@gpusynth/blueprint";
 import { ClusterMetrics, type Sample } from "@gpusynth/constructs";
 import { Simulation } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
 
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/gpu-fault.yaml", import.meta.url));
 const MINUTE = 60_000;
@@ -52,6 +54,18 @@ describe("a node through faults, a cordon and a reboot (gpu-fault.yaml)", () => 
     expect(gpusAllocatable(4 * HOUR, "train-node-1")).toBe(7);
   });
 
+  it("counts the row XID 63 marked for remapping on that GPU alone, before and after the node's reboot", () => {
+    const remapped = (t: number) =>
+      (at.get(t) ?? [])
+        .filter((s) => s.family.name === "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS" && s.value > 0)
+        .map((s) => `${s.labels.Hostname}/${s.labels.gpu}=${s.value}`);
+    expect(remapped(20 * MINUTE)).toEqual([]);
+    expect(remapped(40 * MINUTE)).toEqual(["train-node-0/5=1"]);
+    expect(remapped(4 * HOUR)).toEqual(["train-node-0/5=1"]);
+    const failed = (at.get(4 * HOUR) ?? []).filter((s) => s.family.name === "DCGM_FI_DEV_ROW_REMAP_FAILURE" && s.value !== 0);
+    expect(failed).toEqual([]); // no XID 64 in this story
+  });
+
   it("keeps the last posted allocatable through the reboot, and all eight once the node is back", () => {
     expect(gpusAllocatable(3 * HOUR + 10 * MINUTE, "train-node-0")).toBe(6); // XID 63 and XID 79
     expect(gpusAllocatable(3.5 * HOUR + 5 * MINUTE, "train-node-0")).toBe(6);
@@ -71,5 +85,37 @@ describe("a node through faults, a cordon and a reboot (gpu-fault.yaml)", () => 
     ]);
     expect([unschedulable(4 * HOUR, "train-node-0"), taints(4 * HOUR, "train-node-0")]).toEqual([0, []]);
     expect(unschedulable(3 * HOUR + 10 * MINUTE, "train-node-1")).toBe(0);
+  });
+});
+
+describe("DP_DISABLE_HEALTHCHECKS (faults.devicePluginDisableHealthchecks) on the same story", () => {
+  const allocatableAfterFaults = (setting: string) => {
+    const doc = parseDocument(readFileSync(scenario, "utf8"));
+    doc.setIn(["faults", "devicePluginDisableHealthchecks"], setting);
+    const { blueprint } = parseBlueprint(doc.toString(), "gpu-fault-edited.yaml");
+    const simulation = new Simulation(blueprint);
+    const metrics = new ClusterMetrics(blueprint);
+    simulation.onEvent(metrics.record);
+    simulation.runUntil(HOUR + 10 * MINUTE);
+    return metrics
+      .collect(simulation.view())
+      .flatMap((t) => t.samples)
+      .filter((s) => s.family.name === "kube_node_status_allocatable" && s.labels.resource === "nvidia_com_gpu")
+      .map((s) => `${s.labels.node}=${s.value}`)
+      .sort();
+  };
+
+  it("keeps a GPU allocatable after an XID the list names, and after every XID with all", () => {
+    // Unset: XID 63 on node 0 and XID 95 on node 1 each cost a GPU.
+    expect(allocatableAfterFaults("")).toEqual(["train-node-0=7", "train-node-1=7"]);
+    expect(allocatableAfterFaults("63")).toEqual(["train-node-0=8", "train-node-1=7"]);
+    expect(allocatableAfterFaults("63, 95")).toEqual(["train-node-0=8", "train-node-1=8"]);
+    expect(allocatableAfterFaults("all")).toEqual(["train-node-0=8", "train-node-1=8"]);
+  });
+
+  it("refuses a value the device plugin's forms do not allow, naming the path", () => {
+    const doc = parseDocument(readFileSync(scenario, "utf8"));
+    doc.setIn(["faults", "devicePluginDisableHealthchecks"], "63;95");
+    expect(() => parseBlueprint(doc.toString(), "gpu-fault-edited.yaml")).toThrow(/faults\.devicePluginDisableHealthchecks/);
   });
 });

@@ -6,7 +6,7 @@
 import {
   type Blueprint,
   BUILT_IN_PRIORITY_CLASSES,
-  DEVICE_PLUGIN_IGNORED_XIDS,
+  devicePluginIgnores,
   type Ending,
   isPreemptible,
   podShape,
@@ -110,6 +110,8 @@ export class Simulation {
   /** Terminated pods still in the API, oldest first, until finishedPodRetention has passed. */
   private finishedPods: FinishedPod[] = [];
   private cycleQueued = false;
+  /** Whether the device plugin ignores an XID (its skip list and DP_DISABLE_HEALTHCHECKS). */
+  private readonly pluginIgnores: (xid: number) => boolean;
   /** Each pending workload's last failed attempt per action, reused while the result repeats. */
   private readonly failedAttempts = new WeakMap<Workload, Partial<Record<CycleAction, CycleAttemptRef>>>();
   /** The pending reasons last reported per workload, to report only changes (forgotten at a start). */
@@ -125,6 +127,7 @@ export class Simulation {
     this.queues = buildQueues(blueprint);
     this.ids = root.fork("identifiers");
     this.faultRng = root.fork("faults");
+    this.pluginIgnores = devicePluginIgnores(blueprint.faults.devicePluginDisableHealthchecks);
     this.priorities = new Map([...BUILT_IN_PRIORITY_CLASSES, ...blueprint.priorityClasses].map((c) => [c.name, c.value]));
     this.scheduler = new Scheduler(this.pools, this.queues, {
       bind: (w, pool, pods) => this.bind(w, pool, pods),
@@ -718,7 +721,9 @@ export class Simulation {
     if (gpu.health !== "ok" || gpu.node.status === "rebooting") return;
     const effect: XidEffect = XID_CATALOGUE.get(xid)?.effect ?? "none";
     gpu.lastXid = xid;
-    if (!DEVICE_PLUGIN_IGNORED_XIDS.has(xid)) setPluginHealth(gpu, false);
+    if (xid === XID_ROW_REMAP_EVENT) gpu.remappedRowsUncorrectable++;
+    if (xid === XID_ROW_REMAP_FAILURE) gpu.rowRemapFailed = true;
+    if (!this.pluginIgnores(xid)) setPluginHealth(gpu, false);
     const victim = effect === "none" ? undefined : gpu.holder?.workload;
     this.emit({
       t: this.nowMs,
@@ -762,6 +767,14 @@ export function podGroupName(w: { name: string; uid: string }): string {
 }
 
 type CycleAction = "allocate" | "consolidation" | "reclaim" | "preempt";
+
+/**
+ * The row remapper's XIDs on Ampere and later (NVIDIA Xid catalogue: 63 a row marked for
+ * remapping, 64 a remapping that failed); NVML counts the rows and flags the failure
+ * (nvmlDeviceGetRemappedRows), which dcgm-exporter reports.
+ */
+const XID_ROW_REMAP_EVENT = 63;
+const XID_ROW_REMAP_FAILURE = 64;
 
 const SUCCEEDED = { phase: "Succeeded", reason: "Completed" } as const;
 const FAILED = { phase: "Failed", reason: "Error" } as const;

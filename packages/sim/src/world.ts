@@ -34,6 +34,13 @@ export interface Gpu {
   holder: Pod | null;
   /** The most recent XID the GPU reported (0: none since the driver loaded). */
   lastXid: number;
+  /**
+   * Rows the row remapper marked after uncorrectable memory errors (XID 63: "Row Remapper: New
+   * row marked for remapping, reset gpu to activate"), kept in the InfoROM through resets.
+   */
+  remappedRowsUncorrectable: number;
+  /** Whether a row remapping ever failed (XID 64); NVML reports it for good. */
+  rowRemapFailed: boolean;
   /** Simulated time the driver last (re)initialised the GPU: start, GPU reset or node reboot. */
   initialisedAt: number;
 }
@@ -213,6 +220,8 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
           holder: null,
           pluginHealthy: true,
           lastXid: 0,
+          remappedRowsUncorrectable: 0,
+          rowRemapFailed: false,
           initialisedAt: 0,
         });
       }

@@ -2,7 +2,7 @@
  * Invariants over long random runs with many seeds: whatever the arrivals, faults and
  * preemptions, the cluster's bookkeeping must stay physically possible.
  */
-import { DEVICE_PLUGIN_IGNORED_XIDS } from "@gpusynth/blueprint";
+import { devicePluginIgnores } from "@gpusynth/blueprint";
 import type { DomainEvent, Simulation } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 import { DAY, fixture, HOUR, repoFile, run } from "./helpers.js";
@@ -40,13 +40,14 @@ function watch(simulation: Simulation): { problems: string[]; checkView: () => v
   const holder = new Map<string, string>(); // GPU UUID → pod UID
   // GPUs the device plugin dropped after an XID it acts on, until their node reboots.
   const dropped = new Set<string>();
+  const ignores = devicePluginIgnores(simulation.blueprint.faults.devicePluginDisableHealthchecks);
   const gpusOf = new Map(simulation.view().pools.flatMap((p) => p.nodes.map((n) => [n.name, n.gpus.map((g) => g.uuid)] as const)));
   let lastT = 0;
   simulation.onEvent((event) => {
     counts.set(event.kind, (counts.get(event.kind) ?? 0) + 1);
     if (event.t < lastT) problems.push(`time went backwards at ${event.kind}`);
     lastT = event.t;
-    if (event.kind === "GpuFault" && !DEVICE_PLUGIN_IGNORED_XIDS.has(event.xid)) dropped.add(event.gpu.uuid);
+    if (event.kind === "GpuFault" && !ignores(event.xid)) dropped.add(event.gpu.uuid);
     if (event.kind === "NodeReady") for (const uuid of gpusOf.get(event.node) ?? []) dropped.delete(uuid);
     if (event.kind === "WorkloadStarted")
       for (const pod of event.pods)

@@ -95,9 +95,9 @@ export class DcgmConstruct implements MetricConstruct {
     add(DCGM.fbUsed, r.fbUsedMiB);
     add(DCGM.fbReserved, r.fbReservedMiB);
     add(DCGM.vgpuLicense, 0); // not a vGPU: 0 = not licensed
-    add(DCGM.uncorrectableRemappedRows, 0);
-    add(DCGM.correctableRemappedRows, 0);
-    add(DCGM.rowRemapFailure, 0);
+    add(DCGM.uncorrectableRemappedRows, gpu.remappedRowsUncorrectable);
+    add(DCGM.correctableRemappedRows, 0); // correctable errors are not simulated
+    add(DCGM.rowRemapFailure, gpu.rowRemapFailed ? 1 : 0);
     add(DCGM.grEngineActive, r.grEngineActive);
     add(DCGM.tensorActive, r.tensorActive);
     add(DCGM.dramActive, r.dramActive);
