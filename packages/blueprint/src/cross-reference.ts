@@ -3,6 +3,7 @@
  * part on its own; here we check that names resolve, quotas nest (project ≤ department, limit
  * ≥ deserved), and that every workload a generator can produce can run somewhere.
  */
+import { declaredIn } from "./name-references.js";
 import { BUILT_IN_PRIORITY_CLASSES, isPreemptible } from "./priority-classes.js";
 import { type BlueprintProblem, describeValue, type YamlPath } from "./problems.js";
 import { type Blueprint, MAX_GPUS, MAX_NODES, type NodePool, type Project, type WorkloadType } from "./schema.js";
@@ -39,7 +40,6 @@ const RULES: ReadonlyArray<(c: Context) => void> = [
 export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
   const problems: BlueprintProblem[] = [];
   const pools = new Map(bp.nodePools.map((pool) => [pool.name, pool]));
-  const poolNames = [...pools.keys()].map((n) => `"${n}"`).join(", ");
   const priorities = new Map(BUILT_IN_PRIORITY_CLASSES.map((c) => [c.name, c.value]));
   for (const c of bp.priorityClasses) priorities.set(c.name, c.value);
   const error = (path: YamlPath, expected: string, found: string) => problems.push({ severity: "error", path, expected, found });
@@ -51,7 +51,7 @@ export function crossReferenceProblems(bp: Blueprint): BlueprintProblem[] {
     error,
     warning: (path, expected, found) => problems.push({ severity: "warning", path, expected, found }),
     unknownPool: (path, pool) => {
-      if (!pools.has(pool)) error(path, `a node pool declared in nodePools (${poolNames})`, `"${pool}"`);
+      if (!pools.has(pool)) error(path, declaredIn("node pool", "nodePools", [...pools.keys()]), `"${pool}"`);
     },
   };
   for (const rule of RULES) rule(context);
@@ -122,7 +122,11 @@ function projectQuotas({ bp, error, unknownPool }: Context): void {
     if (!departments.has(project.department)) {
       error(
         ["projects", p, "department"],
-        `a department declared in departments (${bp.departments.map((d) => `"${d.name}"`).join(", ")})`,
+        declaredIn(
+          "department",
+          "departments",
+          bp.departments.map((d) => d.name),
+        ),
         `"${project.department}"`,
       );
     }
@@ -181,7 +185,15 @@ function poolOversubscription({ bp, pools, warning }: Context): void {
 function projectOf({ bp, projects, error }: Context, path: YamlPath, name: string): Project | undefined {
   const project = projects.get(name);
   if (project === undefined)
-    error(path, `a project declared in projects (${bp.projects.map((p) => `"${p.name}"`).join(", ")})`, `"${name}"`);
+    error(
+      path,
+      declaredIn(
+        "project",
+        "projects",
+        bp.projects.map((p) => p.name),
+      ),
+      `"${name}"`,
+    );
   return project;
 }
 

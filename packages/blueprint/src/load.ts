@@ -6,8 +6,9 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { type Document, isCollection, isScalar, LineCounter, type Node, parseDocument } from "yaml";
 import { crossReferenceProblems } from "./cross-reference.js";
+import { unresolvedNames } from "./name-references.js";
 import { plausibilityWarnings } from "./plausibility.js";
-import { BlueprintError, type BlueprintProblem, type YamlPath } from "./problems.js";
+import { BlueprintError, type BlueprintProblem, formatPath, type YamlPath } from "./problems.js";
 import { type Blueprint, blueprintSchema } from "./schema.js";
 import { problemsFromZod } from "./zod-problems.js";
 
@@ -106,20 +107,22 @@ export function parseBlueprint(text: string, file = "<blueprint>"): LoadedBluepr
     throw new BlueprintError(file, [fileProblem("well-formed YAML", (cause as Error).message)]);
   }
   if (doc.errors.length > 0) {
-    throw new BlueprintError(
-      file,
-      doc.errors.map((e) => {
-        const pos = lines.linePos(e.pos[0]);
-        return {
-          severity: "error",
-          path: [],
-          expected: "well-formed YAML",
-          found: e.message.split("\n")[0] ?? e.code,
-          line: pos.line,
-          column: pos.col,
-        };
-      }),
-    );
+    // The parser reports one mistake several times (a bad indentation is also a multi-line
+    // implicit key…): the first error of each line says it, the rest are its echoes.
+    const byLine = new Map<number, BlueprintProblem>();
+    for (const e of doc.errors) {
+      const pos = lines.linePos(e.pos[0]);
+      if (byLine.has(pos.line)) continue;
+      byLine.set(pos.line, {
+        severity: "error",
+        path: [],
+        expected: "well-formed YAML",
+        found: e.message.split("\n")[0] ?? e.code,
+        line: pos.line,
+        column: pos.col,
+      });
+    }
+    throw new BlueprintError(file, [...byLine.values()]);
   }
   const blockDepth = nodeDepth(doc.contents);
   if (blockDepth > MAX_NESTING_DEPTH) {
@@ -145,7 +148,15 @@ export function parseBlueprint(text: string, file = "<blueprint>"): LoadedBluepr
   };
 
   const parsed = blueprintSchema.safeParse(data, { reportInput: true });
-  if (!parsed.success) throw new BlueprintError(file, problemsFromZod(parsed.error.issues).map(locate));
+  if (!parsed.success) {
+    // Names that refer to others are checked on the raw document too, so one pass reports a
+    // misspelled project beside a schema problem elsewhere; a field the schema already faults is
+    // not reported twice.
+    const schemaProblems = problemsFromZod(parsed.error.issues);
+    const faulted = new Set(schemaProblems.map((p) => formatPath(p.path)));
+    const names = unresolvedNames(data).filter((p) => !faulted.has(formatPath(p.path)));
+    throw new BlueprintError(file, [...schemaProblems, ...names].map(locate));
+  }
   const crossProblems = crossReferenceProblems(parsed.data).map(locate);
   const errors = crossProblems.filter((p) => p.severity === "error");
   if (errors.length > 0) throw new BlueprintError(file, errors);

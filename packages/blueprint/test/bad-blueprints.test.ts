@@ -336,6 +336,31 @@ describe("bad blueprints", () => {
     expect(problems.map((p) => formatPath(p.path))).toEqual(expect.arrayContaining(["seed", "nodePools[0].gpuModel", "time.start"]));
   });
 
+  it("reports a misspelled name beside a schema error elsewhere, in one pass, once each", () => {
+    const problems = problemsAfter((d) => {
+      d.setIn(["nodePools", 0, "gpuModel"], "V100");
+      d.setIn(["workloads", 1, "project"], "ghost");
+      d.setIn(["projects", 0, "department"], "nope");
+      d.setIn(["projects", 1, "department"], 7); // a schema error: not also an unresolved name
+    });
+    expect(problems.map((p) => formatPath(p.path)).sort()).toEqual(
+      ["nodePools[0].gpuModel", "projects[0].department", "projects[1].department", "workloads[1].project"].sort(),
+    );
+    expect(problems.find((p) => formatPath(p.path) === "workloads[1].project")?.expected).toMatch(
+      /a project declared in projects \("vision"/,
+    );
+  });
+
+  it("reports a YAML mistake once per line, not with the parser's echoes", () => {
+    let problems: readonly BlueprintProblem[] = [];
+    try {
+      parseBlueprint("cluster:\n  name: x\n   clusterId: 7\nseed: 1\n", "indented.yaml");
+    } catch (error) {
+      if (error instanceof BlueprintError) problems = error.problems;
+    }
+    expect(problems.map((p) => [p.line, p.expected])).toEqual([[2, "well-formed YAML"]]);
+  });
+
   it("accepts the shipped lab blueprint without problems", () => {
     expect(problemsAfter(() => {})).toEqual([]);
   });
