@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { describe, expect, it } from "vitest";
-import { fidelityProblems } from "../src/fidelity.js";
+import { fidelityProblems } from "../src/signal-fidelity.js";
 import { collectInventory, type Inventory } from "../src/inventory.js";
 import { readSignals } from "../src/signals-doc.js";
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { fidelityProblems } from "../fidelity.js";
+import { fidelityProblems } from "../signal-fidelity.js";
 import type { Inventory } from "../inventory.js";
 import { collectInventories } from "../inventory-pool.js";
 import type { Output } from "../output.js";
