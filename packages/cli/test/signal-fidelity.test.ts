@@ -6,8 +6,8 @@
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { describe, expect, it } from "vitest";
-import { fidelityProblems } from "../src/signal-fidelity.js";
 import { collectInventory, type Inventory } from "../src/inventory.js";
+import { fidelityProblems } from "../src/signal-fidelity.js";
 import { readSignals } from "../src/signals-doc.js";
 
 const root = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));

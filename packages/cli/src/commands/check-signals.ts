@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { fidelityProblems } from "../signal-fidelity.js";
 import type { Inventory } from "../inventory.js";
 import { collectInventories } from "../inventory-pool.js";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
 import { Progress } from "../progress.js";
 import { SIGNALS_DIR, shippedBlueprints } from "../repo-paths.js";
+import { fidelityProblems } from "../signal-fidelity.js";
 import { readSignals } from "../signals-doc.js";
 import { EXIT_FAILURE, EXIT_OK } from "../usage.js";
 import { readVolumeMarkdown, VOLUME_RUN, volumeDrift, volumeOf } from "../volume.js";
