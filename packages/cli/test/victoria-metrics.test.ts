@@ -7,26 +7,17 @@
  * Prometheus naming — so the derived column is checked against a real implementation.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../emit/test/prometheus-server.js";
 import { startLive } from "./live-process.js";
+import { victoriaMetricsBinary } from "./victoria-metrics.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-const binary = process.env.GPUSYNTH_VICTORIA_METRICS ?? join(root, ".cache/victoria-metrics/usr/bin/victoria-metrics");
-const found = existsSync(binary);
-if (!found && process.env.CI === "true") throw new Error(`CI must provide VictoriaMetrics: .ci/run fetches it to ${binary}`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === "object" && address !== null ? address.port : 0;
-}
+const binary = victoriaMetricsBinary("victoria-metrics");
 
 /** The metric names VictoriaMetrics stored from a short live run of gpu-fault.yaml. */
 async function storedNames(flags: readonly string[]): Promise<string[]> {
@@ -88,7 +79,7 @@ function path4Names(): Map<string, string> {
   return names;
 }
 
-describe.skipIf(!found)("gpusynth's OTLP stored by VictoriaMetrics 1.112", () => {
+describe.skipIf(binary === "")("gpusynth's OTLP stored by VictoriaMetrics 1.112", () => {
   let verbatim: string[] = [];
   let prometheusNamed: string[] = [];
   beforeAll(async () => {

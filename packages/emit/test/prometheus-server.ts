@@ -26,7 +26,7 @@ export interface RangeSeries {
   readonly values: ReadonlyArray<[number, string]>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
@@ -43,23 +43,33 @@ export class PrometheusServer {
 
   /** Starts Prometheus scraping every target the service-discovery URL lists. */
   static async start(sdUrl: string, scrapeInterval = "1s"): Promise<PrometheusServer> {
-    const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus-"));
-    const port = await freePort();
-    writeFileSync(
-      join(dir, "prometheus.yml"),
+    return PrometheusServer.launch(
       [
         `global: { scrape_interval: ${scrapeInterval}, scrape_timeout: ${scrapeInterval} }`,
         "scrape_configs:",
         "  - job_name: gpusynth",
         `    http_sd_configs: [{ url: "${sdUrl}", refresh_interval: 1s }]`,
-      ].join("\n"),
+      ],
+      [],
     );
+  }
+
+  /** Starts Prometheus as a remote-write receiver only (at `<api>/api/v1/write`), scraping nothing. */
+  static async startRemoteWriteReceiver(): Promise<PrometheusServer> {
+    return PrometheusServer.launch(["global: { scrape_interval: 1m }"], ["--web.enable-remote-write-receiver"]);
+  }
+
+  private static async launch(config: readonly string[], flags: readonly string[]): Promise<PrometheusServer> {
+    const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus-"));
+    const port = await freePort();
+    writeFileSync(join(dir, "prometheus.yml"), config.join("\n"));
     const child = spawn(
       prometheusBinary,
       [
         `--config.file=${join(dir, "prometheus.yml")}`,
         `--storage.tsdb.path=${join(dir, "data")}`,
         `--web.listen-address=127.0.0.1:${port}`,
+        ...flags,
       ],
       { stdio: "ignore" },
     );

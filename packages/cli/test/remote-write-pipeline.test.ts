@@ -1,0 +1,147 @@
+/**
+ * The failure walk on a pipeline of other people's software: gpu-fault.yaml runs live and
+ * accelerated, pushing OTLP/HTTP protobuf to vmagent (VictoriaMetrics 1.112), which forwards it by
+ * Prometheus remote write into a real Prometheus (Debian's, --web.enable-remote-write-receiver).
+ * The documented queries of docs/queries.md must answer there what the simulation says happened,
+ * as they do on the scrape path (emit/test/journeys.test.ts). On this path the series carry the
+ * OTLP resource attributes as labels under their dotted OTLP names (service.name,
+ * service.instance.id, server.address, …) instead of a scrape's job and instance: vmagent
+ * forwards them so, and Prometheus 2.x stores them but cannot name them in a PromQL matcher. The
+ * documented queries use neither.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { type DomainEvent, Simulation } from "@gpusynth/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, type InstantSample, PrometheusServer, prometheusBinary } from "../../emit/test/prometheus-server.js";
+import { startLive } from "./live-process.js";
+import { victoriaMetricsBinary } from "./victoria-metrics.js";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const vmagent = victoriaMetricsBinary("vmagent");
+const SCENARIO = "blueprints/scenarios/gpu-fault.yaml";
+const HOUR = 3_600_000;
+/** 4 simulated hours in 20 s of wall time: the scenario's whole story. */
+const SPEED = 720;
+const DURATION_MS = 4 * HOUR;
+
+const documented = new Map(
+  [...readFileSync(join(root, "docs/queries.md"), "utf8").matchAll(/<!-- query: ([\w-]+) -->\n```promql\n([\s\S]*?)```/g)].map((m) => [
+    m[1] as string,
+    (m[2] as string).trim(),
+  ]),
+);
+
+async function waitUntilUp(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml through vmagent and remote write into Prometheus", () => {
+  const events: DomainEvent[] = [];
+  let prometheus: PrometheusServer;
+  let agent: ChildProcess | undefined;
+  const dir = mkdtempSync(join(tmpdir(), "gpusynth-vmagent-"));
+
+  beforeAll(async () => {
+    // Ground truth from a second, in-process run of the same blueprint (runs are deterministic).
+    const truth = new Simulation(loadBlueprint(join(root, SCENARIO)).blueprint);
+    truth.onEvent((e) => events.push(e));
+    truth.runUntil(DURATION_MS);
+
+    prometheus = await PrometheusServer.startRemoteWriteReceiver();
+    await waitUntilUp(`${prometheus.api}/-/ready`);
+    const port = await freePort();
+    agent = spawn(
+      vmagent,
+      [
+        `-httpListenAddr=127.0.0.1:${port}`,
+        `-remoteWrite.url=${prometheus.api}/api/v1/write`,
+        "-remoteWrite.flushInterval=500ms",
+        `-remoteWrite.tmpDataPath=${dir}`,
+      ],
+      { stdio: "ignore" },
+    );
+    await waitUntilUp(`http://127.0.0.1:${port}/health`);
+    const live = startLive(
+      [
+        "--speed",
+        String(SPEED),
+        "--interval",
+        "500ms",
+        "--duration",
+        `${DURATION_MS / SPEED / 1000}s`,
+        "--listen",
+        "none",
+        "--logs",
+        "none",
+        SCENARIO,
+      ],
+      {
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `http://127.0.0.1:${port}/opentelemetry/v1/metrics`,
+      },
+    );
+    const { code } = await live.exited();
+    expect(code, live.stderr()).toBe(0);
+    expect(live.stderr()).toMatch(/OTLP metrics: [\d,]+ of [\d,]+ points delivered .*; nothing lost/);
+    // vmagent forwards what it holds within its flush interval.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }, 90_000);
+
+  afterAll(async () => {
+    agent?.kill("SIGKILL");
+    await prometheus?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const query = (id: string): Promise<InstantSample[]> => prometheus.query(documented.get(id) as string);
+  const rows = (samples: InstantSample[], labels: readonly string[]) =>
+    samples.map((s) => labels.map((l) => s.metric[l] ?? "").join(" ")).sort();
+
+  it("finds the failed pods and the nodes they ran on, as on the scrape path", async () => {
+    const failed = events.flatMap((e) =>
+      e.kind === "WorkloadFailed" ? e.pods.map((p) => ({ namespace: e.workload.namespace, pod: p })) : [],
+    );
+    expect(failed.length).toBe(3);
+    expect(rows(await query("failed-pods"), ["namespace", "pod"])).toEqual(failed.map((f) => `${f.namespace} ${f.pod.name}`).sort());
+    expect(rows(await query("failed-pod-nodes"), ["namespace", "pod", "node"])).toEqual(
+      failed.map((f) => `${f.namespace} ${f.pod.name} ${f.pod.node}`).sort(),
+    );
+  });
+
+  it("finds the GPUs the failed pods held, by index and UUID", async () => {
+    const failed = events.flatMap((e) => (e.kind === "WorkloadFailed" ? e.pods : []));
+    const names = new Set(failed.map((p) => p.name));
+    const held = (await query("pod-gpus")).filter((s) => names.has(s.metric.pod as string));
+    expect(rows(held, ["pod", "Hostname", "gpu", "UUID"])).toEqual(
+      failed.flatMap((p) => p.gpus.map((g) => `${p.name} ${p.node} ${g.index} ${g.uuid}`)).sort(),
+    );
+  });
+
+  it("carries the OTLP resource as dotted labels where a scrape would set job and instance", async () => {
+    const util = await prometheus.query("DCGM_FI_DEV_GPU_UTIL");
+    expect(util.length).toBeGreaterThan(0);
+    for (const s of util) {
+      // vmagent forwards the resource attributes under their OTLP names; Prometheus 2.x stores
+      // them but its PromQL cannot name them in a matcher (Prometheus 3 quotes UTF-8 names).
+      expect(s.metric["service.name"]).toBe("nvidia-dcgm-exporter");
+      expect(s.metric["service.instance.id"]).toBe(`${s.metric.Hostname}:9400`);
+      expect(s.metric).not.toHaveProperty("job");
+      expect(s.metric).not.toHaveProperty("instance");
+    }
+  });
+});
