@@ -362,17 +362,26 @@ export class Scheduler {
    * Workloads are indivisible, so the last victim may take its queue below that line.
    */
   private reclaimFor(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>, failed: SignatureSkips): boolean {
-    // One signature per project queue (reclaim.go): a job no easier than one that failed is skipped.
-    const first = w.nodePools[0] as string;
-    const harder = failed.notEasierThan(w, this.queueOf(w, first));
+    return this.unlessSkipped("reclaim", w, failed, () => this.tryReclaim(w, running, reasons));
+  }
+
+  /**
+   * Runs an action's attempt for `w` unless a job of its signature already failed in its project
+   * queue this cycle and `w` is no easier (reclaim.go, preempt.go): then the attempt is traced as
+   * skipped. A failed attempt makes `w` the job later ones are compared with.
+   */
+  private unlessSkipped(action: "reclaim" | "preempt", w: Workload, failed: SignatureSkips, attempt: () => boolean): boolean {
+    const queue = this.queueOf(w, w.nodePools[0] as string);
+    const trace = this.trace[action];
+    const harder = failed.notEasierThan(w, queue);
     if (harder !== undefined) {
-      this.trace.reclaim.push({ workload: w, queue: this.queueOf(w, first), outcome: "skipped", victims: [], notEasierThan: harder });
+      trace.push({ workload: w, queue, outcome: "skipped", victims: [], notEasierThan: harder });
       return false;
     }
-    const attempted = this.trace.reclaim.length;
-    const reclaimed = this.tryReclaim(w, running, reasons);
-    if (!reclaimed && this.trace.reclaim.length > attempted) failed.record(w, this.queueOf(w, first));
-    return reclaimed;
+    const before = trace.length;
+    const done = attempt();
+    if (!done && trace.slice(before).some((a) => a.outcome === "no-strategy")) failed.record(w, queue);
+    return done;
   }
 
   private tryReclaim(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>): boolean {
@@ -418,15 +427,7 @@ export class Scheduler {
    * preemptible workloads of strictly lower priority, lowest priority and newest first.
    */
   private preemptFor(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>, failed: SignatureSkips): boolean {
-    const first = w.nodePools[0] as string;
-    const harder = failed.notEasierThan(w, this.queueOf(w, first));
-    if (harder !== undefined) {
-      this.trace.preempt.push({ workload: w, queue: this.queueOf(w, first), outcome: "skipped", victims: [], notEasierThan: harder });
-      return false;
-    }
-    const preempted = this.tryPreempt(w, running, reasons);
-    if (!preempted && this.trace.preempt.at(-1)?.outcome === "no-strategy") failed.record(w, this.queueOf(w, first));
-    return preempted;
+    return this.unlessSkipped("preempt", w, failed, () => this.tryPreempt(w, running, reasons));
   }
 
   private tryPreempt(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>): boolean {

@@ -312,8 +312,11 @@ const resources = (a: CycleAttemptRef) => {
 /** calcVictimNames (solvers/job_solver.go:146): "<ns/pod>" names, printed as a Go []string. */
 const tasks = (a: CycleAttemptRef) => `<[${a.victims.flatMap((v) => v.pods.map((p) => `<${v.workload.namespace}/${p.name}>`)).join(" ")}]>`;
 
-/** The failed job a skipped one is no easier than. */
-const than = (a: CycleAttemptRef) => `<${a.notEasierThan?.namespace}/${a.notEasierThan?.podGroup}>`;
+/** "Skipping <noun> for job: <…> - is not easier to <verb> for than: <…>": a scheduling-signature skip. */
+function skipLine(a: CycleAttemptRef, action: Action, caller: string, noun: string, verb: string): Line {
+  const than = `<${a.notEasierThan?.namespace}/${a.notEasierThan?.podGroup}>`;
+  return { v: 3, caller, action, msg: `Skipping ${noun} for job: ${job(a)} - is not easier to ${verb} for than: ${than}` };
+}
 
 function allocateLines(a: CycleAttemptRef): Line[] {
   const queue = queueName({ name: a.queue, pool: a.nodePool });
@@ -342,15 +345,7 @@ function allocateLines(a: CycleAttemptRef): Line[] {
 /** consolidation.go: gpusynth moves no running job, so an attempt ends without a strategy. */
 function consolidationLines(a: CycleAttemptRef): Line[] {
   const action = "consolidation";
-  if (a.outcome === "skipped")
-    return [
-      {
-        v: 3,
-        caller: "consolidation/consolidation.go:60",
-        action,
-        msg: `Skipping consolidation for job: ${job(a)} - is not easier to consolidate for than: ${than(a)}`,
-      },
-    ];
+  if (a.outcome === "skipped") return [skipLine(a, action, "consolidation/consolidation.go:60", "consolidation", "consolidate")];
   return [
     {
       v: 3,
@@ -370,15 +365,7 @@ function consolidationLines(a: CycleAttemptRef): Line[] {
 }
 
 function reclaimLines(a: CycleAttemptRef): Line[] {
-  if (a.outcome === "skipped")
-    return [
-      {
-        v: 3,
-        caller: "reclaim/reclaim.go:77",
-        action: "reclaim",
-        msg: `Skipping reclaim for job: ${job(a)} - is not easier to reclaim for than: ${than(a)}`,
-      },
-    ];
+  if (a.outcome === "skipped") return [skipLine(a, "reclaim", "reclaim/reclaim.go:77", "reclaim", "reclaim")];
   const queue = queueName({ name: a.queue, pool: a.nodePool });
   const lines: Line[] = [
     {
@@ -402,15 +389,7 @@ function reclaimLines(a: CycleAttemptRef): Line[] {
 }
 
 function preemptLines(a: CycleAttemptRef): Line[] {
-  if (a.outcome === "skipped")
-    return [
-      {
-        v: 3,
-        caller: "preempt/preempt.go:73",
-        action: "preempt",
-        msg: `Skipping preemption for job: ${job(a)} - is not easier to preempt for than: ${than(a)}`,
-      },
-    ];
+  if (a.outcome === "skipped") return [skipLine(a, "preempt", "preempt/preempt.go:73", "preemption", "preempt")];
   const queue = queueName({ name: a.queue, pool: a.nodePool });
   const lines: Line[] = [
     {
