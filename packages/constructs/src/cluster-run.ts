@@ -10,6 +10,7 @@ import type { LogRecordOut, TargetSamples } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources } from "./cluster.js";
 import { ControlPlane, type ControlPlaneOptions } from "./runai-api/control-plane.js";
+import { type Shard, ShardFilter, WHOLE_RUN } from "./shard.js";
 
 export interface ClusterRunOptions {
   /** Overrides the blueprint's seed. */
@@ -27,6 +28,8 @@ export interface ClusterRunOptions {
   readonly controlPlane?: Omit<ControlPlaneOptions, "clock">;
   /** Further listeners of the simulation's events (summaries, calibration, timelines), subscribed first. */
   readonly observers?: ReadonlyArray<(event: DomainEvent) => void>;
+  /** Emit only this shard's targets and logs (shard.ts); default: the whole run. */
+  readonly shard?: Shard;
 }
 
 /** What the cluster shows at one instant: the state, every target's samples, the new log records. */
@@ -47,6 +50,7 @@ export class ClusterRun {
   readonly controlPlane: ControlPlane | undefined;
   readonly clock: StampClock;
   private readonly collectMetrics: boolean;
+  private readonly shard: ShardFilter;
 
   constructor(
     readonly blueprint: Blueprint,
@@ -57,6 +61,7 @@ export class ClusterRun {
     this.clock = options.clock ?? BLUEPRINT_CALENDAR;
     this.metrics = new ClusterMetrics(blueprint, this.clock);
     this.collectMetrics = options.metrics ?? true;
+    this.shard = ShardFilter.of(options.shard ?? WHOLE_RUN, this.simulation.view());
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
     this.simulation.onEvent(this.metrics.record);
     const logs = options.logs ?? false;
@@ -90,8 +95,11 @@ export class ClusterRun {
   /** The cluster now: collects the targets, drains the log sources and lets the control plane observe. */
   frame(): Frame {
     const view = this.simulation.view();
-    const targets = this.collectMetrics ? this.metrics.collect(view) : [];
-    const logs = this.logs?.drain(view) ?? [];
+    // Every target is collected whatever the shard: GPU activity and counters are state that each
+    // read advances, and a shard must read them as the whole run does to emit the same values.
+    const targets = this.collectMetrics ? this.metrics.collect(view).filter((t) => this.shard.ownsTarget(t.target)) : [];
+    const drained = this.logs?.drain(view) ?? [];
+    const logs = this.shard.ownsLogs ? drained : [];
     this.controlPlane?.observe(view);
     return { simulatedMs: this.simulation.now, view, targets, logs };
   }

@@ -9,7 +9,7 @@
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, LiveClock, type LogSources, runaiApi } from "@gpusynth/constructs";
+import { ClusterRun, LiveClock, type LogSources, runaiApi, type Shard } from "@gpusynth/constructs";
 import type { ClusterView } from "@gpusynth/sim";
 import type { ControlPlaneServer } from "./api-server/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
@@ -32,6 +32,8 @@ export interface LiveOptions {
   readonly logs?: LogsSink;
   /** Which log sources write (default: both). */
   readonly logSources?: LogSources;
+  /** Emit only this shard's part (default: the whole run); the scrape server lists only its targets. */
+  readonly shard?: Shard;
   readonly server?: ScrapeServer;
   /** Serves the Run:ai control-plane API from this run, keeping `retentionMs` of history. */
   readonly api?: { readonly server: ControlPlaneServer; readonly retentionMs: number };
@@ -106,6 +108,7 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     clock: clock.stamp,
     logs: options.logs === undefined ? false : (options.logSources ?? true),
+    ...(options.shard === undefined ? {} : { shard: options.shard }),
     // Its history is kept in stamped (wall-clock) time, like everything the run emits, one
     // snapshot per whole number of intervals so every kept snapshot is a scrape's.
     ...(options.api === undefined

@@ -3,7 +3,7 @@
  * scraped at each interval of simulated time, stamped with simulated time.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, type LogSources, virtualTicks } from "@gpusynth/constructs";
+import { ClusterRun, type LogSources, type Shard, virtualTicks } from "@gpusynth/constructs";
 import type { DomainEvent, Simulation } from "@gpusynth/sim";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";
@@ -17,6 +17,8 @@ export interface OfflineOptions {
   readonly logs?: LogsSink;
   /** Which log sources write (default: both). */
   readonly logSources?: LogSources;
+  /** Emit only this shard's part (default: the whole run). */
+  readonly shard?: Shard;
   /** Further listeners of the simulation's events (e.g. a summary). */
   readonly observers?: ReadonlyArray<(event: DomainEvent) => void>;
   /** Called after each scrape with the simulated time reached. */
@@ -39,6 +41,7 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
     metrics: sink !== undefined,
     logs: options.logs === undefined ? false : (options.logSources ?? true),
     ...(options.observers === undefined ? {} : { observers: options.observers }),
+    ...(options.shard === undefined ? {} : { shard: options.shard }),
   });
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
   const pipeline = sink === undefined ? undefined : new MetricsPipeline(sink);

@@ -3,7 +3,7 @@
  */
 
 import { type Blueprint, formatDuration } from "@gpusynth/blueprint";
-import type { LogSources } from "@gpusynth/constructs";
+import type { LogSources, Shard } from "@gpusynth/constructs";
 import {
   type ApiCredentials,
   ConsoleLogsSink,
@@ -40,6 +40,7 @@ export interface LiveRun {
   readonly explicitUrl: string | undefined;
   readonly logs: "otlp" | "console" | "none";
   readonly logSources?: LogSources;
+  readonly shard?: Shard;
 }
 
 /** A stopping run gets this long, signal to exit; past it the run exits anyway (the flush is shorter). */
@@ -112,6 +113,7 @@ export async function runLiveCommand(
       ...(server === undefined ? {} : { server }),
       ...(logs === undefined ? {} : { logs }),
       ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
+      ...(run.shard === undefined ? {} : { shard: run.shard }),
       ...(api === undefined ? {} : { api: { server: api, retentionMs: blueprint.controlPlane.retention } }),
       signal: abort.signal,
       onTick: (s) => {

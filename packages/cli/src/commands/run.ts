@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { BEARER_TOKEN, type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, type LogSources } from "@gpusynth/constructs";
+import { ClusterRun, type LogSources, type Shard } from "@gpusynth/constructs";
 import {
   type ApiCredentials,
   ConsoleLogsSink,
@@ -83,6 +83,9 @@ Options:
                          KAI's --v for its log, 0 to 10 (default: the blueprint's telemetry.schedulerVerbosity,
                          else 3): 1 keeps a cycle's start and end, 2 its actions, 3 every job's attempt
   --seed <n>             override the blueprint's seed (0 … 4294967295)
+  --shard <i/n>          emit shard i of n (0-based): every shard simulates the whole cluster and emits
+                         the per-node targets of nodes whose ordinal mod n is i; shard 0 also the
+                         cluster-wide targets and the logs; the n shards together emit the whole run
   --summary              offline: print the summary table at the end
   --json                 offline: print the summary as JSON (implies --summary)
   -h, --help             show this help
@@ -134,12 +137,14 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       "log-sources": { type: "string" },
       "scheduler-verbosity": { type: "string" },
       seed: { type: "string" },
+      shard: { type: "string" },
       summary: { type: "boolean" },
       json: { type: "boolean" },
     },
     "run",
   );
   const seed = seedOption(values.seed);
+  const shard = shardOption(values.shard);
   const intervalMs = intervalOption(values.interval, env);
 
   if (values.offline === true) {
@@ -161,6 +166,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       durationMs,
       intervalMs,
       ...(seed === undefined ? {} : { seed }),
+      ...(shard === undefined ? {} : { shard }),
       otlpJson,
       otlpJsonLogs,
       consoleLogs,
@@ -198,6 +204,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       intervalMs,
       ...(durationMs === undefined ? {} : { durationMs }),
       ...(seed === undefined ? {} : { seed }),
+      ...(shard === undefined ? {} : { shard }),
       listen: listen === "none" ? undefined : parseListen("listen", listen, "127.0.0.1:9464"),
       otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
       explicitUrl: endpoint,
@@ -266,10 +273,22 @@ function logsOption(value: string | boolean | undefined, allowed: readonly strin
   return where;
 }
 
+/** --shard i/n: shard i (0-based) of n. */
+function shardOption(text: string | boolean | undefined): Shard | undefined {
+  if (typeof text !== "string") return undefined;
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (match === null || count < 1 || count > 100_000 || index >= count)
+    throw new UsageError(`--shard: expected i/n with 0 <= i < n <= 100000, e.g. 0/4, found "${text}"`);
+  return { index, count };
+}
+
 interface OfflineRun {
   readonly durationMs: number;
   readonly intervalMs: number;
   readonly seed?: number;
+  readonly shard?: Shard;
   readonly otlpJson: string | undefined;
   readonly otlpJsonLogs: string | undefined;
   readonly consoleLogs: boolean;
@@ -306,6 +325,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
         durationMs: run.durationMs,
         intervalMs: run.intervalMs,
         ...(run.seed === undefined ? {} : { seed: run.seed }),
+        ...(run.shard === undefined ? {} : { shard: run.shard }),
         ...(logs === undefined ? {} : { logs }),
         ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
         observers: [collector.record],

@@ -1,0 +1,76 @@
+/**
+ * `gpusynth run --shard i/n`: every shard simulates the whole cluster and emits its part; the n
+ * shards together emit exactly the unsharded run, scrape for scrape and byte for byte, each
+ * per-node target on the shard its node's ordinal names and the cluster-wide targets and logs
+ * on shard 0.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../src/main.js";
+import { captureOutput, repoFile } from "./helpers.js";
+
+const dir = mkdtempSync(join(tmpdir(), "gpusynth-shard-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The OTLP-JSON lines of a 30-minute offline run of enterprise.yaml (one line per target and scrape), once per shard. */
+const runs = new Map<string, Promise<{ metrics: string[]; logs: string[] }>>();
+function lines(shard?: string): Promise<{ metrics: string[]; logs: string[] }> {
+  const key = shard ?? "all";
+  let run = runs.get(key);
+  if (run === undefined) {
+    run = runShard(shard);
+    runs.set(key, run);
+  }
+  return run;
+}
+
+async function runShard(shard?: string): Promise<{ metrics: string[]; logs: string[] }> {
+  const name = join(dir, `run-${(shard ?? "all").replace("/", "-of-")}`);
+  const { output, text } = captureOutput();
+  // The Kubernetes events stand for the logs: where logs go is the same for every source.
+  const args = [
+    "run",
+    "--offline",
+    "--duration",
+    "30m",
+    "--interval",
+    "5m",
+    "--otlp-json",
+    `${name}.m`,
+    "--otlp-json-logs",
+    `${name}.l`,
+    "--log-sources",
+    "events",
+  ];
+  const code = await main([...args, ...(shard === undefined ? [] : ["--shard", shard]), repoFile("blueprints/enterprise.yaml")], output);
+  expect(code, text.err).toBe(0);
+  const read = (file: string) =>
+    readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
+  return { metrics: read(`${name}.m`), logs: read(`${name}.l`) };
+}
+
+const hostOf = (line: string) => /"server\.address","value":\{"stringValue":"([^"]+)"/.exec(line)?.[1] as string;
+
+describe("run --shard i/n", () => {
+  it.each([2, 3])("emits in %i shards together exactly what the unsharded run emits", async (n) => {
+    const whole = await lines();
+    const shards = await Promise.all(Array.from({ length: n }, (_, i) => lines(`${i}/${n}`)));
+    expect(shards.flatMap((s) => s.metrics).sort()).toEqual([...whole.metrics].sort());
+    expect(shards[0]?.logs).toEqual(whole.logs);
+    for (const shard of shards.slice(1)) expect(shard.logs).toEqual([]);
+    // Each shard holds some per-node targets, and a node's targets are on one shard only.
+    const hosts = shards.map((s) => new Set(s.metrics.filter((l) => l.includes('"nvidia-dcgm-exporter"')).map(hostOf)));
+    for (const h of hosts) expect(h.size).toBeGreaterThan(0);
+    expect(hosts.reduce((sum, h) => sum + h.size, 0)).toBe(new Set(hosts.flatMap((h) => [...h])).size);
+  });
+
+  it.each(["2/2", "1/0", "a/b", "-1/2"])("refuses --shard %s with exit code 2", async (shard) => {
+    const { output, text } = captureOutput();
+    expect(await main(["run", "--offline", `--shard=${shard}`, repoFile("blueprints/lab.yaml")], output)).toBe(2);
+    expect(text.err).toMatch(/--shard: expected i\/n with 0 <= i < n/);
+  });
+});

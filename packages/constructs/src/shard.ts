@@ -1,0 +1,49 @@
+/**
+ * One shard of a run: every shard simulates the whole cluster (the simulation is deterministic
+ * and cheap next to emission) and emits only its part, so N processes — or N machines — share a
+ * cluster too large for one. The rule, stable for a blueprint and N:
+ * - a per-node target (dcgm-exporter on each node) belongs to shard ordinal mod N, the node's
+ *   ordinal counting across the node pools in declaration order;
+ * - a cluster-wide target (kube-state-metrics, Run:ai's metrics exporter, the scheduler, the
+ *   queue controller) and the log sources (the k8s_events receiver watches the whole cluster,
+ *   the scheduler is one pod) belong to shard 0.
+ * The union of the N shards' output is the unsharded run's, target for target.
+ */
+import type { ClusterView, DeepReadonly, Pool } from "@gpusynth/sim";
+import { nodeOrdinal } from "./addresses.js";
+import type { ScrapeTarget } from "./catalogue.js";
+
+export interface Shard {
+  /** 0 … count − 1. */
+  readonly index: number;
+  readonly count: number;
+}
+
+export const WHOLE_RUN: Shard = { index: 0, count: 1 };
+
+/** Decides what a shard emits; built once, as node ordinals never change. */
+export class ShardFilter {
+  private readonly ordinals: ReadonlyMap<string, number>;
+
+  constructor(
+    readonly shard: Shard,
+    pools: readonly DeepReadonly<Pool>[],
+  ) {
+    this.ordinals = new Map(pools.flatMap((pool) => pool.nodes.map((node) => [node.name, nodeOrdinal(pools, node)] as const)));
+  }
+
+  static of(shard: Shard, view: ClusterView): ShardFilter {
+    return new ShardFilter(shard, view.pools);
+  }
+
+  ownsTarget(target: ScrapeTarget): boolean {
+    if (this.shard.count === 1) return true;
+    if (target.node === undefined) return this.shard.index === 0;
+    return (this.ordinals.get(target.node) ?? 0) % this.shard.count === this.shard.index;
+  }
+
+  /** The log sources are cluster-wide: shard 0's. */
+  get ownsLogs(): boolean {
+    return this.shard.index === 0;
+  }
+}
