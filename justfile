@@ -69,7 +69,7 @@ env-check:
     node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<20||(a===20&&b<19)) { console.error("env-check: Node.js >= 20.19 needed, found "+process.version); process.exit(1) } console.log("env-check: Node.js "+process.version)'
     command -v prometheus >/dev/null && echo "env-check: $(prometheus --version 2>&1 | head -1)" || echo "env-check: no prometheus (the PromQL tests skip; .ci/run installs it)"
     command -v chromium >/dev/null && echo "env-check: $(chromium --version 2>/dev/null)" || echo "env-check: no chromium (the report's browser test skips; .ci/run installs it)"
-    test -x .cache/victoria-metrics/usr/bin/victoria-metrics && echo "env-check: VictoriaMetrics in .cache/" || echo "env-check: no VictoriaMetrics (its OTLP test skips; bash scripts/fetch-victoria-metrics.sh)"
+    test -x .cache/victoria-metrics/usr/bin/victoria-metrics && echo "env-check: VictoriaMetrics in .cache/" || echo "env-check: no VictoriaMetrics (its OTLP test skips; bash scripts/fetch-trixie.sh)"
 
 # Documentation that states facts the code must keep: README, docs/ queries and API routes.
 docs-check: build
@@ -86,6 +86,10 @@ ui-check: build
 # compose/: the collector, Prometheus, Loki and Grafana wiring, checked without Docker.
 compose-check: build
     npx vitest run packages/cli/test/compose.test.ts packages/cli/test/collector-config.test.ts
+
+# deploy/kubernetes rendered by kustomize and validated against the Kubernetes API schemas.
+deploy-check:
+    npx vitest run packages/cli/test/deploy.test.ts
 
 # What a blueprint emits: every metric family with its labels and series, and the log fields
 # (`just signal-fidelity` compares all shipped blueprints' with signals/).

@@ -1,6 +1,6 @@
 /**
  * gpusynth's OTLP in a receiver someone else wrote: a live run pushes OTLP/HTTP protobuf into
- * VictoriaMetrics 1.112 (Debian trixie's package, fetched by scripts/fetch-victoria-metrics.sh),
+ * VictoriaMetrics 1.112 (Debian trixie's package, fetched by scripts/fetch-trixie.sh),
  * once as it stores names by default and once with -opentelemetry.usePrometheusNaming. The names
  * it stored are compared with signals/name-fidelity.md: verbatim by default, and path 4
  * (Prometheus 3's default translation, which gpusynth derives from the translators' rules) with

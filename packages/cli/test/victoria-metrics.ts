@@ -1,6 +1,6 @@
 /**
  * VictoriaMetrics' binaries for the tests that send gpusynth's OTLP to a real receiver: Debian
- * trixie's package, unpacked into .cache/victoria-metrics by scripts/fetch-victoria-metrics.sh
+ * trixie's package, unpacked into .cache/victoria-metrics by scripts/fetch-trixie.sh
  * (which .ci/run runs); GPUSYNTH_VICTORIA_METRICS_BIN names another folder of its binaries.
  */
 import { existsSync } from "node:fs";
