@@ -140,8 +140,14 @@ function projectQuotas({ bp, error, unknownPool }: Context): void {
   });
 }
 
-/** Run:ai: a department's quota should cover the sum of its projects' quotas, per node pool. */
-function departmentsCoverTheirProjects({ bp, pools, error }: Context): void {
+/**
+ * Run:ai recommends, without enforcing, that a department's quota cover the sum of its projects'
+ * per node pool: "A Department's quota supersedes the total of the Project quotas in the
+ * Department, so it is recommended that a Department's quota be the total, or more than of all
+ * the Project quotas" (NVIDIA Run:ai REST API reference, Departments). A warning, then, on the
+ * department whose quota falls short: its projects' deserved quotas are not all guaranteed.
+ */
+function departmentsCoverTheirProjects({ bp, pools, warning }: Context): void {
   bp.departments.forEach((dept, d) => {
     for (const pool of pools.keys()) {
       const members = bp.projects.filter((p) => p.department === dept.name && p.nodePools[pool] !== undefined);
@@ -150,13 +156,13 @@ function departmentsCoverTheirProjects({ bp, pools, error }: Context): void {
       const deptQuota = dept.nodePools[pool];
       const detail = members.map((p) => `${p.name} ${p.nodePools[pool]?.deserved}`).join(", ");
       if (deptQuota === undefined) {
-        error(
+        warning(
           ["departments", d, "nodePools"],
           `a quota for node pool "${pool}" of at least ${sum} GPUs (its projects' deserved: ${detail})`,
           "no quota for that pool",
         );
       } else if (deptQuota.deserved < sum) {
-        error(
+        warning(
           ["departments", d, "nodePools", pool, "deserved"],
           `at least the sum of its projects' deserved quotas, ${sum} (${detail})`,
           String(deptQuota.deserved),

@@ -46,13 +46,6 @@ const cases: Case[] = [
     found: /"ghost"/,
   },
   {
-    name: "projects' quotas exceed their department",
-    edit: (d) => d.setIn(["projects", 0, "nodePools", "default", "deserved"], 30),
-    path: "departments[0].nodePools.default.deserved",
-    expected: /sum of its projects' deserved quotas, 54/,
-    found: /^32$/,
-  },
-  {
     name: "limit below deserved quota",
     edit: (d) => d.setIn(["projects", 0, "nodePools", "default", "limit"], 4),
     path: "projects[0].nodePools.default.limit",
@@ -359,6 +352,16 @@ describe("bad blueprints", () => {
       if (error instanceof BlueprintError) problems = error.problems;
     }
     expect(problems.map((p) => [p.line, p.expected])).toEqual([[2, "well-formed YAML"]]);
+  });
+
+  it("warns, as Run:ai recommends and does not enforce, when a department's quota is below its projects' sum", () => {
+    const doc = parseDocument(labText);
+    doc.setIn(["projects", 0, "nodePools", "default", "deserved"], 20);
+    const { warnings } = parseBlueprint(doc.toString(), "edited-lab.yaml");
+    const warning = warnings.find((w) => formatPath(w.path) === "departments[0].nodePools.default.deserved");
+    expect(warning?.severity).toBe("warning");
+    expect(warning?.expected).toMatch(/sum of its projects' deserved quotas, 44/);
+    expect(warning?.found).toBe("32");
   });
 
   it("accepts the shipped lab blueprint without problems", () => {
