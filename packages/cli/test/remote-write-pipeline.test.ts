@@ -98,8 +98,15 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml throu
     const { code } = await live.exited();
     expect(code, live.stderr()).toBe(0);
     expect(live.stderr()).toMatch(/OTLP metrics: [\d,]+ of [\d,]+ points delivered .*; nothing lost/);
-    // vmagent forwards what it holds within its flush interval.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // vmagent forwards what it holds within its flush interval: wait until the last pushes landed.
+    const last = (await prometheus.query("max(timestamp(DCGM_FI_DEV_GPU_UTIL))"))[0];
+    // Stable over more than one flush interval (500 ms): nothing more is on its way.
+    for (let i = 0, seen = Number(last?.value[1] ?? 0); i < 40; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 750));
+      const now = Number((await prometheus.query("max(timestamp(DCGM_FI_DEV_GPU_UTIL))"))[0]?.value[1] ?? 0);
+      if (now > 0 && now === seen) break;
+      seen = now;
+    }
   }, 90_000);
 
   afterAll(async () => {
