@@ -123,6 +123,19 @@ const CHECKS: Readonly<Record<string, () => Check>> = {
     };
     for (const [source, count] of Object.entries(counts))
       if (count !== held) problems.push(`${source} counts ${count} allocated GPUs, DCGM ${held}`);
+    // The queue controller's CPU and memory allocation is the running pods' requests, as KSM shows them.
+    for (const [resource, family] of [
+      ["cpu", "kai_queue_allocated_cpu_cores"],
+      ["memory", "kai_queue_allocated_memory_bytes"],
+    ] as const) {
+      const requested = sum(
+        "kube_pod_container_resource_requests",
+        (s) => s.labels.resource === resource && s.labels.node !== undefined && runningPod(view, s.labels.uid),
+      );
+      const allocated = sum(family) / 2; // project queues + their department queues
+      if (Math.abs(allocated - requested) > 1e-3 * Math.max(1, requested))
+        problems.push(`${family} sums ${allocated}, the running pods request ${requested}`);
+    }
     const running = samplesOf(collected, "kube_pod_status_phase").filter((s) => s.labels.phase === "Running" && s.value === 1).length;
     const pods = view.running.reduce((t, w) => t + w.pods.length, 0);
     if (running !== pods) problems.push(`kube-state-metrics shows ${running} Running pods, the simulation ${pods}`);

@@ -111,7 +111,14 @@ export class SchedulerConstruct implements MetricConstruct {
       const labels = { queue_name: queueName(q) };
       controller.push(sample(KAI_QUEUE_CONTROLLER.queueInfo, labels, 1));
       controller.push(sample(KAI_QUEUE_CONTROLLER.queueDeservedGpus, labels, q.deserved));
+      // Queues carry GPU quotas only: CPU and memory quotas are unlimited, which the controller
+      // reports as -1 (metrics.go unlimitedQuota); allocations are the pods' requests, rounded to
+      // four decimals (roundResourceQuantity).
+      controller.push(sample(KAI_QUEUE_CONTROLLER.queueQuotaCpu, labels, UNLIMITED_QUOTA));
+      controller.push(sample(KAI_QUEUE_CONTROLLER.queueQuotaMemory, labels, UNLIMITED_QUOTA));
       controller.push(sample(KAI_QUEUE_CONTROLLER.queueAllocatedGpus, labels, q.allocated));
+      controller.push(sample(KAI_QUEUE_CONTROLLER.queueAllocatedCpus, labels, round4(q.allocatedCpuMilli / 1000)));
+      controller.push(sample(KAI_QUEUE_CONTROLLER.queueAllocatedMemory, labels, round4(q.allocatedMemoryBytes)));
     }
     const { port } = this.options;
     return [
@@ -122,4 +129,11 @@ export class SchedulerConstruct implements MetricConstruct {
       },
     ];
   }
+}
+
+/** The queue controller's value for an unlimited quota (pkg/queuecontroller/metrics/metrics.go). */
+const UNLIMITED_QUOTA = -1;
+
+function round4(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
 }
