@@ -79,13 +79,9 @@ export const KAI_QUEUE_CONTROLLER = {
   queueQuotaMemory: family("queue_quota_memory_bytes", "kai_queue_quota_memory_bytes", "gauge", "Queue quota memory", ["queue_name"]),
   queueAllocatedGpus: family("queue_allocated_gpus", "kai_queue_allocated_gpus", "gauge", "Queue allocated GPUs", ["queue_name"]),
   queueAllocatedCpus: family("queue_allocated_cpu_cores", "kai_queue_allocated_cpu_cores", "gauge", "Queue allocated CPUs", ["queue_name"]),
-  queueAllocatedMemory: family(
-    "queue_allocated_memory_bytes",
-    "kai_queue_allocated_memory_bytes",
-    "gauge",
-    "Queue allocated memory",
-    ["queue_name"],
-  ),
+  queueAllocatedMemory: family("queue_allocated_memory_bytes", "kai_queue_allocated_memory_bytes", "gauge", "Queue allocated memory", [
+    "queue_name",
+  ]),
 } as const;
 
 export const SCHEDULER_FAMILIES: readonly MetricFamily[] = [...Object.values(KAI_SCHEDULER), ...Object.values(KAI_QUEUE_CONTROLLER)];
