@@ -139,6 +139,13 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml throu
     );
   });
 
+  it("answers every documented query without error, most of them with series", async () => {
+    let answered = 0;
+    for (const id of documented.keys()) if ((await query(id)).length > 0) answered++;
+    expect(documented.size).toBeGreaterThan(15);
+    expect(answered).toBeGreaterThan(documented.size / 2);
+  });
+
   it("carries the OTLP resource as dotted labels where a scrape would set job and instance", async () => {
     const util = await prometheus.query("DCGM_FI_DEV_GPU_UTIL");
     expect(util.length).toBeGreaterThan(0);
