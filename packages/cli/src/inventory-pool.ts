@@ -35,49 +35,57 @@ export async function collectInventories(
   /** Called as blueprints finish: how many are done, and the names of those still running. */
   onProgress?: (done: number, running: readonly string[]) => void,
 ): Promise<Inventory[]> {
-  const blueprints = files.map((file) => loadBlueprint(file).blueprint);
-  const durations = files.map((file) => (typeof duration === "number" ? duration : duration(file)));
+  // One record per blueprint: what it runs, the inventories of its windows, the windows left.
+  const runs = files.map((file) => {
+    const blueprint = loadBlueprint(file).blueprint;
+    return {
+      file,
+      name: blueprint.cluster.name,
+      blueprint,
+      durationMs: typeof duration === "number" ? duration : duration(file),
+      gpus: blueprint.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0),
+      parts: [] as Inventory[],
+      windowsLeft: 0,
+    };
+  });
   const workers = Math.min(files.length, availableParallelism());
   // One blueprint, or one core: a worker would only add its start-up.
-  if (workers <= 1) return blueprints.map((blueprint, i) => collectInventory(blueprint, durations[i] as number, intervalMs));
-  const parts = files.map((): Inventory[] => []);
+  if (workers <= 1) return runs.map((run) => collectInventory(run.blueprint, run.durationMs, intervalMs));
   const running = new Set<string>();
   let done = 0;
   // Largest clusters first, so the longest runs start at once; the queue is popped from its end.
-  const gpus = blueprints.map((b) => b.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0));
-  const queue = files
-    .flatMap((file, index) => {
-      const durationMs = durations[index] as number;
-      const half = Math.floor(durationMs / 2 / intervalMs) * intervalMs;
-      const weight = (gpus[index] as number) * durationMs;
-      return (gpus[index] as number) >= SPLIT_FROM_GPUS && half > 0
-        ? [
-            { file, index, durationMs: half, fromMs: 0, weight: weight / 2 },
-            { file, index, durationMs, fromMs: half, weight: weight / 2 },
-          ]
-        : [{ file, index, durationMs, fromMs: 0, weight }];
+  const queue = runs
+    .flatMap((run) => {
+      const half = Math.floor(run.durationMs / 2 / intervalMs) * intervalMs;
+      const weight = run.gpus * run.durationMs;
+      const windows =
+        run.gpus >= SPLIT_FROM_GPUS && half > 0
+          ? [
+              { run, durationMs: half, fromMs: 0, weight: weight / 2 },
+              { run, durationMs: run.durationMs, fromMs: half, weight: weight / 2 },
+            ]
+          : [{ run, durationMs: run.durationMs, fromMs: 0, weight }];
+      run.windowsLeft = windows.length;
+      return windows;
     })
     .sort((a, b) => a.weight - b.weight);
-  const pending = files.map((_, index) => queue.filter((job) => job.index === index).length);
   const runOne = async (): Promise<void> => {
     for (let job = queue.pop(); job !== undefined; job = queue.pop()) {
-      const name = (blueprints[job.index] as (typeof blueprints)[number]).cluster.name;
-      running.add(name);
+      const { run } = job;
+      running.add(run.name);
       onProgress?.(done, [...running]);
-      (parts[job.index] as Inventory[]).push(
-        await inWorker({ file: job.file, durationMs: job.durationMs, intervalMs, fromMs: job.fromMs }),
-      );
-      pending[job.index] = (pending[job.index] as number) - 1;
-      if (pending[job.index] === 0) {
-        running.delete(name);
+      run.parts.push(await inWorker({ file: run.file, durationMs: job.durationMs, intervalMs, fromMs: job.fromMs }));
+      if (--run.windowsLeft === 0) {
+        running.delete(run.name);
         onProgress?.(++done, [...running]);
       }
     }
   };
   await Promise.all(Array.from({ length: workers }, runOne));
-  return parts.map((inventories) => {
-    const [first, ...rest] = [...inventories].sort((a, b) => a.durationMs - b.durationMs);
-    return rest.reduce(mergeInventories, first as Inventory);
+  return runs.map((run) => {
+    const [first, ...rest] = run.parts.sort((x, y) => x.durationMs - y.durationMs);
+    if (first === undefined) throw new Error(`no inventory of ${run.file}`);
+    return rest.reduce(mergeInventories, first);
   });
 }
 
