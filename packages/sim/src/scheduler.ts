@@ -4,7 +4,8 @@
  * below are relative to its pkg/scheduler/. docs/scheduling.md lists what is simplified.
  *
  * Actions run in KAI's default order (conf_util/scheduler_conf_util.go): allocate, then
- * reclaim, then preempt. Consolidation and stale-gang eviction are not simulated.
+ * consolidation, then reclaim, then preempt. Consolidation is attempted and logged but moves no
+ * running job; stale-gang eviction is not simulated.
  */
 import { type PodShape, podShape } from "@gpusynth/blueprint";
 import type { AttemptOutcome, PendingReason } from "./domain-events.js";
@@ -55,6 +56,8 @@ export interface CycleTrace {
   readonly preempt: readonly CycleAttempt[];
 }
 
+type ClusterFacts = Pick<CycleTrace, "queues" | "leafQueues" | "nodes" | "notReadyNodes" | "allocatable">;
+
 interface QueueTree {
   readonly all: readonly Queue[];
   readonly tops: readonly Queue[];
@@ -91,10 +94,10 @@ export class Scheduler {
   }
 
   /**
-   * Runs allocate, reclaim and preempt over the pending workloads, given in job order
-   * (PendingWorkloads keeps them so). `running` holds the
-   * workloads with GPUs; both are read, never changed here (the actions do that). Victims are
-   * chosen among the workloads that were running when the cycle began.
+   * Runs allocate, consolidation, reclaim and preempt over the pending workloads, given in job
+   * order (PendingWorkloads keeps them so). `running` holds the workloads with GPUs; both are
+   * read, never changed here (the actions do that). Victims are chosen among the workloads that
+   * were running when the cycle began.
    */
   cycle(pending: readonly Workload[], running: RunningWorkloads): void {
     this.updateFairShares(pending);
@@ -112,8 +115,19 @@ export class Scheduler {
     this.actions.traced({ pendingJobs: pending.length, ...this.clusterFacts(), ...this.trace });
   }
 
-  /** What the session and the proportion plugin report of the cluster each cycle. */
-  private clusterFacts(): Pick<CycleTrace, "queues" | "leafQueues" | "nodes" | "notReadyNodes" | "allocatable"> {
+  /**
+   * What the session and the proportion plugin report of the cluster each cycle: counted again
+   * only when a node's status or a GPU's health changed (a pool's capacity version moved).
+   */
+  private clusterFacts(): ClusterFacts {
+    let version = 0;
+    for (const pool of this.pools.values()) version += pool.capacityVersion;
+    if (this.facts?.version !== version) this.facts = { version, facts: this.countClusterFacts() };
+    return this.facts.facts;
+  }
+  private facts: { readonly version: number; readonly facts: ClusterFacts } | undefined;
+
+  private countClusterFacts(): ClusterFacts {
     let nodes = 0;
     let cpuMilli = 0;
     let memoryBytes = 0;
@@ -167,6 +181,7 @@ export class Scheduler {
 
   private bind(w: Workload, pool: Pool, pods: readonly PodAssignment[]): void {
     this.startedThisCycle.add(w);
+    this.fitting.clear();
     this.actions.bind(w, pool, pods);
   }
 
@@ -338,14 +353,13 @@ export class Scheduler {
     return false;
   }
 
-  /** Ready nodes with room for a pod of `gpus` GPUs; counted again only after a bind. */
+  /** Ready nodes with room for a pod of `gpus` GPUs; counted again after a bind (bind() forgets the counts). */
   private nodesFitting(pool: Pool, gpus: number): number {
-    const key = `${pool.name}/${gpus}/${this.startedThisCycle.size}`;
+    const key = `${pool.name}/${gpus}`;
     let count = this.fitting.get(key);
     if (count === undefined) {
       count = 0;
       for (const node of pool.nodes) if (schedulableFreeGpus(node) >= gpus) count++;
-      if (this.fitting.size > 64) this.fitting.clear();
       this.fitting.set(key, count);
     }
     return count;

@@ -535,13 +535,14 @@ export class Simulation {
         // same record then (and the scheduler log writes its lines once).
         const failed = this.failedAttempts.get(a.workload) ?? {};
         const last = failed[action];
-        const than = a.notEasierThan === undefined ? undefined : podGroupName(a.notEasierThan);
+        const than =
+          a.notEasierThan === undefined ? undefined : { namespace: a.notEasierThan.namespace, podGroup: podGroupName(a.notEasierThan) };
         if (
           last !== undefined &&
           last.outcome === a.outcome &&
           last.queue === a.queue.name &&
           last.nodePool === a.queue.pool &&
-          last.notEasierThan?.podGroup === than
+          last.notEasierThan?.podGroup === than?.podGroup
         )
           return last;
         const ref: CycleAttemptRef = {
@@ -552,9 +553,7 @@ export class Simulation {
           outcome: a.outcome,
           pods: [],
           victims: [],
-          ...(a.notEasierThan === undefined || than === undefined
-            ? {}
-            : { notEasierThan: { namespace: a.notEasierThan.namespace, podGroup: than } }),
+          ...(than === undefined ? {} : { notEasierThan: than }),
         };
         failed[action] = ref;
         this.failedAttempts.set(a.workload, failed);

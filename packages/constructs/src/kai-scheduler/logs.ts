@@ -172,14 +172,18 @@ export class SchedulerLog {
     }
   }
 
-  /** A cycle in which nothing changed: the jobs still pending are attempted and fail again. */
+  /**
+   * A cycle in which nothing changed: the jobs still pending are attempted and fail again. The
+   * same for every idle cycle after one that ran, so it is worked out once per cycle that ran.
+   */
   private idleCycle(): Cycle | undefined {
     const last = this.lastCycle;
     if (last === undefined) return undefined;
+    if (this.idle?.after === last) return this.idle.cycle;
     const failed = (list: readonly CycleAttemptRef[]) =>
       list.filter((a) => a.outcome !== "allocated" && a.outcome !== "reclaimed" && a.outcome !== "preempted");
     const allocate = failed(last.allocate);
-    return {
+    const cycle: Cycle = {
       ...last,
       pendingJobs: allocate.length,
       allocate,
@@ -187,7 +191,10 @@ export class SchedulerLog {
       reclaim: failed(last.reclaim),
       preempt: failed(last.preempt),
     };
+    this.idle = { after: last, cycle };
+    return cycle;
   }
+  private idle: { readonly after: Cycle; readonly cycle: Cycle } | undefined;
 
   /** ISO 8601 with milliseconds (zap's ISO8601TimeEncoder in UTC), formatting each second once. */
   private timestamp(timeMs: number): string {

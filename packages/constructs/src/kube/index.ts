@@ -122,26 +122,25 @@ export class KubeConstruct implements MetricConstruct {
         if (!state.scheduled) samples.push(sample(KSM.podUnschedulable, base, 1));
       }
       if (state.reason !== undefined) samples.push(sample(KSM.podTerminatedReason, { ...base, container, reason: state.reason }, 1));
-      if (state.restarts !== undefined && w.image !== undefined) {
+      if (state.restarts !== undefined) {
         // pod.go: one series per container status, the spec's image beside the runtime's: the
         // reference as pulled, its digest, and the current (or last) container's ID, new with
         // every restart. Digests and IDs are stable stand-ins (no registry is modelled).
-        samples.push(
-          sample(
-            KSM.containerInfo,
-            {
-              ...base,
-              container,
-              image_spec: w.image,
-              image: w.image,
-              image_id: `${imageRepository(w.image)}@sha256:${stableHex(`image/${w.image}`, 8)}`,
-              container_id: `containerd://${stableHex(`container/${pod.uid}/${state.restarts}`, 8)}`,
-            },
-            1,
-          ),
-        );
-      }
-      if (state.restarts !== undefined) {
+        if (w.image !== undefined)
+          samples.push(
+            sample(
+              KSM.containerInfo,
+              {
+                ...base,
+                container,
+                image_spec: w.image,
+                image: w.image,
+                image_id: imageId(w.image),
+                container_id: `containerd://${stableHex(`container/${pod.uid}/${state.restarts}`, 8)}`,
+              },
+              1,
+            ),
+          );
         samples.push(sample(KSM.podRestarts, { ...base, container }, state.restarts, pod.createdAt));
         // Restarts happen only after a failure here, so the last termination was an Error.
         if (state.restarts > 0 || state.crashLooping === true)
@@ -289,6 +288,17 @@ function nodeTaints(node: DeepReadonly<Node>): Array<readonly [key: string, effe
     taints.push(["node.kubernetes.io/unreachable", "NoExecute"]);
   } else if (node.memoryPressureUntil !== null) taints.push(["node.kubernetes.io/memory-pressure", "NoSchedule"]);
   return taints;
+}
+
+/** `<repository>@sha256:<digest>` of an image reference (its tag dropped), worked out once per image. */
+const imageIds = new Map<string, string>();
+function imageId(image: string): string {
+  let id = imageIds.get(image);
+  if (id === undefined) {
+    id = `${imageRepository(image)}@sha256:${stableHex(`image/${image}`, 8)}`;
+    imageIds.set(image, id);
+  }
+  return id;
 }
 
 /** An image reference without its tag or digest: the repository a digest is appended to. */
