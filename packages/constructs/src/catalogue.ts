@@ -37,6 +37,24 @@ export interface ScrapeTarget {
   readonly path: string;
   /** Which node the target runs on, when it is a per-node exporter. */
   readonly node?: string;
+  /** How Kubernetes service discovery sees the exporter, where its install is pinned. */
+  readonly kubernetes?: KubernetesEndpoint;
+}
+
+/**
+ * The exporter as a Service's endpoint: what Prometheus' Kubernetes discovery (role endpoints)
+ * attaches to the target and a ServiceMonitor's generated relabelling turns into the target
+ * labels `namespace`, `service`, `pod`, `container`, `job` and `endpoint`.
+ */
+export interface KubernetesEndpoint {
+  readonly namespace: string;
+  readonly service: string;
+  /** The Service's labels (a ServiceMonitor selects on them and may take its job from one). */
+  readonly serviceLabels: Readonly<Record<string, string>>;
+  /** The name of the Service port the endpoint serves. */
+  readonly portName: string;
+  readonly pod: string;
+  readonly container: string;
 }
 
 export interface TargetSamples {

@@ -1,4 +1,5 @@
 export {
+  type KubernetesEndpoint,
   LABEL_PATTERN,
   type LogRecordOut,
   type MetricConstruct,

@@ -5,6 +5,7 @@
  * cantfind.md what is unconfirmed.
  */
 import type { WorkloadType } from "@gpusynth/blueprint";
+import { unitHash } from "./noise.js";
 
 /**
  * The workload's main container: a Kubeflow PyTorchJob requires its container to be named
@@ -26,4 +27,18 @@ export function podController(type: WorkloadType, workloadName: string): { kind:
  */
 export function queueName(queue: { name: string; pool: string }): string {
   return `${queue.name}-${queue.pool}`;
+}
+
+/** Kubernetes' name-suffix alphabet (apimachinery util/rand SafeEncodeString: no vowels, no 0/1/3). */
+const K8S_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+/**
+ * A suffix as the API server draws for a `generateName` (a DaemonSet's or ReplicaSet's pods: 5
+ * characters; a Deployment's ReplicaSet: its pod-template hash, 10), fixed by `key` so that
+ * every run names the same object alike.
+ */
+export function generatedSuffix(key: string, length = 5): string {
+  let out = "";
+  for (let i = 0; i < length; i++) out += K8S_SUFFIX_ALPHABET[Math.floor(unitHash(key, i) * K8S_SUFFIX_ALPHABET.length)];
+  return out;
 }

@@ -3,11 +3,13 @@
  * format, plus a Prometheus HTTP service-discovery endpoint listing them all, so one scrape
  * config (a Prometheus server's or a collector's prometheus receiver's) scrapes the whole
  * cluster. Discovery gives each target its emulated `job` and `instance`, which Prometheus
- * keeps (it only fills those labels in when discovery leaves them out).
+ * keeps (it only fills those labels in when discovery leaves them out), and, where the
+ * exporter's install is pinned, the `__meta_kubernetes_*` labels Kubernetes discovery would
+ * attach: a scrape config can then relabel as a ServiceMonitor does (they are dropped otherwise).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { TargetSamples } from "@gpusynth/constructs";
+import type { KubernetesEndpoint, TargetSamples } from "@gpusynth/constructs";
 import { exposition } from "./exposition.js";
 import { closeNow, listenGuarded, originTarget } from "./http-guard.js";
 import { targetKey } from "./receiver.js";
@@ -80,11 +82,44 @@ export class ScrapeServer {
     const self = address === undefined ? "" : `${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
     return [...this.latest.entries()].map(([key, { target }]) => ({
       targets: [self],
-      labels: { job: target.job, instance: `${target.host}:${target.port}`, __metrics_path__: targetPath(key) },
+      labels: {
+        job: target.job,
+        instance: `${target.host}:${target.port}`,
+        __metrics_path__: targetPath(key),
+        ...(target.kubernetes === undefined ? {} : kubernetesMetaLabels(target.kubernetes, target.node)),
+      },
     }));
   }
 
   async close(): Promise<void> {
     if (this.server !== undefined) await closeNow(this.server);
   }
+}
+
+/**
+ * The meta labels Prometheus' Kubernetes discovery (role `endpoints`, the Prometheus Operator's
+ * default for a ServiceMonitor) attaches to an endpoint backed by a pod: names from Prometheus'
+ * kubernetes_sd_config documentation (signals/dcgm.md, "Scrape target").
+ */
+function kubernetesMetaLabels(endpoint: KubernetesEndpoint, node: string | undefined): Record<string, string> {
+  const labels: Record<string, string> = {
+    __meta_kubernetes_namespace: endpoint.namespace,
+    __meta_kubernetes_service_name: endpoint.service,
+    __meta_kubernetes_endpoint_port_name: endpoint.portName,
+    __meta_kubernetes_endpoint_ready: "true",
+    __meta_kubernetes_endpoint_address_target_kind: "Pod",
+    __meta_kubernetes_endpoint_address_target_name: endpoint.pod,
+    __meta_kubernetes_pod_name: endpoint.pod,
+    __meta_kubernetes_pod_container_name: endpoint.container,
+    __meta_kubernetes_pod_phase: "Running",
+    __meta_kubernetes_pod_ready: "true",
+  };
+  if (node !== undefined) labels.__meta_kubernetes_pod_node_name = node;
+  for (const [key, value] of Object.entries(endpoint.serviceLabels)) {
+    // Prometheus sanitises a label key into a label name (every other character becomes `_`).
+    const name = key.replace(/[^a-zA-Z0-9_]/g, "_");
+    labels[`__meta_kubernetes_service_label_${name}`] = value;
+    labels[`__meta_kubernetes_service_labelpresent_${name}`] = "true";
+  }
+  return labels;
 }

@@ -46,11 +46,14 @@ class LiveScenario {
   private readonly ticks: Array<{ simulatedMs: number; wallMs: number }> = [];
   private readonly abort = new AbortController();
   prometheus: PrometheusServer | undefined;
+  /** A second Prometheus scraping the same run as the GPU Operator's ServiceMonitor would. */
+  operatorPrometheus: PrometheusServer | undefined;
 
   constructor(
     file: string,
     readonly durationMs: number,
     private readonly speed = SPEED,
+    private readonly underOperator = false,
   ) {
     this.blueprint = loadBlueprint(repo(file)).blueprint;
     const truth = new Simulation(this.blueprint);
@@ -60,7 +63,14 @@ class LiveScenario {
 
   async run(): Promise<void> {
     const sd = await this.server.listen("127.0.0.1", 0);
-    this.prometheus = await PrometheusServer.start(`http://127.0.0.1:${sd.port}${SD_PATH}`, `${TICK_MS}ms`);
+    const sdUrl = `http://127.0.0.1:${sd.port}${SD_PATH}`;
+    this.prometheus = await PrometheusServer.start(sdUrl, `${TICK_MS}ms`);
+    if (this.underOperator)
+      this.operatorPrometheus = await PrometheusServer.startWithScrapeConfigs(
+        repo("deploy/prometheus/gpu-operator.yml"),
+        sdUrl,
+        `${TICK_MS}ms`,
+      );
     // Prometheus applies discovered targets every few seconds (minutes of simulated time at this
     // speed): serve the cluster as it starts and wait for every target before the clock runs.
     const start = new Simulation(this.blueprint);
@@ -69,7 +79,7 @@ class LiveScenario {
     start.runUntil(0);
     const targets = metrics.collect(start.view());
     this.server.update(targets);
-    await this.prometheus.waitForTargets(targets.length);
+    await Promise.all([this.prometheus, this.operatorPrometheus].map((p) => p?.waitForTargets(targets.length)));
     await runLive(this.blueprint, {
       speed: this.speed,
       // The scenario's story from its start, for its simulated duration.
@@ -99,8 +109,15 @@ class LiveScenario {
     return (this.prometheus as PrometheusServer).query(documentedQuery(id), atMs);
   }
 
+  /** A documented query sent to the Prometheus that scrapes as the GPU Operator's ServiceMonitor. */
+  queryUnderOperator(id: string, atMs?: number): Promise<InstantSample[]> {
+    if (this.operatorPrometheus === undefined) throw new Error("this scenario runs without the GPU Operator's scrape setup");
+    return this.operatorPrometheus.query(documentedQuery(id), atMs);
+  }
+
   async stop(): Promise<void> {
     this.abort.abort();
+    await this.operatorPrometheus?.stop();
     await this.prometheus?.stop();
     await this.server.close();
   }
@@ -110,7 +127,8 @@ const rows = (samples: InstantSample[], labels: readonly string[]) =>
   samples.map((s) => labels.map((l) => s.metric[l] ?? "").join(" ")).sort();
 
 describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus", () => {
-  const fault = new LiveScenario("blueprints/scenarios/gpu-fault.yaml", 4 * HOUR);
+  // Scraped twice: as docs/queries.md's walk reads it, and as the GPU Operator's ServiceMonitor does.
+  const fault = new LiveScenario("blueprints/scenarios/gpu-fault.yaml", 4 * HOUR, SPEED, true);
   const quota = new LiveScenario("blueprints/scenarios/quota-exhaustion.yaml", 150 * MINUTE);
   const storm = new LiveScenario("blueprints/scenarios/preemption-storm.yaml", 2 * HOUR);
   // Slower: its back-offs last seconds to minutes, and Prometheus must see them.
@@ -172,6 +190,52 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
       const during = await fault.query("missing-gpus", fault.scrapedBy(offBus.t + 5 * MINUTE));
       expect(during.map((s) => [s.metric.node, Number(s.value[1])])).toEqual([[offBus.node, 1]]);
       expect(await fault.query("missing-gpus", fault.scrapedBy(ready.t + 5 * MINUTE))).toEqual([]);
+    });
+  });
+
+  describe("the same walk under the GPU Operator's ServiceMonitor (honorLabels: false)", () => {
+    const failures = fault.events.flatMap((e) => (e.kind === "WorkloadFailed" ? [e] : []));
+    const failedPods = failures.flatMap((e) => e.pods.map((p) => ({ namespace: e.workload.namespace, pod: p, cause: e.cause })));
+    const heldGpus = failedPods
+      .flatMap((f) => f.pod.gpus.map((g) => `${f.namespace} ${f.pod.name} ${f.pod.node} ${g.index} ${g.uuid}`))
+      .sort();
+    const failedNames = new Set(failedPods.map((f) => f.pod.name));
+
+    it("stores the exporter's pod as pod and the workload's as exported_pod, so the plain walk finds the exporter", async () => {
+      const plain = await fault.queryUnderOperator("pod-gpus");
+      expect(plain.length).toBeGreaterThan(0);
+      for (const s of plain) expect(s.metric.pod).toMatch(/^nvidia-dcgm-exporter-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+      expect(new Set(plain.map((s) => s.metric.namespace))).toEqual(new Set(["gpu-operator"]));
+    });
+
+    it("finds the GPUs each failed pod held through exported_pod", async () => {
+      const held = (await fault.queryUnderOperator("pod-gpus-exported")).filter((s) => failedNames.has(s.metric.exported_pod as string));
+      expect(rows(held, ["exported_namespace", "exported_pod", "Hostname", "gpu", "UUID"])).toEqual(heldGpus);
+    });
+
+    it("joins them with kube-state-metrics' failed pods once exported_pod is renamed", async () => {
+      expect(rows(await fault.queryUnderOperator("pod-gpus-joined-exported"), ["namespace", "pod", "Hostname", "gpu", "UUID"])).toEqual(
+        heldGpus,
+      );
+    });
+
+    it("finds the XID on the GPU the failed pod held, and the same answers as the walk without the operator", async () => {
+      const under = await fault.queryUnderOperator("xid-pods-exported");
+      const plain = await fault.query("xid-pods");
+      const key = (s: InstantSample, pod: string, namespace: string) =>
+        [s.metric[namespace], s.metric[pod], s.metric.Hostname, s.metric.gpu, s.metric.UUID, s.metric.err_code, s.value[1]].join(" ");
+      expect(plain.length).toBeGreaterThan(0);
+      expect(under.map((s) => key(s, "exported_pod", "exported_namespace")).sort()).toEqual(
+        plain.map((s) => key(s, "pod", "namespace")).sort(),
+      );
+    });
+
+    it("reads kube-state-metrics and the node steps alike in both setups", async () => {
+      for (const id of ["failed-pods", "failed-pod-nodes", "missing-gpus"]) {
+        const [plain, under] = [await fault.query(id), await fault.queryUnderOperator(id)];
+        const labels = (s: InstantSample) => JSON.stringify(Object.entries(s.metric).sort());
+        expect(under.map(labels).sort(), id).toEqual(plain.map(labels).sort());
+      }
     });
   });
 

@@ -5,7 +5,7 @@
  * test runner die first, on process exit.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,6 +52,17 @@ export class PrometheusServer {
       ],
       [],
     );
+  }
+
+  /**
+   * Starts Prometheus with the scrape jobs of a shipped config file (deploy/prometheus/), its
+   * service-discovery URLs pointed at `sdUrl`.
+   */
+  static async startWithScrapeConfigs(file: string, sdUrl: string, scrapeInterval = "1s"): Promise<PrometheusServer> {
+    const jobs = readFileSync(file, "utf8")
+      .replaceAll(/url: http:\/\/\S+\/sd/g, `url: "${sdUrl}"`)
+      .replaceAll("      - url:", "      - refresh_interval: 1s\n        url:");
+    return PrometheusServer.launch([`global: { scrape_interval: ${scrapeInterval}, scrape_timeout: ${scrapeInterval} }`, jobs], []);
   }
 
   /** Starts Prometheus as a remote-write receiver only (at `<api>/api/v1/write`), scraping nothing. */

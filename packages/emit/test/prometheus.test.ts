@@ -20,6 +20,7 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
   const server = new ScrapeServer();
   let prometheus: PrometheusServer | undefined;
   let collected: TargetSamples[] = [];
+  let sdUrl = "";
 
   const query = (path: string) => (prometheus as PrometheusServer).get(path);
 
@@ -34,7 +35,8 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
     collected = metrics.collect(simulation.view());
     server.update(collected);
     const sd = await server.listen("127.0.0.1", 0);
-    prometheus = await PrometheusServer.start(`http://127.0.0.1:${sd.port}${SD_PATH}`);
+    sdUrl = `http://127.0.0.1:${sd.port}${SD_PATH}`;
+    prometheus = await PrometheusServer.start(sdUrl);
     await prometheus.waitForTargets(collected.length);
   }, 90_000);
 
@@ -47,6 +49,24 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
     const up = (await query("/api/v1/query?query=up")) as { result: Array<{ metric: Record<string, string> }> };
     const found = up.result.map((r) => `${r.metric.job} ${r.metric.instance}`).sort();
     expect(found).toEqual(collected.map((t) => `${t.target.job} ${t.target.host}:${t.target.port}`).sort());
+  });
+
+  it("serves, for the exporters whose install is pinned, only the discovery meta labels signals/ documents", async () => {
+    const sd = (await (await fetch(sdUrl)).json()) as Array<{ labels: Record<string, string> }>;
+    const dcgm = readFileSync(repo("signals/dcgm.md"), "utf8");
+    const served = new Set(
+      sd.flatMap((group) =>
+        Object.keys(group.labels)
+          .filter((l) => l.startsWith("__meta_"))
+          .map((l) => l.replace(/^(__meta_kubernetes_service_label(?:present)?_).*/, "$1<name>")),
+      ),
+    );
+    expect(served.size).toBeGreaterThan(0);
+    for (const label of served) expect(dcgm, `${label} is not in signals/dcgm.md`).toContain(`\`${label}\``);
+    // Exactly the GPU nodes' exporters carry them, each its own pod in the GPU Operator's namespace.
+    const pods = sd.filter((g) => g.labels.__meta_kubernetes_pod_name !== undefined);
+    expect(new Set(pods.map((g) => g.labels.job))).toEqual(new Set(["nvidia-dcgm-exporter"]));
+    expect(new Set(pods.map((g) => g.labels.__meta_kubernetes_pod_name)).size).toBe(pods.length);
   });
 
   it("holds every family the scenario emits, each documented and with only documented labels", async () => {

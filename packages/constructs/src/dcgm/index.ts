@@ -9,7 +9,7 @@
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool } from "@gpusynth/sim";
 import { type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
 import type { GpuActivityModel, GpuReading } from "../gpu-activity.js";
-import { containerName } from "../naming.js";
+import { containerName, generatedSuffix } from "../naming.js";
 import { DCGM, DCGM_FAMILIES } from "./families.js";
 import { xidMessage } from "./xid-messages.js";
 
@@ -20,19 +20,33 @@ export interface DcgmOptions {
   readonly port: number;
   /** Prometheus job name of the exporter's scrape. */
   readonly job: string;
+  /** The namespace the GPU Operator (and so the exporter's DaemonSet) is installed in. */
+  readonly namespace: string;
 }
+
+/** The GPU Operator's names for the exporter (assets/state-dcgm-exporter/ @ v26.7.0, signals/dcgm.md). */
+const GPU_OPERATOR_EXPORTER = {
+  /** The DaemonSet, its container, and the Service with its `app` label (0400, 0800). */
+  name: "nvidia-dcgm-exporter",
+  /** The Service port the ServiceMonitor's endpoint names (0400_service.yaml, 0500_service_monitor.yaml). */
+  portName: "gpu-metrics",
+} as const;
 
 export const DCGM_DEFAULTS: DcgmOptions = {
   // The driver in the vendor's own sample output (dcgm-exporter 4.5.3-4.8.2 README sample).
   driverVersion: "550.163.01",
   port: 9400,
-  // The gpu-operator's Service for the exporter; Prometheus takes the job from the Service name.
-  job: "nvidia-dcgm-exporter",
+  // The GPU Operator's ServiceMonitor takes the job from the Service's `app` label (jobLabel: app).
+  job: GPU_OPERATOR_EXPORTER.name,
+  // The GPU Operator README's `helm install -n gpu-operator`.
+  namespace: "gpu-operator",
 };
 
 export class DcgmConstruct implements MetricConstruct {
   readonly area = "dcgm";
   readonly families = DCGM_FAMILIES;
+  /** Each node's exporter, made once: its DaemonSet pod keeps its name for the node's life. */
+  private readonly targets = new Map<string, ScrapeTarget>();
   constructor(
     private readonly activity: GpuActivityModel,
     private readonly options: DcgmOptions = DCGM_DEFAULTS,
@@ -43,7 +57,7 @@ export class DcgmConstruct implements MetricConstruct {
     for (const pool of view.pools) {
       for (const node of pool.nodes) {
         if (node.status === "rebooting") continue;
-        const target: ScrapeTarget = { job: this.options.job, host: node.name, port: this.options.port, path: "/metrics", node: node.name };
+        const target = this.target(node.name);
         const samples: Sample[] = [];
         for (const gpu of node.gpus) {
           if (gpu.health !== "ok") continue;
@@ -53,6 +67,30 @@ export class DcgmConstruct implements MetricConstruct {
       }
     }
     return result;
+  }
+
+  private target(node: string): ScrapeTarget {
+    let target = this.targets.get(node);
+    if (target === undefined) {
+      const { name, portName } = GPU_OPERATOR_EXPORTER;
+      target = {
+        job: this.options.job,
+        host: node,
+        port: this.options.port,
+        path: "/metrics",
+        node,
+        kubernetes: {
+          namespace: this.options.namespace,
+          service: name,
+          serviceLabels: { app: name },
+          portName,
+          pod: `${name}-${generatedSuffix(`dcgm-exporter/${node}`)}`,
+          container: name,
+        },
+      };
+      this.targets.set(node, target);
+    }
+    return target;
   }
 
   private gpuSamples(out: Sample[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, gpu: DeepReadonly<Gpu>, r: GpuReading): void {

@@ -11,7 +11,7 @@
  */
 import type { CycleAttemptRef, DomainEvent } from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
-import { queueName } from "../naming.js";
+import { generatedSuffix, queueName } from "../naming.js";
 import { stableUuid, unitHash } from "../noise.js";
 import { cycleLatencyMs } from "./latency.js";
 import { requirementsText, resourceText } from "./values.js";
@@ -44,8 +44,6 @@ const THERE_ARE: Readonly<Partial<Record<Action, string>>> = {
 };
 
 const SESSION_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-/** Kubernetes' name-suffix alphabet (apimachinery rand.SafeEncodeString). */
-const K8S_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
 export interface SchedulerLogOptions {
   /** KAI --v; lines above it are not written. */
@@ -114,7 +112,7 @@ export class SchedulerLog {
     private readonly options: SchedulerLogOptions,
   ) {
     this.nextCycle = options.schedulingPeriodMs;
-    const pod = `${options.deployment}-${pick(K8S_SUFFIX_ALPHABET, 10, "kai-scheduler/rs")}-${pick(K8S_SUFFIX_ALPHABET, 5, "kai-scheduler/pod")}`;
+    const pod = `${options.deployment}-${generatedSuffix("kai-scheduler/rs", 10)}-${generatedSuffix("kai-scheduler/pod")}`;
     const uid = stableUuid(`pod/${pod}`);
     this.resource = {
       "k8s.namespace.name": options.namespace,
