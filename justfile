@@ -83,6 +83,10 @@ hygiene:
 ui-check: build
     npx vitest run packages/cli/test/report.test.ts
 
+# Screenshots of each scenario's report under docs/report/ (after a change to the report).
+report-screenshots: build
+    node scripts/report-screenshots.mjs
+
 # compose/: the collector, Prometheus, Loki and Grafana wiring, checked without Docker.
 compose-check: build
     npx vitest run packages/cli/test/compose.test.ts packages/cli/test/collector-config.test.ts

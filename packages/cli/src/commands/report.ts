@@ -11,10 +11,12 @@ import { durationOption, oneBlueprint, seedOption } from "./options.js";
 
 export const reportHelp = `Usage: gpusynth report [options] [blueprint] --out <file.html>
 
-Runs a blueprint offline and writes one self-contained HTML page (no scripts, nothing fetched)
-for people who would rather look than read: GPUs allocated per node pool over time, pods waiting
-per project, failures, evictions, GPU faults and node reboots on one timeline (hover a marker for
-the workload, XID and node), and totals per project.
+Runs a blueprint offline and writes one self-contained HTML page (charts drawn as static SVG
+by Apache ECharts' server-side renderer; no script, nothing fetched) for people who would rather
+look than read: GPUs allocated per node pool and per project against quota, GPU utilisation as a
+heatmap (a row per GPU), the workloads on each GPU over time, node health with XIDs and reboots
+written on the chart, failures and evictions on one timeline, the waiting pods by the scheduler's
+reason, the wait-time distribution, and totals per project. docs/report/ shows one per scenario.
 
 Arguments:
   blueprint         YAML file (default: blueprints/lab.yaml)

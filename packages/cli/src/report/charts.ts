@@ -1,28 +1,17 @@
 /**
- * Inline SVG charts for the report: step charts of sampled series and a timeline of moments.
- * Plain SVG with no script, so the page is self-contained and renders anywhere; lines and markers
- * use crisp edges so every drawn pixel has its series' exact colour (the browser test relies on
- * it to prove the charts render).
+ * The report's charts, drawn by Apache ECharts' server-side SVG renderer (no browser, no DOM):
+ * each function takes the recorded data and returns one static SVG string. Animation is off and
+ * every label that matters is drawn, not left to a tooltip, since the page carries no script.
+ * Times on every axis are UTC, whatever the machine's time zone.
  */
-
-export interface ChartSeries {
-  readonly name: string;
-  readonly values: readonly number[];
-  readonly color: string;
-  /** A dashed horizontal reference line, e.g. a pool's capacity. */
-  readonly ceiling?: number;
-}
-
-export interface TimeAxis {
-  readonly startUnixMs: number;
-  readonly durationMs: number;
-}
+import * as echarts from "echarts";
 
 /** Tableau 10: distinguishable, and readable by most colour-blind viewers. */
 export const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
 
-const WIDTH = 960;
-const PLOT = { left: 56, right: 44, top: 24, bottom: 28 };
+/** Width every chart is drawn at; the page scales them to the window. */
+export const WIDTH = 1360;
+const TEXT = { color: "#444", fontFamily: "system-ui, sans-serif", fontSize: 12 };
 
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
@@ -30,115 +19,299 @@ export const escapeHtml = (text: string): string =>
 const pad = (n: number) => String(n).padStart(2, "0");
 
 /** UTC clock labels: HH:MM within a day, MM-DD HH:MM across days. */
-function clockLabel(unixMs: number, multiDay: boolean): string {
+export function clockLabel(unixMs: number, multiDay: boolean): string {
   const d = new Date(unixMs);
   const time = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
   return multiDay ? `${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${time}` : time;
 }
 
-/** A round tick spacing giving about `count` ticks over `span`. */
-function niceStep(span: number, count: number, steps: readonly number[]): number {
-  const raw = span / count;
-  return steps.find((s) => s >= raw) ?? (steps.at(-1) as number) * Math.ceil(raw / (steps.at(-1) as number));
+/** Renders one ECharts option to SVG at the report's width. */
+function render(height: number, option: echarts.EChartsOption): string {
+  const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width: WIDTH, height });
+  chart.setOption({ animation: false, textStyle: TEXT, color: PALETTE, ...option });
+  const svg = chart.renderToSVGString();
+  chart.dispose();
+  return svg;
 }
 
-const MINUTE = 60_000;
-const TIME_STEPS = [5, 10, 15, 30, 60, 120, 180, 360, 720, 1440].map((m) => m * MINUTE);
-
-function timeAxis(axis: TimeAxis, height: number): { x: (t: number) => number; svg: string } {
-  const plotWidth = WIDTH - PLOT.left - PLOT.right;
-  const x = (t: number) => PLOT.left + (plotWidth * t) / Math.max(axis.durationMs, 1);
-  const step = niceStep(axis.durationMs, 8, TIME_STEPS);
-  const multiDay = axis.durationMs > 24 * 60 * MINUTE;
-  const ticks: string[] = [];
-  for (let t = 0; t <= axis.durationMs; t += step) {
-    ticks.push(
-      `<line x1="${x(t)}" x2="${x(t)}" y1="${PLOT.top}" y2="${height - PLOT.bottom}" class="grid"/>` +
-        `<text x="${x(t)}" y="${height - PLOT.bottom + 16}" text-anchor="middle">${clockLabel(axis.startUnixMs + t, multiDay)}</text>`,
-    );
-  }
-  return { x, svg: ticks.join("") };
+export interface TimeAxis {
+  readonly startUnixMs: number;
+  readonly durationMs: number;
 }
 
-function legend(entries: ReadonlyArray<{ name: string; color: string }>): string {
-  return `<ul class="legend">${entries
-    .map((e) => `<li><span class="swatch" style="background:${e.color}"></span>${escapeHtml(e.name)}</li>`)
-    .join("")}</ul>`;
+/** A time x axis (values are Unix ms) labelled in UTC. */
+function timeXAxis(axis: TimeAxis, gridIndex = 0): echarts.EChartsOption["xAxis"] {
+  const multiDay = axis.durationMs > 24 * 3_600_000;
+  return {
+    type: "time",
+    gridIndex,
+    min: axis.startUnixMs,
+    max: axis.startUnixMs + axis.durationMs,
+    axisLabel: { formatter: (value: number) => clockLabel(value, multiDay), hideOverlap: true },
+    splitLine: { show: true, lineStyle: { color: "#eee" } },
+  };
 }
 
-/** Sampled series as step lines over the time axis; `times` are ms since the start. */
-export function stepChart(
-  id: string,
-  title: string,
+export interface AreaSeries {
+  readonly name: string;
+  readonly values: readonly number[];
+  readonly color?: string;
+}
+
+/** Series stacked as areas over sampled times, with optional dashed reference lines. */
+export function stackedAreaChart(
   unit: string,
   times: readonly number[],
-  series: readonly ChartSeries[],
+  series: readonly AreaSeries[],
   axis: TimeAxis,
+  references: ReadonlyArray<{ name: string; value: number }> = [],
 ): string {
-  const height = 260;
-  const { x, svg: xAxis } = timeAxis(axis, height);
-  const top = Math.max(1, ...series.flatMap((s) => [...s.values, s.ceiling ?? 0]));
-  const yStep = niceStep(top, 5, [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000]);
-  const yMax = Math.ceil(top / yStep) * yStep;
-  const y = (v: number) => height - PLOT.bottom - ((height - PLOT.top - PLOT.bottom) * v) / yMax;
-  const yTicks: string[] = [];
-  for (let v = 0; v <= yMax; v += yStep) {
-    yTicks.push(
-      `<line x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${y(v)}" y2="${y(v)}" class="grid"/>` +
-        `<text x="${PLOT.left - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text>`,
-    );
-  }
-  const lines = series.map((s) => {
-    const points = s.values.map((v, i) => [x(times[i] ?? 0), y(v)] as const);
-    const path = points.map(([px, py], i) => (i === 0 ? `M${px} ${py}` : `H${px} V${py}`)).join(" ");
-    const ceiling =
-      s.ceiling === undefined
-        ? ""
-        : `<line x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${y(s.ceiling)}" y2="${y(s.ceiling)}" stroke="${s.color}" stroke-dasharray="6 4" shape-rendering="crispEdges"/>`;
-    return `${ceiling}<path d="${path}" fill="none" stroke="${s.color}" stroke-width="2" shape-rendering="crispEdges"><title>${escapeHtml(s.name)}</title></path>`;
+  const at = (i: number) => axis.startUnixMs + (times[i] ?? 0);
+  return render(300, {
+    grid: { left: 64, right: 24, top: 40, bottom: 36 },
+    legend: { top: 4, right: 24, itemWidth: 14, itemHeight: 10 },
+    xAxis: timeXAxis(axis),
+    yAxis: { type: "value", name: unit, nameTextStyle: { align: "right" }, minInterval: 1, splitLine: { lineStyle: { color: "#eee" } } },
+    series: [
+      ...series.map((s) => ({
+        type: "line" as const,
+        name: s.name,
+        stack: "total",
+        step: "end" as const,
+        symbol: "none",
+        lineStyle: { width: 1 },
+        // Opaque, so each series paints its own colour exactly (the browser test counts it).
+        areaStyle: { opacity: 1 },
+        ...(s.color === undefined ? {} : { itemStyle: { color: s.color } }),
+        data: s.values.map((v, i) => [at(i), v]),
+      })),
+      ...references.map((r) => ({
+        type: "line" as const,
+        name: r.name,
+        symbol: "none",
+        itemStyle: { color: "#333" },
+        lineStyle: { type: "dashed" as const, width: 1.5, color: "#333" },
+        data: [
+          [axis.startUnixMs, r.value],
+          [axis.startUnixMs + axis.durationMs, r.value],
+        ],
+      })),
+    ],
   });
-  return `<figure class="chart" id="${id}">
-<figcaption>${escapeHtml(title)}</figcaption>
-<svg viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" role="img" aria-label="${escapeHtml(title)}">
-<g class="axis">${xAxis}${yTicks.join("")}<text x="${PLOT.left - 6}" y="12" text-anchor="end" class="unit">${escapeHtml(unit)}</text></g>
-${lines.join("\n")}
-</svg>
-${legend(series)}
-</figure>`;
 }
 
-export interface Mark {
-  readonly t: number;
-  readonly lane: string;
-  readonly text: string;
+/** Per category: bars for measured values and a marker for a reference (e.g. quota). */
+export function barsAgainstReference(
+  unit: string,
+  categories: readonly string[],
+  bars: ReadonlyArray<{ name: string; values: readonly number[]; color: string }>,
+  reference: { name: string; values: readonly number[] },
+): string {
+  const height = 70 + 28 * Math.max(categories.length, 2);
+  return render(height, {
+    grid: { left: 160, right: 40, top: 36, bottom: 30 },
+    legend: { top: 4, right: 40, itemWidth: 14, itemHeight: 10 },
+    yAxis: { type: "category", data: [...categories], inverse: true },
+    xAxis: { type: "value", name: unit, minInterval: 1, splitLine: { lineStyle: { color: "#eee" } } },
+    series: [
+      ...bars.map((b) => ({
+        type: "bar" as const,
+        name: b.name,
+        itemStyle: { color: b.color },
+        label: { show: true, position: "right" as const, formatter: ({ value }: { value: unknown }) => String(value) },
+        data: [...b.values],
+      })),
+      {
+        type: "scatter" as const,
+        name: reference.name,
+        symbol: "rect",
+        symbolSize: [4, 24],
+        itemStyle: { color: "#222", opacity: 1 },
+        label: { show: true, position: "top" as const, formatter: ({ value }: { value: unknown }) => `${reference.name} ${value}` },
+        data: [...reference.values],
+      },
+    ],
+  });
 }
 
-/** One lane per kind of moment, a marker per moment with its description as a tooltip. */
+/** A row-by-time heatmap with a continuous colour scale; null cells show the grid's grey. */
+export function heatmapChart(
+  rows: readonly string[],
+  times: readonly number[],
+  values: ReadonlyArray<ReadonlyArray<number | null>>,
+  axis: TimeAxis,
+  scale: { min: number; max: number; unit: string; colors: readonly string[] },
+): string {
+  const multiDay = axis.durationMs > 24 * 3_600_000;
+  const data: Array<[number, number, number]> = [];
+  values.forEach((row, r) => {
+    row.forEach((v, i) => {
+      if (v !== null) data.push([i, r, v]);
+    });
+  });
+  return render(90 + 12 * Math.max(rows.length, 4), {
+    grid: { left: 200, right: 24, top: 44, bottom: 36, show: true, backgroundColor: NO_DATA, borderWidth: 0 },
+    visualMap: {
+      type: "continuous",
+      min: scale.min,
+      max: scale.max,
+      text: [`${scale.max} ${scale.unit}`, `${scale.min} ${scale.unit}`],
+      orient: "horizontal",
+      top: 0,
+      right: 24,
+      itemHeight: 220,
+      itemWidth: 12,
+      inRange: { color: [...scale.colors] },
+      calculable: false,
+    },
+    xAxis: {
+      type: "category",
+      data: times.map((t) => clockLabel(axis.startUnixMs + t, multiDay)),
+      axisLabel: { hideOverlap: true },
+      splitArea: { show: false },
+    },
+    yAxis: { type: "category", data: [...rows], inverse: true, axisLabel: { fontSize: 10, interval: 0 } },
+    series: [{ type: "heatmap", data, emphasis: { disabled: true } }],
+  });
+}
+
+/** The grey of a cell with no data (a GPU off the bus or resetting, a rebooting node). */
+export const NO_DATA = "#c9c9c9";
+
+export interface Bar {
+  readonly row: number;
+  readonly from: number;
+  readonly to: number;
+  /** Drawn inside the bar when it fits. */
+  readonly label?: string;
+}
+
+/** The custom series drawing one group's bars: a rectangle per bar, its label inside if it fits. */
+function barSeries(name: string, color: string, bars: readonly Bar[], axis: TimeAxis) {
+  return {
+    type: "custom" as const,
+    name,
+    itemStyle: { color },
+    renderItem: ((_params, api) => {
+      const [x0, y] = api.coord([api.value(1), api.value(0)]) as [number, number];
+      const [x1] = api.coord([api.value(2), api.value(0)]) as [number, number];
+      const h = ((api.size?.([0, 1]) ?? [0, 0]) as number[])[1] as number;
+      const width = Math.max(x1 - x0, 1);
+      const label = String(api.value(3));
+      return {
+        type: "rect",
+        shape: { x: x0, y: y - h * 0.4, width, height: h * 0.8 },
+        style: {
+          fill: color,
+          stroke: "#fff",
+          lineWidth: 0.5,
+          text: width > label.length * 6 + 6 ? label : "",
+          textFill: "#fff",
+          fontSize: 9,
+        },
+      };
+    }) as echarts.CustomSeriesOption["renderItem"],
+    encode: { x: [1, 2], y: 0 },
+    data: bars.map((b) => [b.row, axis.startUnixMs + b.from, axis.startUnixMs + b.to, b.label ?? ""]),
+  };
+}
+
+/**
+ * Bars per row over time (a Gantt chart), one legend entry per group, with optional labelled
+ * point marks on top (drawn, not hovered: the page has no script).
+ */
+export function barsOverTimeChart(
+  rows: readonly string[],
+  groups: ReadonlyArray<{ name: string; color: string; bars: readonly Bar[] }>,
+  axis: TimeAxis,
+  marks: ReadonlyArray<{ row: number; t: number; label: string }> = [],
+): string {
+  const rowHeight = rows.length > 24 ? 14 : 20;
+  return render(84 + rowHeight * Math.max(rows.length, 3), {
+    grid: { left: 200, right: 24, top: 40, bottom: 36 },
+    legend: { top: 4, left: 192, itemWidth: 14, itemHeight: 10 },
+    xAxis: timeXAxis(axis),
+    yAxis: {
+      type: "category",
+      data: [...rows],
+      inverse: true,
+      axisLabel: { fontSize: 10, interval: 0 },
+      splitLine: { show: true, lineStyle: { color: "#f2f2f2" } },
+    },
+    series: [
+      ...groups.map((g) => barSeries(g.name, g.color, g.bars, axis)),
+      ...(marks.length === 0
+        ? []
+        : [
+            {
+              type: "scatter" as const,
+              name: "XID",
+              symbol: "triangle",
+              symbolSize: 10,
+              itemStyle: { color: "#b00020", opacity: 1 },
+              label: {
+                show: true,
+                position: "right" as const,
+                formatter: "{@[2]}",
+                color: "#b00020",
+                fontSize: 10,
+                fontWeight: "bold" as const,
+              },
+              labelLayout: { hideOverlap: true },
+              data: marks.map((m) => [axis.startUnixMs + m.t, m.row, m.label]),
+            },
+          ]),
+    ],
+  });
+}
+
+/** One lane per kind of moment, each moment a mark with its label drawn beside it. */
 export function momentsChart(
-  id: string,
-  title: string,
   lanes: ReadonlyArray<{ name: string; color: string }>,
-  marks: readonly Mark[],
+  marks: ReadonlyArray<{ lane: number; t: number; label: string }>,
   axis: TimeAxis,
 ): string {
-  const laneHeight = 28;
-  const height = PLOT.top + PLOT.bottom + laneHeight * lanes.length;
-  const { x, svg: xAxis } = timeAxis(axis, height);
-  const laneY = new Map(lanes.map((l, i) => [l.name, PLOT.top + i * laneHeight]));
-  const color = new Map(lanes.map((l) => [l.name, l.color]));
-  const laneLabels = lanes.map(
-    (l) => `<text x="${PLOT.left + 4}" y="${(laneY.get(l.name) as number) + 12}" class="lane">${escapeHtml(l.name)}</text>`,
-  );
-  const markers = marks.map((m) => {
-    const top = (laneY.get(m.lane) as number) + 14;
-    return `<rect x="${Math.round(x(m.t)) - 2}" y="${top}" width="5" height="12" fill="${color.get(m.lane)}" shape-rendering="crispEdges"><title>${escapeHtml(m.text)}</title></rect>`;
+  return render(70 + 44 * lanes.length, {
+    grid: { left: 200, right: 24, top: 16, bottom: 36 },
+    xAxis: timeXAxis(axis),
+    yAxis: {
+      type: "category",
+      data: lanes.map((l) => l.name),
+      inverse: true,
+      axisLabel: { fontSize: 11 },
+      splitLine: { show: true, lineStyle: { color: "#eee" } },
+    },
+    series: lanes.map((lane, i) => ({
+      type: "scatter" as const,
+      name: lane.name,
+      symbol: "rect",
+      symbolSize: [6, 16],
+      // Scatter marks are translucent by default: opaque, each lane paints its own colour.
+      itemStyle: { color: lane.color, opacity: 1 },
+      label: { show: true, position: "top" as const, formatter: "{@[2]}", fontSize: 10, color: "#333" },
+      labelLayout: { hideOverlap: true },
+      data: marks.filter((m) => m.lane === i).map((m) => [axis.startUnixMs + m.t, lane.name, m.label]),
+    })),
   });
-  return `<figure class="chart" id="${id}">
-<figcaption>${escapeHtml(title)}</figcaption>
-<svg viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" role="img" aria-label="${escapeHtml(title)}">
-<g class="axis">${xAxis}${laneLabels.join("")}</g>
-${markers.join("\n")}
-</svg>
-${legend(lanes.map((l) => ({ name: `${l.name} (${marks.filter((m) => m.lane === l.name).length})`, color: l.color })))}
-</figure>`;
+}
+
+/** Counts per bucket, stacked by group. */
+export function histogramChart(
+  unit: string,
+  buckets: readonly string[],
+  groups: ReadonlyArray<{ name: string; counts: readonly number[] }>,
+): string {
+  return render(300, {
+    grid: { left: 64, right: 24, top: 40, bottom: 36 },
+    legend: { top: 4, right: 24, itemWidth: 14, itemHeight: 10 },
+    xAxis: { type: "category", data: [...buckets] },
+    yAxis: { type: "value", name: unit, minInterval: 1, splitLine: { lineStyle: { color: "#eee" } } },
+    series: groups.map((g) => ({
+      type: "bar" as const,
+      name: g.name,
+      stack: "total",
+      label: { show: true, formatter: ({ value }: { value: unknown }) => (Number(value) > 0 ? String(value) : "") },
+      data: [...g.counts],
+    })),
+  });
 }

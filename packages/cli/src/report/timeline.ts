@@ -1,24 +1,66 @@
 /**
- * What the report draws, recorded from an offline run: GPUs allocated per node pool and pods
- * waiting per project, sampled at a fixed step, and the failures, preemptions, GPU faults and
- * node reboots as they happened. Built from the simulation's view and its domain events only.
+ * What the report draws, recorded from an offline run: at a fixed step, GPUs held per node pool
+ * and per project, each GPU's utilisation and holder, each node's state, and the pods waiting
+ * with the reason the scheduler last gave; as they happen, the failures, preemptions, GPU faults
+ * and node reboots, and every workload's wait. Built from the simulation's view, its domain
+ * events and the GPU activity model dcgm-exporter's series come from — never from telemetry.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import { ClusterRun } from "@gpusynth/constructs";
-import { type DomainEvent, type FailureCause, type Summary, SummaryCollector, unhandledEvent } from "@gpusynth/sim";
+import { type DomainEvent, type FailureCause, type PendingReason, type Summary, SummaryCollector, unhandledEvent } from "@gpusynth/sim";
 
 export type MomentKind = "failed" | "evicted" | "gpu-fault" | "node-reboot";
 
-/** One happening on the timeline, with the words a tooltip shows. */
+/** One happening on the timeline, with a short label drawn beside it and the full text. */
 export interface Moment {
   readonly t: number;
   readonly kind: MomentKind;
+  readonly label: string;
   readonly text: string;
+  /** The node a GPU fault or reboot struck. */
+  readonly node?: string;
+  readonly xid?: number;
 }
 
 export interface ChartSeries {
   readonly name: string;
   readonly values: number[];
+}
+
+/** A row of the utilisation heatmap and the workload timeline: one GPU, or a run of GPUs. */
+export interface GpuRow {
+  readonly label: string;
+  /** Mean utilisation (%) of the row's reporting GPUs per sample; null when none reports. */
+  readonly utilisation: Array<number | null>;
+}
+
+/** A pod on a GPU from one sample to another (the end is the first sample without it). */
+export interface Occupancy {
+  readonly row: number;
+  readonly from: number;
+  readonly to: number;
+  readonly workload: string;
+  readonly project: string;
+}
+
+/** A node's state per sample, worst first when several hold. */
+export const NODE_STATES = ["Ready", "MemoryPressure", "cordoned", "NotReady (rebooting)"] as const;
+export type NodeState = (typeof NODE_STATES)[number];
+
+export interface NodeRow {
+  readonly name: string;
+  /** Index into NODE_STATES per sample. */
+  readonly states: number[];
+}
+
+/** Why pods wait, as the scheduler last said (PendingReason), or not yet tried. */
+export const WAIT_REASONS = ["NotYetAttempted", "Unschedulable", "OverLimit", "NonPreemptibleOverQuota"] as const;
+
+/** A workload's wait before its first start, or until the end of the run if it never started. */
+export interface Wait {
+  readonly type: string;
+  readonly waitedMs: number;
+  readonly started: boolean;
 }
 
 export interface Timeline {
@@ -30,14 +72,27 @@ export interface Timeline {
   readonly times: number[];
   /** GPUs held by pods, per node pool, with the pool's GPU count as its capacity. */
   readonly allocation: ReadonlyArray<ChartSeries & { readonly capacity: number }>;
+  /** GPUs held by pods, per project, with the project's deserved GPUs over all pools. */
+  readonly projectAllocation: ReadonlyArray<ChartSeries & { readonly quota: number }>;
   /** Pods waiting to be scheduled, per project. */
   readonly backlog: readonly ChartSeries[];
+  /** Pods waiting to be scheduled, per reason (WAIT_REASONS order). */
+  readonly backlogByReason: readonly ChartSeries[];
+  /** How many GPUs each row stands for (1: one row per GPU). */
+  readonly gpusPerRow: number;
+  readonly gpuRows: readonly GpuRow[];
+  /** Pods on the GPUs of the first rows, when rows are single GPUs (empty otherwise). */
+  readonly occupancy: readonly Occupancy[];
+  readonly nodes: readonly NodeRow[];
   readonly moments: readonly Moment[];
+  readonly waits: readonly Wait[];
   readonly summary: Summary;
 }
 
 /** Samples are taken at most this many times, whatever the duration. */
-const MAX_SAMPLES = 720;
+const MAX_SAMPLES = 288;
+/** Rows of the heatmap: a GPU each up to this many GPUs, else runs of consecutive GPUs. */
+export const MAX_GPU_ROWS = 96;
 
 function causeText(cause: FailureCause): string {
   switch (cause.kind) {
@@ -57,17 +112,30 @@ function causeText(cause: FailureCause): string {
 function momentOf(event: DomainEvent): Moment | undefined {
   switch (event.kind) {
     case "WorkloadFailed":
-      return { t: event.t, kind: "failed", text: `${event.workload.name} (${event.workload.project}) failed: ${causeText(event.cause)}` };
+      return {
+        t: event.t,
+        kind: "failed",
+        label: event.workload.name,
+        text: `${event.workload.name} (${event.workload.project}) failed: ${causeText(event.cause)}`,
+      };
     case "WorkloadPreempted":
       return {
         t: event.t,
         kind: "evicted",
+        label: event.workload.name,
         text: `${event.workload.name} (${event.workload.project}) evicted by ${event.action} for ${event.preemptor.name} (${event.preemptor.project})`,
       };
     case "GpuFault":
-      return { t: event.t, kind: "gpu-fault", text: `XID ${event.xid} on ${event.node} GPU ${event.gpu.index} (${event.effect})` };
+      return {
+        t: event.t,
+        kind: "gpu-fault",
+        label: `XID ${event.xid} ${event.node}/${event.gpu.index}`,
+        text: `XID ${event.xid} on ${event.node} GPU ${event.gpu.index} (${event.effect})`,
+        node: event.node,
+        xid: event.xid,
+      };
     case "NodeRebootStarted":
-      return { t: event.t, kind: "node-reboot", text: `${event.node} rebooting` };
+      return { t: event.t, kind: "node-reboot", label: event.node, text: `${event.node} rebooting`, node: event.node };
     // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
     case "WorkloadSubmitted":
     case "WorkloadUnschedulable":
@@ -89,6 +157,37 @@ function momentOf(event: DomainEvent): Moment | undefined {
   }
 }
 
+/** Waits: a workload's first start after its submission; the rest still waiting at the end. */
+class WaitRecorder {
+  private readonly submitted = new Map<number, { t: number; type: string }>();
+  readonly waits: Wait[] = [];
+  /** The reason the scheduler last gave per pending workload. */
+  readonly reasons = new Map<number, PendingReason["reason"]>();
+
+  record = (event: DomainEvent): void => {
+    if (event.kind === "WorkloadSubmitted") this.submitted.set(event.workload.id, { t: event.t, type: event.workload.type });
+    else if (event.kind === "WorkloadUnschedulable") {
+      const first = event.reasons[0];
+      if (first !== undefined) this.reasons.set(event.workload.id, first.reason);
+    } else if (event.kind === "WorkloadStarted") {
+      this.reasons.delete(event.workload.id);
+      const submitted = this.submitted.get(event.workload.id);
+      if (submitted !== undefined) {
+        this.waits.push({ type: submitted.type, waitedMs: event.t - submitted.t, started: true });
+        this.submitted.delete(event.workload.id);
+      }
+    } else if (event.kind === "WorkloadCancelled" || event.kind === "WorkloadFailed") {
+      this.reasons.delete(event.workload.id);
+      this.submitted.delete(event.workload.id);
+    }
+  };
+
+  finish(endMs: number): Wait[] {
+    for (const { t, type } of this.submitted.values()) this.waits.push({ type, waitedMs: endMs - t, started: false });
+    return this.waits;
+  }
+}
+
 export function recordTimeline(
   blueprint: Blueprint,
   durationMs: number,
@@ -98,8 +197,10 @@ export function recordTimeline(
 ): Timeline {
   const summary = SummaryCollector.forBlueprint(blueprint);
   const moments: Moment[] = [];
+  const waits = new WaitRecorder();
   const observe = (event: DomainEvent) => {
     summary.record(event);
+    waits.record(event);
     const moment = momentOf(event);
     if (moment !== undefined) moments.push(moment);
   };
@@ -108,21 +209,99 @@ export function recordTimeline(
   const stepMs = Math.max(60_000, Math.ceil(durationMs / MAX_SAMPLES / 60_000) * 60_000);
   const times: number[] = [];
   const pools = blueprint.nodePools.map((p) => ({ name: p.name, capacity: p.nodes * p.gpusPerNode, values: [] as number[] }));
+  const projects = blueprint.projects.map((p) => ({
+    name: p.name,
+    quota: Object.values(p.nodePools).reduce((sum, q) => sum + q.deserved, 0),
+    values: [] as number[],
+  }));
+  const projectIndex = new Map(projects.map((p, i) => [p.name, i]));
   const backlog = blueprint.projects.map((p) => ({ name: p.name, values: [] as number[] }));
+  const byReason = WAIT_REASONS.map((name) => ({ name, values: [] as number[] }));
+
+  const first = run.simulation.view();
+  const allGpus = first.pools.flatMap((pool) =>
+    pool.nodes.flatMap((node) => node.gpus.map((gpu) => ({ node: node.name, index: gpu.index }))),
+  );
+  const gpusPerRow = Math.ceil(allGpus.length / MAX_GPU_ROWS);
+  const gpuRows: GpuRow[] = [];
+  for (let i = 0; i < allGpus.length; i += gpusPerRow) {
+    const run = allGpus.slice(i, i + gpusPerRow);
+    const [a, b] = [run[0], run.at(-1)] as [(typeof run)[number], (typeof run)[number]];
+    const label = gpusPerRow === 1 ? `${a.node} GPU ${a.index}` : a.node === b.node ? a.node : `${a.node} … ${b.node}`;
+    gpuRows.push({ label, utilisation: [] });
+  }
+  const nodes: NodeRow[] = first.pools.flatMap((pool) => pool.nodes.map((node) => ({ name: node.name, states: [] as number[] })));
+  const occupancy: Occupancy[] = [];
+  /** The open bar on each single-GPU row. */
+  const open = new Map<number, { from: number; workload: string; project: string; key: string }>();
+
   for (let t = 0; t <= durationMs; t = t === durationMs ? t + 1 : Math.min(t + stepMs, durationMs)) {
     run.advanceTo(t);
     onProgress?.(t);
     const view = run.simulation.view();
     times.push(t);
-    view.pools.forEach((pool, i) => {
-      let held = 0;
-      for (const node of pool.nodes) for (const gpu of node.gpus) if (gpu.holder !== null) held++;
-      pools[i]?.values.push(held);
+    const held = new Array<number>(projects.length).fill(0);
+    const sums = new Array<number>(gpuRows.length).fill(0);
+    const counts = new Array<number>(gpuRows.length).fill(0);
+    let gpu = 0;
+    let nodeIndex = 0;
+    view.pools.forEach((pool, p) => {
+      let poolHeld = 0;
+      for (const node of pool.nodes) {
+        const state =
+          node.status === "rebooting"
+            ? 3
+            : node.status === "cordoned"
+              ? 2
+              : node.memoryPressureUntil !== null && node.memoryPressureUntil > t
+                ? 1
+                : 0;
+        nodes[nodeIndex++]?.states.push(state);
+        for (const g of node.gpus) {
+          const row = Math.floor(gpu / gpusPerRow);
+          if (g.holder !== null) {
+            poolHeld++;
+            const project = projectIndex.get(g.holder.workload.project);
+            if (project !== undefined) held[project] = (held[project] ?? 0) + 1;
+          }
+          if (node.status !== "rebooting" && g.health === "ok") {
+            sums[row] = (sums[row] ?? 0) + run.metrics.activity.read(g, pool.model, view.now).gpuUtil;
+            counts[row] = (counts[row] ?? 0) + 1;
+          }
+          if (gpusPerRow === 1) {
+            const key = g.holder === null ? "" : `${g.holder.workload.id}/${g.holder.name}`;
+            const bar = open.get(row);
+            if (bar !== undefined && bar.key !== key) {
+              occupancy.push({ row, from: bar.from, to: t, workload: bar.workload, project: bar.project });
+              open.delete(row);
+            }
+            if (g.holder !== null && !open.has(row))
+              open.set(row, { from: t, workload: g.holder.workload.name, project: g.holder.workload.project, key });
+          }
+          gpu++;
+        }
+      }
+      pools[p]?.values.push(poolHeld);
+    });
+    gpuRows.forEach((row, i) => {
+      row.utilisation.push(counts[i] ? Math.round((sums[i] as number) / (counts[i] as number)) : null);
+    });
+    projects.forEach((project, i) => {
+      project.values.push(held[i] ?? 0);
     });
     const waiting = new Map<string, number>();
-    for (const w of view.pending) waiting.set(w.project, (waiting.get(w.project) ?? 0) + w.pendingPods.length);
+    const reasons = new Array<number>(WAIT_REASONS.length).fill(0);
+    for (const w of view.pending) {
+      waiting.set(w.project, (waiting.get(w.project) ?? 0) + w.pendingPods.length);
+      const reason = WAIT_REASONS.indexOf(waits.reasons.get(w.id) ?? "NotYetAttempted");
+      reasons[reason] = (reasons[reason] ?? 0) + w.pendingPods.length;
+    }
     for (const series of backlog) series.values.push(waiting.get(series.name) ?? 0);
+    byReason.forEach((series, i) => {
+      series.values.push(reasons[i] ?? 0);
+    });
   }
+  for (const [row, bar] of open) occupancy.push({ row, from: bar.from, to: durationMs, workload: bar.workload, project: bar.project });
   return {
     cluster: blueprint.cluster.name,
     startUnixMs: blueprint.time.start,
@@ -130,8 +309,15 @@ export function recordTimeline(
     seed: seed ?? blueprint.seed,
     times,
     allocation: pools,
+    projectAllocation: projects,
     backlog,
+    backlogByReason: byReason,
+    gpusPerRow,
+    gpuRows,
+    occupancy,
+    nodes,
     moments,
+    waits: waits.finish(durationMs),
     summary: summary.summary(durationMs),
   };
 }
