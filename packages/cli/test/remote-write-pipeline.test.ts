@@ -140,10 +140,14 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml throu
   });
 
   it("answers every documented query without error, most of them with series", async () => {
+    // The push carries each exporter's own labels, as a scrape with honor_labels does: the forms
+    // for the GPU Operator's ServiceMonitor (exported_pod, …) find nothing here.
+    const plain = [...documented.keys()].filter((id) => !id.endsWith("-exported"));
+    for (const id of documented.keys()) if (id.endsWith("-exported")) expect(await query(id), id).toEqual([]);
     let answered = 0;
-    for (const id of documented.keys()) if ((await query(id)).length > 0) answered++;
-    expect(documented.size).toBeGreaterThan(15);
-    expect(answered).toBeGreaterThan(documented.size / 2);
+    for (const id of plain) if ((await query(id)).length > 0) answered++;
+    expect(plain.length).toBeGreaterThan(15);
+    expect(answered).toBeGreaterThan(plain.length / 2);
   });
 
   it("carries the OTLP resource as dotted labels where a scrape would set job and instance", async () => {

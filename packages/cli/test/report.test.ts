@@ -11,6 +11,7 @@ import { loadBlueprint } from "@gpusynth/blueprint";
 import { type Browser, chromium } from "playwright-core";
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { namesIn, sensitiveNames } from "../src/leakcheck/sensitive.js";
 import { main } from "../src/main.js";
 import { NO_DATA, PALETTE } from "../src/report/charts.js";
 import { LANES, NODE_STATE_COLORS } from "../src/report/page.js";
@@ -115,6 +116,12 @@ describe("gpusynth report", () => {
     expect(text.out).toMatch(/storm\.html: \d+ samples of 1 node pool\(s\) and 2 project\(s\)/);
     const html = readFileSync(out, "utf8");
     expect(html).not.toMatch(/<script|src=|href=/);
+    // Users are people: the page (and so its screenshots under docs/report/) names none.
+    const users = sensitiveNames(loadBlueprint(repo("blueprints/scenarios/preemption-storm.yaml")).blueprint).filter(
+      (n) => n.kind === "user",
+    );
+    expect(users.length).toBeGreaterThan(0);
+    expect(namesIn(html, users)).toEqual([]);
     expect([...html.matchAll(/<figure class="chart" id="(\w+)"/g)].map((m) => m[1])).toEqual([
       "allocation",
       "projects",
