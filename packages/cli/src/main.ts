@@ -28,7 +28,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   run: { summary: "run a blueprint's simulated cluster: live and scrapeable (default), or --offline", help: runHelp, run: runCommand },
   validate: { summary: "check a blueprint and report every problem at once", help: validateHelp, run: validateCommand },
   dump: { summary: "run offline and list every metric family emitted, with labels and series", help: dumpHelp, run: dumpCommand },
-  report: { summary: "run offline and draw allocation, backlog and failures as an HTML page", help: reportHelp, run: reportCommand },
+  report: {
+    summary: "run offline and draw allocation, utilisation, faults and waits as an HTML page",
+    help: reportHelp,
+    run: reportCommand,
+  },
   calibrate: {
     summary: "run offline and compare the cluster's rates with the blueprint's real-world targets",
     help: calibrateHelp,

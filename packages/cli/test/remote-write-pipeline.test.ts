@@ -139,6 +139,25 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml throu
     );
   });
 
+  it("finds the XID that failed a pod on the GPU it held, and each node's pool", async () => {
+    const ecc = events.flatMap((e) =>
+      e.kind === "WorkloadFailed" && e.cause.kind === "GpuFault" && e.cause.xid === 95
+        ? e.pods
+            .filter((p) => p.gpus.some((g) => e.cause.kind === "GpuFault" && g.uuid === e.cause.gpu.uuid))
+            .map((p) => ({ pod: p, cause: e.cause }))
+        : [],
+    );
+    expect(ecc.length).toBe(1);
+    const [{ pod, cause }] = ecc as [(typeof ecc)[number]];
+    if (cause.kind !== "GpuFault") throw new Error("the scenario changed");
+    const hit = (await query("xid-pods")).filter((s) => s.metric.pod === pod.name);
+    expect(hit.map((s) => [s.metric.UUID, s.metric.err_code, Number(s.value[1])])).toEqual([[cause.gpu.uuid, "95", 95]]);
+    const { pools } = new Simulation(loadBlueprint(join(root, SCENARIO)).blueprint).view();
+    expect(rows(await query("node-pool-of-node"), ["node", "label_runai_node_pool"])).toEqual(
+      pools.flatMap((p) => p.nodes.map((n) => `${n.name} ${p.spec.nodeLabel.value}`)).sort(),
+    );
+  });
+
   it("answers every documented query without error, most of them with series", async () => {
     // The push carries each exporter's own labels, as a scrape with honor_labels does: the forms
     // for the GPU Operator's ServiceMonitor (exported_pod, …) find nothing here.

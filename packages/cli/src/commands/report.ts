@@ -4,7 +4,6 @@ import { OutputFile } from "../output-file.js";
 import { parseCommand } from "../parse.js";
 import { Progress } from "../progress.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
-import { reportPage } from "../report/page.js";
 import { recordTimeline } from "../report/timeline.js";
 import { EXIT_OK, UsageError } from "../usage.js";
 import { durationOption, oneBlueprint, seedOption } from "./options.js";
@@ -32,7 +31,7 @@ Examples:
   gpusynth report --duration 7d --out lab-week.html
 `;
 
-export function reportCommand(args: readonly string[], output: Output): number {
+export async function reportCommand(args: readonly string[], output: Output): Promise<number> {
   const { values, positionals } = parseCommand(
     args,
     { out: { type: "string" }, duration: { type: "string" }, seed: { type: "string" } },
@@ -48,6 +47,8 @@ export function reportCommand(args: readonly string[], output: Output): number {
   // place: a failed write leaves no partial page.
   const out = OutputFile.open("out", values.out);
   let timeline: ReturnType<typeof recordTimeline>;
+  // The charting library is loaded only here: every other command starts without it.
+  const { reportPage } = await import("../report/page.js");
   try {
     const progress = new Progress(output, `report ${blueprint.cluster.name}`, durationMs);
     timeline = recordTimeline(blueprint, durationMs, seed, (t) => progress.update(t));
