@@ -85,7 +85,12 @@ function condition(text: string): (scope: Scope) => boolean {
     m = /^(resource\.)?attributes\["([^"]+)"\] != "([^"]*)"$/.exec(c);
     if (m !== null) return (s: Scope) => get(m?.[1] ? s.resource : s.attributes, m?.[2] as string) !== m?.[3];
     m = /^IsMatch\(attributes\["([^"]+)"\], "((?:[^"\\]|\\.)*)"\)$/.exec(c);
-    if (m !== null) return (s: Scope) => new RegExp(unquote(m?.[2] as string)).test(get(s.attributes, m?.[1] as string) ?? "");
+    if (m !== null) {
+      // Compiled once per statement, as the collector does when it loads the configuration.
+      const pattern = new RegExp(unquote(m[2] as string));
+      const key = m[1] as string;
+      return (s: Scope) => pattern.test(get(s.attributes, key) ?? "");
+    }
     throw new Error(`unknown condition: ${c}`);
   });
   return (scope) => parts.every((p) => p(scope));
@@ -143,12 +148,13 @@ interface OtlpLine {
   }>;
 }
 
+const datapoint = group(transform.metric_statements, "datapoint");
+const resource = group(transform.log_statements, "resource");
+const log = group(transform.log_statements, "log");
+
 function pseudonymise(line: OtlpLine): { points: number; records: number } {
   let points = 0;
   let records = 0;
-  const datapoint = group(transform.metric_statements, "datapoint");
-  const resource = group(transform.log_statements, "resource");
-  const log = group(transform.log_statements, "log");
   for (const rm of line.resourceMetrics ?? [])
     for (const sm of rm.scopeMetrics)
       for (const metric of sm.metrics)
