@@ -1,9 +1,11 @@
 /**
- * otel-collector.yaml without a collector (this machine has no Docker): every component a
- * pipeline names is defined and every defined one is used, every environment variable is
+ * A lint of otel-collector.yaml, without a collector (this machine has no Docker): every component
+ * a pipeline names is defined and every defined one is used, every environment variable is
  * explained, and the pseudonymising statements — applied with OTTL's semantics by the small
  * interpreter below, which refuses any statement form it does not know — leave none of a
- * blueprint's sensitive names in gpusynth's own metrics and logs.
+ * blueprint's sensitive names in gpusynth's own metrics and logs. The interpreter is this test's,
+ * not the collector's: the real collector runs in compose/ (`just lab-check`, with Docker), and
+ * vmagent-pseudonymise.test.ts proves the same story on a real component.
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -1,10 +1,11 @@
 /**
  * The pseudonymisation story on a pipeline someone else wrote: a live run of preemption-storm.yaml
  * pushes OTLP/HTTP to vmagent (VictoriaMetrics 1.112, Debian trixie's package), which remote-writes
- * every series twice — through deploy/vmagent/pseudonymise.yml into one VictoriaMetrics, and as it
- * came into another. `gpusynth leakcheck --prometheus` must find the blueprint's names in the
- * second and none in the first, and the first must answer the journeys' joins on namespace and pod
- * as the second does: the pseudonyms hide names without breaking queries.
+ * every series twice — through deploy/vmagent/pseudonymise.yml into one Prometheus (Debian's, as a
+ * remote-write receiver), and as it came into another. `gpusynth leakcheck --prometheus` must find
+ * the blueprint's names in the second and none in the first, and the first must answer the
+ * journeys' joins on namespace and pod as the second does: the pseudonyms hide names without
+ * breaking queries.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,14 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../emit/test/prometheus-server.js";
+import { freePort, PrometheusServer, prometheusBinary } from "../../emit/test/prometheus-server.js";
 import { main } from "../src/main.js";
 import { captureOutput } from "./helpers.js";
 import { startLive } from "./live-process.js";
 import { victoriaMetricsBinary } from "./victoria-metrics.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-const storage = victoriaMetricsBinary("victoria-metrics");
 const vmagent = victoriaMetricsBinary("vmagent");
 const SCENARIO = "blueprints/scenarios/preemption-storm.yaml";
 
@@ -37,102 +37,103 @@ async function waitUntilUp(url: string): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
-describe.skipIf(storage === "" || vmagent === "")("vmagent pseudonymising gpusynth's series (deploy/vmagent/pseudonymise.yml)", () => {
-  const dir = mkdtempSync(join(tmpdir(), "gpusynth-pseudonymise-"));
-  const children: ChildProcess[] = [];
-  let pseudonymised = "";
-  let clear = "";
-  /** The time of the last pushed sample, where both stores are queried. */
-  let at = 0;
+describe.skipIf(prometheusBinary === "" || vmagent === "")(
+  "vmagent pseudonymising gpusynth's series (deploy/vmagent/pseudonymise.yml)",
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), "gpusynth-pseudonymise-"));
+    const children: ChildProcess[] = [];
+    const servers: PrometheusServer[] = [];
+    let pseudonymised = "";
+    let clear = "";
+    /** The time of the last pushed sample, where both Prometheus servers are queried. */
+    let at = 0;
 
-  const start = (binary: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) => {
-    const child = spawn(binary, args, { stdio: "ignore", env: { ...process.env, ...env } });
-    children.push(child);
-    return child;
-  };
-  const startStorage = async (name: string) => {
-    const port = await freePort();
-    // Queries see the newest samples at once (by default the last 30 s are held back).
-    start(storage, [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${join(dir, name)}`, "-search.latencyOffset=0s"]);
-    const url = `http://127.0.0.1:${port}`;
-    await waitUntilUp(`${url}/health`);
-    return url;
-  };
-  const query = async (url: string, promql: string): Promise<number> => {
-    const body = (await (await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}&time=${at}`)).json()) as {
-      data: { result: Array<{ value: [number, string] }> };
+    const start = (binary: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) => {
+      children.push(spawn(binary, args, { stdio: "ignore", env: { ...process.env, ...env } }));
     };
-    return Number(body.data.result[0]?.value[1] ?? 0);
-  };
-  const leakcheck = async (url: string) => {
-    const { output, text } = captureOutput();
-    const code = await main(["leakcheck", "--blueprint", join(root, SCENARIO), "--prometheus", url, "--limit", "3"], output);
-    return { code, text: text.out };
-  };
+    const startStorage = async () => {
+      const prometheus = await PrometheusServer.startRemoteWriteReceiver();
+      servers.push(prometheus);
+      await waitUntilUp(`${prometheus.api}/-/ready`);
+      return prometheus.api;
+    };
+    const query = async (url: string, promql: string): Promise<number> => {
+      const body = (await (await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}&time=${at}`)).json()) as {
+        data: { result: Array<{ value: [number, string] }> };
+      };
+      return Number(body.data.result[0]?.value[1] ?? 0);
+    };
+    const leakcheck = async (url: string) => {
+      const { output, text } = captureOutput();
+      const code = await main(["leakcheck", "--blueprint", join(root, SCENARIO), "--prometheus", url, "--limit", "3"], output);
+      return { code, text: text.out };
+    };
 
-  beforeAll(async () => {
-    [pseudonymised, clear] = await Promise.all([startStorage("pseudonymised"), startStorage("clear")]);
-    const port = await freePort();
-    start(
-      vmagent,
-      [
-        `-httpListenAddr=127.0.0.1:${port}`,
-        `-remoteWrite.url=${pseudonymised}/api/v1/write`,
-        `-remoteWrite.urlRelabelConfig=${join(root, "deploy/vmagent/pseudonymise.yml")}`,
-        `-remoteWrite.url=${clear}/api/v1/write`,
-        "-remoteWrite.urlRelabelConfig=",
-        "-remoteWrite.flushInterval=500ms",
-        `-remoteWrite.tmpDataPath=${join(dir, "vmagent")}`,
-      ],
-      { GPUSYNTH_PSEUDONYM_SALT: "test-salt" },
-    );
-    await waitUntilUp(`http://127.0.0.1:${port}/health`);
-    const live = startLive(["--speed", "600", "--interval", "1s", "--duration", "6s", "--listen", "none", "--logs", "none", SCENARIO], {
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
-      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `http://127.0.0.1:${port}/opentelemetry/v1/metrics`,
-    });
-    const { code } = await live.exited();
-    expect(code, live.stderr()).toBe(0);
-    // Wait until both stores hold the run's last sample.
-    for (let i = 0; i < 40; i++) {
-      at = Date.now() / 1000;
-      const [a, b] = (await Promise.all([pseudonymised, clear].map((url) => query(url, "max(timestamp(DCGM_FI_DEV_GPU_UTIL))")))) as [
-        number,
-        number,
-      ];
-      if (a > 0 && a === b && a < at - 1.5) {
-        at = a;
-        break;
+    beforeAll(async () => {
+      [pseudonymised, clear] = await Promise.all([startStorage(), startStorage()]);
+      const port = await freePort();
+      start(
+        vmagent,
+        [
+          `-httpListenAddr=127.0.0.1:${port}`,
+          `-remoteWrite.url=${pseudonymised}/api/v1/write`,
+          `-remoteWrite.urlRelabelConfig=${join(root, "deploy/vmagent/pseudonymise.yml")}`,
+          `-remoteWrite.url=${clear}/api/v1/write`,
+          "-remoteWrite.urlRelabelConfig=",
+          "-remoteWrite.flushInterval=500ms",
+          `-remoteWrite.tmpDataPath=${join(dir, "vmagent")}`,
+        ],
+        { GPUSYNTH_PSEUDONYM_SALT: "test-salt" },
+      );
+      await waitUntilUp(`http://127.0.0.1:${port}/health`);
+      const live = startLive(["--speed", "600", "--interval", "1s", "--duration", "6s", "--listen", "none", "--logs", "none", SCENARIO], {
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `http://127.0.0.1:${port}/opentelemetry/v1/metrics`,
+      });
+      const { code } = await live.exited();
+      expect(code, live.stderr()).toBe(0);
+      // Wait until both hold the run's last sample.
+      for (let i = 0; i < 40; i++) {
+        at = Date.now() / 1000;
+        const [a, b] = (await Promise.all([pseudonymised, clear].map((url) => query(url, "max(timestamp(DCGM_FI_DEV_GPU_UTIL))")))) as [
+          number,
+          number,
+        ];
+        if (a > 0 && a === b && a < at - 1.5) {
+          at = a;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }, 90_000);
+    }, 90_000);
 
-  afterAll(() => {
-    for (const child of children) child.kill("SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      for (const child of children) child.kill("SIGKILL");
+      await Promise.all(servers.map((s) => s.stop()));
+      rmSync(dir, { recursive: true, force: true });
+    });
 
-  it("leaves none of the blueprint's names in clear, where the unrelabelled copy has them", async () => {
-    const before = await leakcheck(clear);
-    expect(before.code).toBe(1);
-    expect(before.text).toMatch(/leakcheck: \d+ finding\(s\) of \d+ of \d+ sensitive names in clear/);
-    const after = await leakcheck(pseudonymised);
-    expect(after.text).toMatch(/leakcheck: none of \d+ sensitive names appears in clear/);
-    expect(after.code).toBe(0);
-  });
+    it("leaves none of the blueprint's names in clear, where the unrelabelled copy has them", async () => {
+      const before = await leakcheck(clear);
+      expect(before.code).toBe(1);
+      expect(before.text).toMatch(/leakcheck: \d+ finding\(s\) of \d+ of \d+ sensitive names in clear/);
+      const after = await leakcheck(pseudonymised);
+      expect(after.text).toMatch(/leakcheck: none of \d+ sensitive names appears in clear/);
+      expect(after.code).toBe(0);
+    });
 
-  it("answers the joins on namespace and pod as the names in clear do", async () => {
-    const joins = [
-      'count(DCGM_FI_DEV_GPU_UTIL{pod!=""})',
-      'count(DCGM_FI_DEV_GPU_UTIL{pod!=""} * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_info))',
-      'count(max by (namespace, pod) (kube_pod_status_phase{phase="Running"} == 1) * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_labels))',
-      "count(count by (namespace) (kube_pod_info))",
-    ];
-    for (const promql of joins) {
-      const [a, b] = [await query(pseudonymised, promql), await query(clear, promql)];
-      expect(b, promql).toBeGreaterThan(0);
-      expect(a, promql).toBe(b);
-    }
-  });
-});
+    it("answers the joins on namespace and pod as the names in clear do", async () => {
+      const joins = [
+        'count(DCGM_FI_DEV_GPU_UTIL{pod!=""})',
+        'count(DCGM_FI_DEV_GPU_UTIL{pod!=""} * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_info))',
+        'count(max by (namespace, pod) (kube_pod_status_phase{phase="Running"} == 1) * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_labels))',
+        "count(count by (namespace) (kube_pod_info))",
+      ];
+      for (const promql of joins) {
+        const [a, b] = [await query(pseudonymised, promql), await query(clear, promql)];
+        expect(b, promql).toBeGreaterThan(0);
+        expect(a, promql).toBe(b);
+      }
+    });
+  },
+);
