@@ -22,17 +22,20 @@ lint:
 typecheck: build
     npx tsc -p tsconfig.test.json
 
-# Regenerate blueprints/blueprint.schema.json from the zod schema, signals/name-fidelity.md
-# from the translation rules, signals/volume.md from runs of the shipped blueprints, and the
+# Regenerate blueprints/blueprint.schema.json from the zod schema, signals/receiver-names.json
+# from a real OTLP receiver (VictoriaMetrics), signals/name-fidelity.md from the translation rules
+# and those measurements, signals/volume.md from runs of the shipped blueprints, and the
 # determinism test's golden event-log hashes (the tests check that the last three still hold).
 gen: build
     node scripts/gen-schema.mjs
+    node scripts/measure-receiver-names.mjs
     node packages/cli/bin/gpusynth.js fidelity > signals/name-fidelity.md
     node scripts/gen-volume.mjs
     node scripts/gen-golden.mjs
 
 gen-check: build
     node scripts/gen-schema.mjs --check
+    node scripts/measure-receiver-names.mjs --check
 
 # What shipped blueprints actually emit, compared with signals/ and cantfind.md.
 # A larger young generation: a day of scheduler log lines is millions of short-lived strings.

@@ -7,14 +7,16 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterMetrics } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
-import { nameFidelityMarkdown } from "../src/commands/fidelity.js";
+import { nameFidelityMarkdown, readReceiverNames } from "../src/commands/fidelity.js";
 import {
   escapedNameWithoutSuffixes,
   escapedNameWithSuffixes,
   labelName,
   legacyName,
   type MetricKind,
+  NAME_PATHS,
 } from "../src/translation/prometheus-names.js";
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
@@ -88,11 +90,26 @@ describe("signals/name-fidelity.md", () => {
     );
   });
 
+  it("agrees, where a real receiver applies the same translation, with what it measured", () => {
+    // Path 4 (Prometheus 3's default, derived from the rules) against VictoriaMetrics with
+    // -opentelemetry.usePrometheusNaming (measured), and the direct-scrape names against its default.
+    const prom3 = NAME_PATHS.find((p) => p.id === "prom3-otlp");
+    if (prom3 === undefined) throw new Error("no Prometheus 3 path");
+    const measured = readReceiverNames();
+    const families = new ClusterMetrics(loadBlueprint(repo("blueprints/lab.yaml")).blueprint).families();
+    expect(Object.keys(measured.modes.usePrometheusNaming).length).toBe(families.length);
+    for (const family of families) {
+      const metric = { name: family.name, kind: family.type === "counter" ? ("monotonic-sum" as const) : ("gauge" as const), unit: "" };
+      expect(measured.modes.usePrometheusNaming[family.name]?.name, family.name).toBe(prom3.translate(metric));
+      expect(measured.modes.default[family.name]?.name, family.name).toBe(family.name);
+    }
+  });
+
   it("shows the DCGM counters gaining _total on the default paths and none renamed with suffixes off", () => {
     const text = nameFidelityMarkdown(loadBlueprint(repo("blueprints/lab.yaml")).blueprint);
     expect(text).toMatch(
       /\| `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION` \| counter \| ✗ `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION_total` \| same \|/,
     );
-    expect(text).toMatch(/Renamed: path 1: [1-9]\d*, path 2: 0, .*path 5: 0 of \d+ families\./);
+    expect(text).toMatch(/Renamed: path 1: [1-9]\d*, path 2: 0, .*path 5: 0, path 6: 0, path 7: [1-9]\d* of \d+ families\./);
   });
 });

@@ -1,8 +1,10 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, type MetricFamily } from "@gpusynth/constructs";
+import { ClusterMetrics, LABEL_PATTERN, type MetricFamily } from "@gpusynth/constructs";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
-import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
+import { DEFAULT_BLUEPRINT, SIGNALS_DIR } from "../repo-paths.js";
 import { NAME_PATHS, type OtlpMetric } from "../translation/prometheus-names.js";
 import { EXIT_OK } from "../usage.js";
 
@@ -33,7 +35,35 @@ const otlpOf = (family: MetricFamily): OtlpMetric => ({
   unit: "",
 });
 
-export function nameFidelityMarkdown(blueprint: Blueprint): string {
+/** What a real receiver stored for each family (signals/receiver-names.json, scripts/measure-receiver-names.mjs). */
+export interface ReceiverNames {
+  readonly receiver: string;
+  /** The converted Kubernetes label sent for families that carry `label_*` keys. */
+  readonly sentLabelForKubernetesLabels: string;
+  readonly modes: Readonly<Record<"default" | "usePrometheusNaming", Readonly<Record<string, { name: string; labels: string[] }>>>>;
+}
+
+/** The measured receiver's columns, in this order. */
+const MEASURED_MODES = [
+  { mode: "default", title: "VictoriaMetrics 1.112 OTLP ingestion, default (measured)" },
+  { mode: "usePrometheusNaming", title: "VictoriaMetrics 1.112 OTLP ingestion, `-opentelemetry.usePrometheusNaming` (measured)" },
+] as const;
+
+export function readReceiverNames(): ReceiverNames {
+  return JSON.parse(readFileSync(join(SIGNALS_DIR, "receiver-names.json"), "utf8")) as ReceiverNames;
+}
+
+/** A measured cell: the stored name as the derived cells write it, and any label key the receiver changed. */
+function measuredCell(family: MetricFamily, stored: { name: string; labels: string[] } | undefined, sentLabel: string): string {
+  if (stored === undefined) return "not measured";
+  const sent = family.labels.map((k) => (k === LABEL_PATTERN ? sentLabel : k)).sort();
+  const name = stored.name === family.name ? "same" : `✗ \`${stored.name}\``;
+  const changed = sent.filter((k) => !stored.labels.includes(k));
+  const added = stored.labels.filter((k) => !sent.includes(k));
+  return changed.length + added.length === 0 ? name : `${name}; labels ${changed.join(", ")} → ${added.join(", ") || "dropped"}`;
+}
+
+export function nameFidelityMarkdown(blueprint: Blueprint, measured: ReceiverNames = readReceiverNames()): string {
   const families = new ClusterMetrics(blueprint).families().sort((a, b) => a.name.localeCompare(b.name));
   const rows = families.map((family) => {
     const metric = otlpOf(family);
@@ -44,8 +74,11 @@ export function nameFidelityMarkdown(blueprint: Blueprint): string {
         const name = p.translate(metric);
         return name === family.name ? "same" : `✗ \`${name}\``;
       }),
+      ...MEASURED_MODES.map(({ mode }) => measuredCell(family, measured.modes[mode][family.name], measured.sentLabelForKubernetesLabels)),
     ];
   });
+  const measuredRenamed = (mode: (typeof MEASURED_MODES)[number]["mode"]) =>
+    families.filter((f) => measured.modes[mode][f.name]?.name !== f.name).length;
   const renamed = (id: string) => {
     const path = NAME_PATHS.find((p) => p.id === id);
     return families.filter((f) => path?.translate(otlpOf(f)) !== f.name).length;
@@ -58,25 +91,27 @@ export function nameFidelityMarkdown(blueprint: Blueprint): string {
     "prometheus/otlptranslator v1.0.0, collector-contrib prometheusremotewrite). gpusynth sends what a",
     "collector's prometheus receiver sends after a scrape — no unit, counters as cumulative monotonic",
     "sums — so the counters are the families a translation renames. ✗ marks a name that differs",
-    "from the vendor's (the direct-scrape name). Path 4 is measured as well as derived: a test sends",
-    "a live run's OTLP to VictoriaMetrics 1.112 with `-opentelemetry.usePrometheusNaming` (the same",
-    "translation) and to one without it (names kept verbatim), and compares what each stored with",
-    "this page (packages/cli/test/victoria-metrics.test.ts).",
+    "from the vendor's (the direct-scrape name). Paths 1–5 are derived from those rules (no",
+    "collector or Prometheus 3 is in reach of these machines); paths 6 and 7 are measured: every",
+    `family is sent once to ${measured.receiver}`,
+    "as gpusynth sends it, with each of its label keys set, and the page shows the metric name and",
+    "label keys that receiver stored (signals/receiver-names.json, written by",
+    "`scripts/measure-receiver-names.mjs`; `just gen-check` measures again and fails on a",
+    "difference). Path 7 uses the same translation as path 4, so it checks the derived column against a",
+    "real implementation; a live run's names are compared too (packages/cli/test/victoria-metrics.test.ts).",
     "",
     "Paths:",
     "",
     ...NAME_PATHS.slice(1).map((p, i) => `${i + 1}. ${p.title}`),
+    ...MEASURED_MODES.map((m, i) => `${NAME_PATHS.length + i}. ${m.title}`),
     "",
-    `Renamed: ${NAME_PATHS.slice(1)
-      .map((p, i) => `path ${i + 1}: ${renamed(p.id)}`)
-      .join(", ")} of ${families.length} families.`,
+    `Renamed: ${[
+      ...NAME_PATHS.slice(1).map((p, i) => `path ${i + 1}: ${renamed(p.id)}`),
+      ...MEASURED_MODES.map((m, i) => `path ${NAME_PATHS.length + i}: ${measuredRenamed(m.mode)}`),
+    ].join(", ")} of ${families.length} families.`,
     "",
-    `| family | type | ${NAME_PATHS.slice(1)
-      .map((_, i) => `path ${i + 1}`)
-      .join(" | ")} |`,
-    `| --- | --- | ${NAME_PATHS.slice(1)
-      .map(() => "---")
-      .join(" | ")} |`,
+    `| family | type | ${[...NAME_PATHS.slice(1), ...MEASURED_MODES].map((_, i) => `path ${i + 1}`).join(" | ")} |`,
+    `| --- | --- | ${[...NAME_PATHS.slice(1), ...MEASURED_MODES].map(() => "---").join(" | ")} |`,
     ...rows.map((r) => `| ${r.join(" | ")} |`),
     "",
   ].join("\n");
