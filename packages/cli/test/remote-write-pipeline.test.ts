@@ -1,9 +1,10 @@
 /**
- * The failure walk on a pipeline of other people's software: gpu-fault.yaml runs live and
- * accelerated, pushing OTLP/HTTP protobuf to vmagent (VictoriaMetrics 1.112), which forwards it by
- * Prometheus remote write into a real Prometheus (Debian's, --web.enable-remote-write-receiver).
- * The documented queries of docs/queries.md must answer there what the simulation says happened,
- * as they do on the scrape path (emit/test/journeys.test.ts). On this path the series carry the
+ * The failure journeys on a pipeline of other people's software: the failure scenarios (gpu-fault,
+ * crash-loop, memory-pressure) run live and accelerated, each pushing OTLP/HTTP protobuf to its own
+ * vmagent (VictoriaMetrics 1.112), which forwards it by Prometheus remote write into its own real
+ * Prometheus (Debian's, --web.enable-remote-write-receiver). The documented queries of
+ * docs/queries.md must answer there what the simulation says happened, as they do on the scrape
+ * path (emit/test/journeys.test.ts). On this path the series carry the
  * OTLP resource attributes as labels under their dotted OTLP names (service.name,
  * service.instance.id, server.address, …) instead of a scrape's job and instance: vmagent
  * forwards them so, and Prometheus 2.x stores them but cannot name them in a PromQL matcher. The
@@ -23,11 +24,8 @@ import { victoriaMetricsBinary } from "./victoria-metrics.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const vmagent = victoriaMetricsBinary("vmagent");
-const SCENARIO = "blueprints/scenarios/gpu-fault.yaml";
 const HOUR = 3_600_000;
-/** 4 simulated hours in 20 s of wall time: the scenario's whole story, at the pace the scrape-path journeys use. */
-const SPEED = 720;
-const DURATION_MS = 4 * HOUR;
+const MINUTE = 60_000;
 
 const documented = new Map(
   [...readFileSync(join(root, "docs/queries.md"), "utf8").matchAll(/<!-- query: ([\w-]+) -->\n```promql\n([\s\S]*?)```/g)].map((m) => [
@@ -50,28 +48,39 @@ async function waitUntilUp(url: string): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
-describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml through vmagent and remote write into Prometheus", () => {
-  const events: DomainEvent[] = [];
-  let prometheus: PrometheusServer;
-  let agent: ChildProcess | undefined;
-  const dir = mkdtempSync(join(tmpdir(), "gpusynth-vmagent-"));
+const rows = (samples: InstantSample[], labels: readonly string[]) =>
+  samples.map((s) => labels.map((l) => s.metric[l] ?? "").join(" ")).sort();
 
-  beforeAll(async () => {
+/** One scenario pushed live through its own vmagent into its own Prometheus, with its ground truth. */
+class PipelineRun {
+  readonly events: DomainEvent[] = [];
+  prometheus: PrometheusServer | undefined;
+  private agent: ChildProcess | undefined;
+  private readonly dir = mkdtempSync(join(tmpdir(), "gpusynth-vmagent-"));
+
+  constructor(
+    readonly scenario: string,
+    /** Simulated seconds per wall second: the scrape-path journeys' pace for each scenario. */
+    private readonly speed: number,
+    readonly durationMs: number,
+  ) {
     // Ground truth from a second, in-process run of the same blueprint (runs are deterministic).
-    const truth = new Simulation(loadBlueprint(join(root, SCENARIO)).blueprint);
-    truth.onEvent((e) => events.push(e));
-    truth.runUntil(DURATION_MS);
+    const truth = new Simulation(loadBlueprint(join(root, scenario)).blueprint);
+    truth.onEvent((e) => this.events.push(e));
+    truth.runUntil(durationMs);
+  }
 
-    prometheus = await PrometheusServer.startRemoteWriteReceiver();
-    await waitUntilUp(`${prometheus.api}/-/ready`);
+  async run(): Promise<void> {
+    this.prometheus = await PrometheusServer.startRemoteWriteReceiver();
+    await waitUntilUp(`${this.prometheus.api}/-/ready`);
     const port = await freePort();
-    agent = spawn(
+    this.agent = spawn(
       vmagent,
       [
         `-httpListenAddr=127.0.0.1:${port}`,
-        `-remoteWrite.url=${prometheus.api}/api/v1/write`,
+        `-remoteWrite.url=${this.prometheus.api}/api/v1/write`,
         "-remoteWrite.flushInterval=500ms",
-        `-remoteWrite.tmpDataPath=${dir}`,
+        `-remoteWrite.tmpDataPath=${this.dir}`,
       ],
       { stdio: "ignore" },
     );
@@ -79,16 +88,16 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml throu
     const live = startLive(
       [
         "--speed",
-        String(SPEED),
+        String(this.speed),
         "--interval",
         "500ms",
         "--duration",
-        `${DURATION_MS / SPEED / 1000}s`,
+        `${this.durationMs / this.speed / 1000}s`,
         "--listen",
         "none",
         "--logs",
         "none",
-        SCENARIO,
+        this.scenario,
       ],
       {
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
@@ -98,26 +107,44 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml throu
     const { code } = await live.exited();
     expect(code, live.stderr()).toBe(0);
     expect(live.stderr()).toMatch(/OTLP metrics: [\d,]+ of [\d,]+ points delivered .*; nothing lost/);
-    // vmagent forwards what it holds within its flush interval: wait until the last pushes landed.
-    const last = (await prometheus.query("max(timestamp(DCGM_FI_DEV_GPU_UTIL))"))[0];
-    // Stable over more than one flush interval (500 ms): nothing more is on its way.
-    for (let i = 0, seen = Number(last?.value[1] ?? 0); i < 40; i++) {
+    // vmagent forwards what it holds within its flush interval: wait until the last pushes landed,
+    // stable over more than one flush interval (500 ms).
+    const last = async () => Number((await this.prometheus?.query("max(timestamp(DCGM_FI_DEV_GPU_UTIL))"))?.[0]?.value[1] ?? 0);
+    for (let i = 0, seen = await last(); i < 40; i++) {
       await new Promise((resolve) => setTimeout(resolve, 750));
-      const now = Number((await prometheus.query("max(timestamp(DCGM_FI_DEV_GPU_UTIL))"))[0]?.value[1] ?? 0);
+      const now = await last();
       if (now > 0 && now === seen) break;
       seen = now;
     }
-  }, 90_000);
+  }
+
+  query(id: string): Promise<InstantSample[]> {
+    return (this.prometheus as PrometheusServer).query(documented.get(id) as string);
+  }
+
+  async stop(): Promise<void> {
+    this.agent?.kill("SIGKILL");
+    await this.prometheus?.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+describe.skipIf(vmagent === "" || prometheusBinary === "")("the failure scenarios through vmagent and remote write into Prometheus", () => {
+  const fault = new PipelineRun("blueprints/scenarios/gpu-fault.yaml", 720, 4 * HOUR);
+  // Slower, as on the scrape path: their back-offs and the pressure last seconds to minutes.
+  const crashLoop = new PipelineRun("blueprints/scenarios/crash-loop.yaml", 120, 45 * MINUTE);
+  const memory = new PipelineRun("blueprints/scenarios/memory-pressure.yaml", 120, 35 * MINUTE);
+  const runs = [fault, crashLoop, memory];
+  const events = fault.events;
+  const query = (id: string) => fault.query(id);
+
+  beforeAll(async () => {
+    await Promise.all(runs.map((r) => r.run()));
+  }, 120_000);
 
   afterAll(async () => {
-    agent?.kill("SIGKILL");
-    await prometheus?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await Promise.all(runs.map((r) => r.stop()));
   });
-
-  const query = (id: string): Promise<InstantSample[]> => prometheus.query(documented.get(id) as string);
-  const rows = (samples: InstantSample[], labels: readonly string[]) =>
-    samples.map((s) => labels.map((l) => s.metric[l] ?? "").join(" ")).sort();
 
   it("finds the failed pods and the nodes they ran on, as on the scrape path", async () => {
     const failed = events.flatMap((e) =>
@@ -152,7 +179,7 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml throu
     if (cause.kind !== "GpuFault") throw new Error("the scenario changed");
     const hit = (await query("xid-pods")).filter((s) => s.metric.pod === pod.name);
     expect(hit.map((s) => [s.metric.UUID, s.metric.err_code, Number(s.value[1])])).toEqual([[cause.gpu.uuid, "95", 95]]);
-    const { pools } = new Simulation(loadBlueprint(join(root, SCENARIO)).blueprint).view();
+    const { pools } = new Simulation(loadBlueprint(join(root, fault.scenario)).blueprint).view();
     expect(rows(await query("node-pool-of-node"), ["node", "label_runai_node_pool"])).toEqual(
       pools.flatMap((p) => p.nodes.map((n) => `${n.name} ${p.spec.nodeLabel.value}`)).sort(),
     );
@@ -170,7 +197,7 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml throu
   });
 
   it("carries the OTLP resource as dotted labels where a scrape would set job and instance", async () => {
-    const util = await prometheus.query("DCGM_FI_DEV_GPU_UTIL");
+    const util = await (fault.prometheus as PrometheusServer).query("DCGM_FI_DEV_GPU_UTIL");
     expect(util.length).toBeGreaterThan(0);
     for (const s of util) {
       // vmagent forwards the resource attributes under their OTLP names; Prometheus 2.x stores
@@ -180,5 +207,23 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("gpu-fault.yaml throu
       expect(s.metric).not.toHaveProperty("job");
       expect(s.metric).not.toHaveProperty("instance");
     }
+  });
+
+  it("finds the crash-looping job's pod with the restarts the kubelet made, as on the scrape path", async () => {
+    const restarted = crashLoop.events.flatMap((e) => (e.kind === "ContainerRestarted" ? [e] : []));
+    const last = new Map(restarted.flatMap((e) => e.pods.map((p) => [`${e.workload.namespace} ${p.name}`, e.restarts] as const)));
+    expect([...last.values()]).toEqual([6]);
+    const found = await crashLoop.query("restarting-pods");
+    expect(Object.fromEntries(found.map((s) => [`${s.metric.namespace} ${s.metric.pod}`, Number(s.value[1])]))).toEqual(
+      Object.fromEntries(last),
+    );
+  });
+
+  it("finds the pod the kubelet evicted and the node under memory pressure, as on the scrape path", async () => {
+    const pressure = memory.events.flatMap((e) => (e.kind === "NodeMemoryPressure" ? [e] : []));
+    expect(pressure.length).toBe(1);
+    const [{ node, victim }] = pressure as [(typeof pressure)[number]];
+    expect(rows(await memory.query("evicted-pods"), ["namespace", "pod"])).toEqual([`${victim?.workload.namespace} ${victim?.pod.name}`]);
+    expect(rows(await memory.query("nodes-under-pressure"), ["node", "condition"])).toEqual([`${node} MemoryPressure`]);
   });
 });
