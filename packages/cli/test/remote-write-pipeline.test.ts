@@ -18,7 +18,8 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { type DomainEvent, Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, type InstantSample, PrometheusServer, prometheusBinary } from "../../emit/test/prometheus-server.js";
+import { expectMemoryEvictionFound, expectRestartsFound, rows } from "../../emit/test/journey-answers.js";
+import { freePort, type InstantSample, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { startLive } from "./live-process.js";
 import { victoriaMetricsBinary } from "./victoria-metrics.js";
 
@@ -33,23 +34,6 @@ const documented = new Map(
     (m[2] as string).trim(),
   ]),
 );
-
-async function waitUntilUp(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-const rows = (samples: InstantSample[], labels: readonly string[]) =>
-  samples.map((s) => labels.map((l) => s.metric[l] ?? "").join(" ")).sort();
 
 /** One scenario pushed live through its own vmagent into its own Prometheus, with its ground truth. */
 class PipelineRun {
@@ -210,20 +194,10 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("the failure scenario
   });
 
   it("finds the crash-looping job's pod with the restarts the kubelet made, as on the scrape path", async () => {
-    const restarted = crashLoop.events.flatMap((e) => (e.kind === "ContainerRestarted" ? [e] : []));
-    const last = new Map(restarted.flatMap((e) => e.pods.map((p) => [`${e.workload.namespace} ${p.name}`, e.restarts] as const)));
-    expect([...last.values()]).toEqual([6]);
-    const found = await crashLoop.query("restarting-pods");
-    expect(Object.fromEntries(found.map((s) => [`${s.metric.namespace} ${s.metric.pod}`, Number(s.value[1])]))).toEqual(
-      Object.fromEntries(last),
-    );
+    await expectRestartsFound(crashLoop.events, (id) => crashLoop.query(id));
   });
 
   it("finds the pod the kubelet evicted and the node under memory pressure, as on the scrape path", async () => {
-    const pressure = memory.events.flatMap((e) => (e.kind === "NodeMemoryPressure" ? [e] : []));
-    expect(pressure.length).toBe(1);
-    const [{ node, victim }] = pressure as [(typeof pressure)[number]];
-    expect(rows(await memory.query("evicted-pods"), ["namespace", "pod"])).toEqual([`${victim?.workload.namespace} ${victim?.pod.name}`]);
-    expect(rows(await memory.query("nodes-under-pressure"), ["node", "condition"])).toEqual([`${node} MemoryPressure`]);
+    await expectMemoryEvictionFound(memory.events, (id) => memory.query(id));
   });
 });

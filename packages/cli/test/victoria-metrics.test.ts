@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../emit/test/prometheus-server.js";
+import { freePort, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { startLive } from "./live-process.js";
 import { victoriaMetricsBinary } from "./victoria-metrics.js";
 
@@ -28,14 +28,7 @@ async function storedNames(flags: readonly string[]): Promise<string[]> {
     stdio: "ignore",
   });
   try {
-    for (let i = 0; i < 100; i++) {
-      const up = await fetch(`${url}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (up) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntilUp(`${url}/health`);
     const live = startLive(
       [
         "--speed",

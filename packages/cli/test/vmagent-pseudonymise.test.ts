@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, PrometheusServer, prometheusBinary } from "../../emit/test/prometheus-server.js";
+import { freePort, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { main } from "../src/main.js";
 import { captureOutput } from "./helpers.js";
 import { startLive } from "./live-process.js";
@@ -22,20 +22,6 @@ import { victoriaMetricsBinary } from "./victoria-metrics.js";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const vmagent = victoriaMetricsBinary("vmagent");
 const SCENARIO = "blueprints/scenarios/preemption-storm.yaml";
-
-async function waitUntilUp(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 describe.skipIf(prometheusBinary === "" || vmagent === "")(
   "vmagent pseudonymising gpusynth's series (deploy/vmagent/pseudonymise.yml)",

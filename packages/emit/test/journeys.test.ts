@@ -15,6 +15,7 @@ import { type DomainEvent, podGroupName, Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLive } from "../src/live.js";
 import { ScrapeServer, SD_PATH } from "../src/scrape-server.js";
+import { expectMemoryEvictionFound, expectRestartsFound, rows } from "./journey-answers.js";
 import { type InstantSample, PrometheusServer, prometheusBinary } from "./prometheus-server.js";
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
@@ -122,9 +123,6 @@ class LiveScenario {
     await this.server.close();
   }
 }
-
-const rows = (samples: InstantSample[], labels: readonly string[]) =>
-  samples.map((s) => labels.map((l) => s.metric[l] ?? "").join(" ")).sort();
 
 describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus", () => {
   // Scraped twice: as docs/queries.md's walk reads it, and as the GPU Operator's ServiceMonitor does.
@@ -241,13 +239,7 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
 
   describe("a job that keeps failing (crash-loop)", () => {
     it("finds its pod with the restarts the kubelet made, and none for jobs that never restarted", async () => {
-      const restarted = crashLoop.events.flatMap((e) => (e.kind === "ContainerRestarted" ? [e] : []));
-      const last = new Map(restarted.flatMap((e) => e.pods.map((p) => [`${e.workload.namespace} ${p.name}`, e.restarts] as const)));
-      expect([...last.values()]).toEqual([6]);
-      const found = await crashLoop.query("restarting-pods");
-      expect(Object.fromEntries(found.map((s) => [`${s.metric.namespace} ${s.metric.pod}`, Number(s.value[1])]))).toEqual(
-        Object.fromEntries(last),
-      );
+      await expectRestartsFound(crashLoop.events, (id) => crashLoop.query(id));
     });
 
     it("sees it waiting in CrashLoopBackOff during its last back-off, and not once it has failed", async () => {
@@ -261,11 +253,7 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
 
   describe("a pod evicted under memory pressure (memory-pressure)", () => {
     it("finds the evicted pod and the node that was under pressure", async () => {
-      const pressure = memory.events.flatMap((e) => (e.kind === "NodeMemoryPressure" ? [e] : []));
-      expect(pressure.length).toBe(1);
-      const [{ node, victim }] = pressure as [(typeof pressure)[number]];
-      expect(rows(await memory.query("evicted-pods"), ["namespace", "pod"])).toEqual([`${victim?.workload.namespace} ${victim?.pod.name}`]);
-      expect(rows(await memory.query("nodes-under-pressure"), ["node", "condition"])).toEqual([`${node} MemoryPressure`]);
+      await expectMemoryEvictionFound(memory.events, (id) => memory.query(id));
     });
   });
 

@@ -26,6 +26,21 @@ export interface RangeSeries {
   readonly values: ReadonlyArray<[number, string]>;
 }
 
+/** Waits until a server answers `url` with a success (a freshly started process), or throws after 10 s. */
+export async function waitUntilUp(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
