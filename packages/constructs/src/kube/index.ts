@@ -46,9 +46,33 @@ const MS_PER_S = 1000;
 /** kube_namespace_status_phase's two series per namespace (namespace.go: NamespaceActive, NamespaceTerminating). */
 const NAMESPACE_PHASES = ["Active", "Terminating"] as const;
 
+/** What a pod's series are made from, besides its workload, uid and creation (fixed for its life). */
+interface PodState {
+  readonly phase: (typeof PHASES)[number];
+  readonly node?: DeepReadonly<Node>;
+  readonly startedAt?: number;
+  readonly scheduled?: boolean;
+  readonly reason?: string;
+  readonly gpus: number;
+  /** Container statuses exist once the pod is bound: restartCount and, after a restart, why it last ended. */
+  readonly restarts?: number;
+  /** The failed container waits out the kubelet's back-off. */
+  readonly crashLooping?: boolean;
+  /** status.reason, e.g. Evicted. */
+  readonly statusReason?: string;
+}
+
+const stateKey = (s: PodState): string =>
+  `${s.phase}|${s.node?.name ?? ""}|${s.startedAt ?? ""}|${s.scheduled ?? ""}|${s.reason ?? ""}|${s.gpus}|${s.restarts ?? ""}|${s.crashLooping ?? ""}|${s.statusReason ?? ""}`;
+
 export class KubeConstruct implements MetricConstruct {
   readonly area = "kubernetes";
   readonly families = KSM_FAMILIES;
+  /**
+   * Each pod's series from the last collect, by uid, with the state they were made from: a pod
+   * whose state has not changed since (most pods, most of the time) is not worked out again.
+   */
+  private pods = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
 
   /** `clock` stamps kube_pod_created and kube_pod_start_time on the run's time axis. */
   constructor(
@@ -64,24 +88,22 @@ export class KubeConstruct implements MetricConstruct {
 
     for (const pool of view.pools) for (const node of pool.nodes) this.nodeSamples(samples, pool, node, ordinals.get(node.name) ?? 0);
 
-    const podSamples = (
+    const previous = this.pods;
+    const current = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
+    this.pods = current;
+    const podSamples = (w: DeepReadonly<Workload>, pod: { name: string; uid: string; createdAt: number }, state: PodState) => {
+      const key = stateKey(state);
+      let made = previous.get(pod.uid);
+      if (made === undefined || made.key !== key) made = { key, samples: makePodSamples(w, pod, state) };
+      current.set(pod.uid, made);
+      for (const s of made.samples) samples.push(s);
+    };
+    const makePodSamples = (
       w: DeepReadonly<Workload>,
       pod: { name: string; uid: string; createdAt: number },
-      state: {
-        phase: (typeof PHASES)[number];
-        node?: DeepReadonly<Node>;
-        startedAt?: number;
-        scheduled?: boolean;
-        reason?: string;
-        gpus: number;
-        /** Container statuses exist once the pod is bound: restartCount and, after a restart, why it last ended. */
-        restarts?: number;
-        /** The failed container waits out the kubelet's back-off. */
-        crashLooping?: boolean;
-        /** status.reason, e.g. Evicted. */
-        statusReason?: string;
-      },
-    ) => {
+      state: PodState,
+    ): Sample[] => {
+      const samples: Sample[] = [];
       const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
       const ordinal = state.node === undefined ? undefined : (ordinals.get(state.node.name) ?? 0);
       const controller = podController(w.type, w.name);
@@ -171,6 +193,7 @@ export class KubeConstruct implements MetricConstruct {
       samples.push(sample(KSM.podResourceLimits, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
       samples.push(sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
       if (state.startedAt !== undefined) samples.push(sample(KSM.podStartTime, base, Math.floor(seconds(state.startedAt))));
+      return samples;
     };
 
     for (const w of view.pending) {
