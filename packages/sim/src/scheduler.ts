@@ -90,7 +90,20 @@ export class Scheduler {
 
   /** The project queue of a workload in a pool (validation guarantees it exists). */
   queueOf(workload: Workload, pool: string): Queue {
-    return this.queues.get(workload.project)?.get(pool) as Queue;
+    const queue = this.queues.get(workload.project)?.get(pool);
+    if (queue === undefined) throw new Error(`no queue for project ${workload.project} in node pool ${pool}`);
+    return queue;
+  }
+
+  /** The pool a workload prefers: the first it asks for (validation guarantees one), where its demand counts. */
+  private preferredQueue(workload: Workload): Queue {
+    return this.queueOf(workload, preferredPool(workload));
+  }
+
+  private pool(name: string): Pool {
+    const pool = this.pools.get(name);
+    if (pool === undefined) throw new Error(`no node pool ${name}`);
+    return pool;
   }
 
   /**
@@ -163,14 +176,14 @@ export class Scheduler {
     const failed = new SignatureSkips();
     for (const w of stillPending) {
       if (!w.preemptible) continue;
-      const poolName = w.nodePools[0] as string;
+      const poolName = preferredPool(w);
       const queue = this.queueOf(w, poolName);
       const harder = failed.notEasierThan(w, poolName);
       if (harder !== undefined) {
         this.trace.consolidation.push({ workload: w, queue, outcome: "skipped", victims: [], notEasierThan: harder });
         continue;
       }
-      const idle = (this.pools.get(poolName) as Pool).schedulableFree;
+      const idle = this.pool(poolName).schedulableFree;
       this.trace.consolidation.push({ workload: w, queue, outcome: idle < w.gpus ? "not-enough-gpus" : "no-strategy", victims: [] });
       failed.record(w, poolName);
     }
@@ -202,7 +215,7 @@ export class Scheduler {
     const pendingGpus = new Map<Queue, number>();
     for (const w of pending) {
       // A pending workload's demand is counted in its preferred node pool only.
-      const queue = this.queueOf(w, w.nodePools[0] as string);
+      const queue = this.preferredQueue(w);
       pendingGpus.set(queue, (pendingGpus.get(queue) ?? 0) + w.gpus);
     }
     for (const q of this.allQueues) q.requested = q.level === "project" ? q.allocated + (pendingGpus.get(q) ?? 0) : 0;
@@ -212,14 +225,10 @@ export class Scheduler {
     for (const pool of this.pools.values()) {
       const { tops, children, all } = this.queuesIn(pool.name);
       if (!this.shareInputsChanged(pool, all)) continue;
-      divideFairShare(this.capacityOf(pool), tops).forEach((share, i) => {
-        (tops[i] as Queue).fairShare = share;
-      });
+      assignFairShares(tops, divideFairShare(this.capacityOf(pool), tops));
       for (const parent of tops) {
         const kids = children.get(parent) ?? [];
-        divideFairShare(parent.fairShare, kids).forEach((share, i) => {
-          (kids[i] as Queue).fairShare = share;
-        });
+        assignFairShares(kids, divideFairShare(parent.fairShare, kids));
       }
     }
   }
@@ -283,7 +292,7 @@ export class Scheduler {
   private allocate(pending: readonly Workload[], reasons: Map<Workload, PendingReason[]>): Workload[] {
     const byQueue = new Map<Queue, Workload[]>();
     for (const w of pending) {
-      const queue = this.queueOf(w, w.nodePools[0] as string);
+      const queue = this.preferredQueue(w);
       const list = byQueue.get(queue);
       if (list === undefined) byQueue.set(queue, [w]);
       else list.push(w);
@@ -291,18 +300,25 @@ export class Scheduler {
     // The best queue's next job, repeatedly: a heap of queues by the queue_order key of their head jobs.
     // Allocating only raises a queue's allocation, which only moves it back in the order, so a
     // queue whose key went stale is re-queued when it surfaces (lazy re-validation).
-    const cursors = new Map<Queue, number>([...byQueue.keys()].map((q) => [q, 0]));
+    /** Each queue's jobs in order, and how many of them have been tried. */
+    const lines = new Map<Queue, { readonly jobs: readonly Workload[]; next: number }>(
+      [...byQueue].map(([q, jobs]) => [q, { jobs, next: 0 }]),
+    );
     interface Head {
       readonly queue: Queue;
       readonly job: Workload;
       readonly key: readonly [number, number, number, number];
     }
     const headOf = (queue: Queue): Head | undefined => {
-      const job = (byQueue.get(queue) as Workload[])[cursors.get(queue) as number];
+      const line = lines.get(queue);
+      const job = line?.jobs[line.next];
       return job === undefined ? undefined : { queue, job, key: queueKey(queue, job) };
     };
     const heads = new MinHeap<Head>((a, b) => compareKeys(a.key, b.key) < 0);
-    for (const queue of byQueue.keys()) heads.push(headOf(queue) as Head);
+    for (const queue of byQueue.keys()) {
+      const head = headOf(queue);
+      if (head !== undefined) heads.push(head);
+    }
     const left: Workload[] = [];
     // Smallest GPU count per pool that already failed to fit in this cycle: larger ones fail too.
     const failedSize = new Map<string, number>();
@@ -316,7 +332,8 @@ export class Scheduler {
       }
       const best = head.queue;
       const bestJob = head.job;
-      cursors.set(best, (cursors.get(best) as number) + 1);
+      const line = lines.get(best);
+      if (line !== undefined) line.next++;
       if (!this.tryAllocate(bestJob, reasons, failedSize)) left.push(bestJob);
       const next = headOf(best);
       if (next !== undefined) heads.push(next);
@@ -327,7 +344,7 @@ export class Scheduler {
   private tryAllocate(w: Workload, reasons: Map<Workload, PendingReason[]>, failedSize: Map<string, number>): boolean {
     const found: PendingReason[] = [];
     for (const poolName of w.nodePools) {
-      const pool = this.pools.get(poolName) as Pool;
+      const pool = this.pool(poolName);
       const queue = this.queueOf(w, poolName);
       const blocked = capacityPolicy(w, queue, 0);
       if (blocked !== undefined) {
@@ -349,7 +366,7 @@ export class Scheduler {
       return true;
     }
     reasons.set(w, found);
-    this.trace.allocate.push({ workload: w, queue: this.queueOf(w, w.nodePools[0] as string), outcome: "unschedulable", victims: [] });
+    this.trace.allocate.push({ workload: w, queue: this.preferredQueue(w), outcome: "unschedulable", victims: [] });
     return false;
   }
 
@@ -385,7 +402,7 @@ export class Scheduler {
    * skipped. A failed attempt makes `w` the job later ones are compared with.
    */
   private unlessSkipped(action: "reclaim" | "preempt", w: Workload, failed: SignatureSkips, attempt: () => boolean): boolean {
-    const queue = this.queueOf(w, w.nodePools[0] as string);
+    const queue = this.preferredQueue(w);
     const trace = this.trace[action];
     const harder = failed.notEasierThan(w, queue);
     if (harder !== undefined) {
@@ -430,7 +447,7 @@ export class Scheduler {
         victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
       });
       for (const victim of chosen.victims) this.actions.evict(victim, "reclaim", w);
-      this.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
+      this.bind(w, this.pool(poolName), chosen.pods);
       return true;
     }
     return false;
@@ -478,12 +495,12 @@ export class Scheduler {
         victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
       });
       for (const victim of chosen.victims) this.actions.evict(victim, "preempt", w);
-      this.bind(w, this.pools.get(poolName) as Pool, chosen.pods);
+      this.bind(w, this.pool(poolName), chosen.pods);
       return true;
     }
     this.trace.preempt.push({
       workload: w,
-      queue: this.queueOf(w, w.nodePools[0] as string),
+      queue: this.preferredQueue(w),
       outcome: overQuota ? "over-quota" : "no-strategy",
       victims: [],
     });
@@ -497,7 +514,7 @@ export class Scheduler {
     candidates: readonly C[],
     eligible: (candidate: C) => boolean,
   ): { victims: Workload[]; pods: PodAssignment[] } | undefined {
-    const pool = this.pools.get(poolName) as Pool;
+    const pool = this.pool(poolName);
     const shape = podShape(w.type, w.gpus, pool.spec);
     if (shape === undefined) return undefined;
     const freed = new Set<Gpu>();
@@ -517,7 +534,8 @@ export class Scheduler {
 
   /** Queues are compared where their paths diverge: departments if they differ, else projects. */
   private comparedQueue(victim: Workload, reclaimerQueue: Queue): Queue {
-    const victimQueue = this.queueOf(victim, victim.pool as string);
+    if (victim.pool === null) throw new Error(`victim ${victim.name} holds no pool`);
+    const victimQueue = this.queueOf(victim, victim.pool);
     if (victimQueue.parent !== reclaimerQueue.parent && victimQueue.parent !== null) return victimQueue.parent;
     return victimQueue;
   }
@@ -595,8 +613,25 @@ function queueKey(queue: Queue, job: Workload): [number, number, number, number]
 }
 
 function compareKeys(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+  for (let i = 0; i < a.length; i++) {
+    const [x, y] = [a[i] ?? 0, b[i] ?? 0];
+    if (x !== y) return x - y;
+  }
   return 0;
+}
+
+/** The node pool a workload asks for first: its demand counts there (validation guarantees one). */
+function preferredPool(w: Workload): string {
+  const pool = w.nodePools[0];
+  if (pool === undefined) throw new Error(`workload ${w.name} asks for no node pool`);
+  return pool;
+}
+
+/** Each queue's fair share, as divided for those queues in order. */
+function assignFairShares(queues: readonly Queue[], shares: readonly number[]): void {
+  queues.forEach((queue, i) => {
+    queue.fairShare = shares[i] ?? 0;
+  });
 }
 
 /**
