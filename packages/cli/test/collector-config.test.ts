@@ -8,12 +8,15 @@
  * vmagent-pseudonymise.test.ts proves the same story on a real component.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { scanOtlpRequest } from "../src/leakcheck/scan.js";
+import { sensitiveNames } from "../src/leakcheck/sensitive.js";
 import { main } from "../src/main.js";
 import { captureOutput } from "./helpers.js";
 
@@ -216,38 +219,26 @@ describe("otel-collector.yaml pseudonymisation on gpusynth's output", () => {
           output,
         ),
       ).toBe(0);
+      // The statements applied to each request as the collector would, and the result scanned as
+      // `gpusynth leakcheck --otlp-json` scans a file (its own test covers the command).
+      const names = sensitiveNames(loadBlueprint(repo(blueprint)).blueprint);
       let before = { points: 0, records: 0 };
+      const leaks: string[] = [];
       for (const file of [`${base}.m`, `${base}.l`]) {
-        const lines = readFileSync(file, "utf8")
+        readFileSync(file, "utf8")
           .split("\n")
-          .filter((l) => l !== "");
-        const hashed = lines.map((l) => {
-          const parsed = JSON.parse(l) as OtlpLine;
-          const counted = pseudonymise(parsed);
-          before = { points: before.points + counted.points, records: before.records + counted.records };
-          return JSON.stringify(parsed);
-        });
-        writeFileSync(`${file}.hashed`, hashed.join("\n"));
+          .forEach((line, index) => {
+            if (line === "") return;
+            const parsed = JSON.parse(line) as OtlpLine;
+            const counted = pseudonymise(parsed);
+            before = { points: before.points + counted.points, records: before.records + counted.records };
+            for (const leak of scanOtlpRequest(parsed, `${file}:${index + 1}`, names)) leaks.push(`${leak.where}: ${leak.name.value}`);
+          });
       }
       expect(before.points).toBeGreaterThan(0);
       expect(before.records).toBeGreaterThan(0);
-      const { output: out, text } = captureOutput();
-      const code = await main(
-        [
-          "leakcheck",
-          "--blueprint",
-          repo(blueprint),
-          "--otlp-json",
-          `${base}.m.hashed`,
-          "--otlp-json",
-          `${base}.l.hashed`,
-          "--limit",
-          "20",
-        ],
-        out,
-      );
-      expect(text.out, text.out).toMatch(/leakcheck: none of \d+ sensitive names appears in clear/);
-      expect(code).toBe(0);
+      expect(names.length).toBeGreaterThan(0);
+      expect(leaks.slice(0, 20)).toEqual([]);
     },
     120_000,
   );

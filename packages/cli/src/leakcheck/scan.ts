@@ -61,9 +61,16 @@ export function scanOtlpJson(file: string, names: readonly SensitiveName[]): Lea
   const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes).toString("utf8") : bytes.toString("utf8");
   text.split("\n").forEach((line, index) => {
     if (line.trim() === "") return;
-    visitValues(JSON.parse(line) as unknown, [], (value, path) => {
-      for (const name of namesIn(value, names)) leaks.push({ where: `${file}:${index + 1} ${path()}`, text: value, name });
-    });
+    leaks.push(...scanOtlpRequest(JSON.parse(line) as unknown, `${file}:${index + 1}`, names));
+  });
+  return leaks;
+}
+
+/** The leaks in one OTLP-JSON request, already parsed (`where` says which, e.g. file:line). */
+export function scanOtlpRequest(request: unknown, where: string, names: readonly SensitiveName[]): Leak[] {
+  const leaks: Leak[] = [];
+  visitValues(request, [], (value, path) => {
+    for (const name of namesIn(value, names)) leaks.push({ where: `${where} ${path()}`, text: value, name });
   });
   return leaks;
 }
