@@ -23,7 +23,13 @@ export interface ApiResponse {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-type Handler = (cp: ControlPlane, path: readonly string[], params: Params) => ApiResponse;
+/**
+ * A route's path parameters in template order, percent-decoded: its pattern matches exactly the
+ * template's `{name}` segments, so every parameter a handler's path names is there (the rest empty).
+ */
+type PathParams = readonly [string, string];
+
+type Handler = (cp: ControlPlane, path: PathParams, params: Params) => ApiResponse;
 
 interface Route {
   readonly operationId: string;
@@ -130,8 +136,8 @@ function clusterScope(cp: ControlPlane, pools: readonly runaiApi.PoolSlot[]): ru
   };
 }
 
-function clusterMetrics(cp: ControlPlane, [id]: readonly string[], params: Params): ApiResponse {
-  clusterOf(cp, id as string);
+function clusterMetrics(cp: ControlPlane, [id]: PathParams, params: Params): ApiResponse {
+  clusterOf(cp, id);
   const poolName = params.one("nodepoolName");
   const pools = poolName === undefined ? cp.index.pools : [poolNamed(cp, poolName)];
   const groupBy = params.enum("groupBy", runaiApi.CLUSTER_METRICS_GROUP_BY);
@@ -144,21 +150,21 @@ function clusterMetrics(cp: ControlPlane, [id]: readonly string[], params: Param
   return metrics(cp, params, runaiApi.METRICS_TYPE, runaiApi.CLUSTER_METRICS, scopes);
 }
 
-function nodepoolMetrics(cp: ControlPlane, [id, name]: readonly string[], params: Params): ApiResponse {
-  clusterOf(cp, id as string);
-  const pool = poolNamed(cp, name as string);
+function nodepoolMetrics(cp: ControlPlane, [id, name]: PathParams, params: Params): ApiResponse {
+  clusterOf(cp, id);
+  const pool = poolNamed(cp, name);
   return metrics(cp, params, runaiApi.METRICS_TYPE, runaiApi.CLUSTER_METRICS, [{ scope: clusterScope(cp, [pool]) }]);
 }
 
-function nodeMetrics(cp: ControlPlane, [id]: readonly string[], params: Params): ApiResponse {
-  const slot = cp.index.nodeById(uuidParam("nodeId", id as string));
+function nodeMetrics(cp: ControlPlane, [id]: PathParams, params: Params): ApiResponse {
+  const slot = cp.index.nodeById(uuidParam("nodeId", id));
   if (slot === undefined) throw new ApiError(404, `node ${id} not found`);
   return metrics(cp, params, runaiApi.NODE_METRIC_TYPE, runaiApi.NODE_METRICS, [{ scope: cp.index.nodes.indexOf(slot) }]);
 }
 
 function orgMetrics(kind: "project" | "department"): Handler {
   return (cp, [id], params) => {
-    const unit = orgUnit(kind === "project" ? cp.index.projects : cp.index.departments, kind, id as string);
+    const unit = orgUnit(kind === "project" ? cp.index.projects : cp.index.departments, kind, id);
     const poolName = params.one("nodepoolName");
     if (poolName !== undefined) poolNamed(cp, poolName);
     const scope: runaiApi.OrgScope = poolName === undefined ? { unit } : { unit, pool: poolName };
@@ -191,12 +197,12 @@ function telemetry<F>(
 
 const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
-function nodeTelemetry(cp: ControlPlane, _path: readonly string[], params: Params): ApiResponse {
+function nodeTelemetry(cp: ControlPlane, _path: PathParams, params: Params): ApiResponse {
   const filter = defined({ nodepoolName: params.one("nodepoolName") });
   return telemetry(cp, params, runaiApi.NODE_TELEMETRY_TYPE, runaiApi.NODE_TELEMETRY_GROUP_BY, runaiApi.NODE_TELEMETRY, filter);
 }
 
-function workloadTelemetry(cp: ControlPlane, _path: readonly string[], params: Params): ApiResponse {
+function workloadTelemetry(cp: ControlPlane, _path: PathParams, params: Params): ApiResponse {
   const phases = params.enums("filterByPhases", runaiApi.PHASES, { required: false });
   const filter = defined({
     nodepoolName: params.one("nodepoolName"),
@@ -206,13 +212,13 @@ function workloadTelemetry(cp: ControlPlane, _path: readonly string[], params: P
   return telemetry(cp, params, runaiApi.WORKLOAD_TELEMETRY_TYPE, runaiApi.WORKLOAD_TELEMETRY_GROUP_BY, runaiApi.WORKLOAD_TELEMETRY, filter);
 }
 
-function projectTelemetry(cp: ControlPlane, _path: readonly string[], params: Params): ApiResponse {
+function projectTelemetry(cp: ControlPlane, _path: PathParams, params: Params): ApiResponse {
   const nodepoolId = params.one("nodepoolId");
   const filter = defined({ nodepool: nodepoolId === undefined ? undefined : { id: nodepoolId }, departmentId: params.one("departmentId") });
   return telemetry(cp, params, runaiApi.ORG_UNIT_TELEMETRY_TYPE, runaiApi.PROJECT_TELEMETRY_GROUP_BY, runaiApi.PROJECT_TELEMETRY, filter);
 }
 
-function departmentTelemetry(cp: ControlPlane, _path: readonly string[], params: Params): ApiResponse {
+function departmentTelemetry(cp: ControlPlane, _path: PathParams, params: Params): ApiResponse {
   const nodepoolName = params.one("nodepoolName");
   const filter = defined({
     nodepool: nodepoolName === undefined ? undefined : { name: nodepoolName },
@@ -359,7 +365,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route("get_cluster_by_uuid", "/api/v1/clusters/{clusterUuid}", (cp, [id], params) => {
     params.enum("verbosity", ["metadata", "full"] as const);
-    clusterOf(cp, id as string);
+    clusterOf(cp, id);
     return ok(entities.cluster(cp));
   }),
   route("get_cluster_metrics", "/api/v1/clusters/{clusterUuid}/metrics", clusterMetrics),
@@ -397,7 +403,7 @@ export const ROUTES: readonly Route[] = [
     ),
   ),
   route("get_project", "/api/v1/org-unit/projects/{projectId}", (cp, [id]) =>
-    ok(entities.project(cp, orgUnit(cp.index.projects, "project", id as string))),
+    ok(entities.project(cp, orgUnit(cp.index.projects, "project", id))),
   ),
   route("get_project_metrics", "/api/v1/org-unit/projects/{projectId}/metrics", orgMetrics("project")),
   route("get_departments_telemetry", "/api/v1/org-unit/departments/telemetry", departmentTelemetry),
@@ -411,7 +417,7 @@ export const ROUTES: readonly Route[] = [
     );
   }),
   route("get_department", "/api/v1/org-unit/departments/{departmentId}", (cp, [id]) =>
-    ok(entities.department(cp, orgUnit(cp.index.departments, "department", id as string))),
+    ok(entities.department(cp, orgUnit(cp.index.departments, "department", id))),
   ),
   route("get_department_metrics", "/api/v1/org-unit/departments/{departmentId}/metrics", orgMetrics("department")),
   route("get_workloads_telemetry", "/api/v1/workloads/telemetry", workloadTelemetry),
@@ -422,15 +428,15 @@ export const ROUTES: readonly Route[] = [
   route("get_workloads", "/api/v1/workloads", (cp, _p, params) =>
     listed("workloads", workloadsListed(cp, params), LISTS.workloads, params),
   ),
-  route("get_workload", "/api/v1/workloads/{workloadId}", (cp, [id]) => ok(entities.workload(cp, workloadOf(cp, id as string)))),
+  route("get_workload", "/api/v1/workloads/{workloadId}", (cp, [id]) => ok(entities.workload(cp, workloadOf(cp, id)))),
   route("get_workload_pods", "/api/v1/workloads/{workloadId}/pods", (cp, [id], params) =>
-    listed("pods", podsListed(cp, params, workloadOf(cp, id as string)), { ...LISTS.pods, fields: [] }, params),
+    listed("pods", podsListed(cp, params, workloadOf(cp, id)), { ...LISTS.pods, fields: [] }, params),
   ),
   route("get_workload_metrics", "/api/v1/workloads/{workloadId}/metrics", (cp, [id], params) =>
-    metrics(cp, params, runaiApi.WORKLOAD_METRIC_TYPE, runaiApi.WORKLOAD_METRICS, [{ scope: workloadOf(cp, id as string) }]),
+    metrics(cp, params, runaiApi.WORKLOAD_METRIC_TYPE, runaiApi.WORKLOAD_METRICS, [{ scope: workloadOf(cp, id) }]),
   ),
   route("get_workload_pod_metrics", "/api/v1/workloads/{workloadId}/pods/{podId}/metrics", (cp, [id, podId], params) =>
-    metrics(cp, params, runaiApi.POD_METRIC_TYPE, runaiApi.POD_METRICS, [{ scope: podOf(cp, id as string, podId as string) }]),
+    metrics(cp, params, runaiApi.POD_METRIC_TYPE, runaiApi.POD_METRICS, [{ scope: podOf(cp, id, podId) }]),
   ),
 ];
 
@@ -453,7 +459,8 @@ export function handle(cp: ControlPlane, request: ApiRequest): ApiResponse {
       const match = r.pattern.exec(request.path);
       if (match === null) continue;
       if (request.method !== "GET") throw new ApiError(405, `${request.method} ${request.path}: only GET is served here`);
-      return r.handler(cp, match.slice(1).map(pathParam), new Params(request.query));
+      const [first = "", second = ""] = match.slice(1).map(pathParam);
+      return r.handler(cp, [first, second], new Params(request.query));
     }
     throw new ApiError(404, `no such endpoint: ${request.path} (gpusynth serves the endpoints listed in signals/runai-api.md)`);
   } catch (error) {
