@@ -6,8 +6,19 @@
  * events and the GPU activity model dcgm-exporter's series come from — never from telemetry.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun } from "@gpusynth/constructs";
-import { type DomainEvent, type FailureCause, type PendingReason, type Summary, SummaryCollector, unhandledEvent } from "@gpusynth/sim";
+import { ClusterRun, type GpuActivityModel } from "@gpusynth/constructs";
+import {
+  type ClusterView,
+  type DeepReadonly,
+  type DomainEvent,
+  type FailureCause,
+  type Gpu,
+  type Node,
+  type PendingReason,
+  type Summary,
+  SummaryCollector,
+  unhandledEvent,
+} from "@gpusynth/sim";
 
 export type MomentKind = "failed" | "evicted" | "gpu-fault" | "node-reboot";
 
@@ -188,6 +199,139 @@ class WaitRecorder {
   }
 }
 
+/** GPUs held per node pool and per project at each sample. */
+class AllocationRecorder {
+  readonly pools: Array<ChartSeries & { readonly capacity: number }>;
+  readonly projects: Array<ChartSeries & { readonly quota: number }>;
+  private readonly projectIndex: Map<string, number>;
+
+  constructor(blueprint: Blueprint) {
+    this.pools = blueprint.nodePools.map((p) => ({ name: p.name, capacity: p.nodes * p.gpusPerNode, values: [] }));
+    this.projects = blueprint.projects.map((p) => ({
+      name: p.name,
+      quota: Object.values(p.nodePools).reduce((sum, q) => sum + q.deserved, 0),
+      values: [],
+    }));
+    this.projectIndex = new Map(this.projects.map((p, i) => [p.name, i]));
+  }
+
+  sample(view: ClusterView): void {
+    const held = new Array<number>(this.projects.length).fill(0);
+    view.pools.forEach((pool, p) => {
+      let poolHeld = 0;
+      for (const node of pool.nodes)
+        for (const gpu of node.gpus) {
+          if (gpu.holder === null) continue;
+          poolHeld++;
+          const project = this.projectIndex.get(gpu.holder.workload.project);
+          if (project !== undefined) held[project] = (held[project] ?? 0) + 1;
+        }
+      this.pools[p]?.values.push(poolHeld);
+    });
+    this.projects.forEach((project, i) => {
+      project.values.push(held[i] ?? 0);
+    });
+  }
+}
+
+/**
+ * Each heatmap row's mean utilisation (the GPU activity model dcgm-exporter reads), and, when
+ * rows are single GPUs, each pod's stay on its GPU as a bar.
+ */
+class GpuRecorder {
+  readonly gpusPerRow: number;
+  readonly rows: GpuRow[] = [];
+  readonly occupancy: Occupancy[] = [];
+  /** The open bar on each single-GPU row. */
+  private readonly open = new Map<number, { from: number; workload: string; project: string; key: string }>();
+
+  constructor(
+    view: ClusterView,
+    private readonly activity: GpuActivityModel,
+  ) {
+    const gpus = view.pools.flatMap((pool) =>
+      pool.nodes.flatMap((node) => node.gpus.map((gpu) => ({ node: node.name, index: gpu.index }))),
+    );
+    this.gpusPerRow = Math.ceil(gpus.length / MAX_GPU_ROWS);
+    for (let i = 0; i < gpus.length; i += this.gpusPerRow) {
+      const span = gpus.slice(i, i + this.gpusPerRow);
+      const [a, b] = [span[0], span.at(-1)] as [(typeof span)[number], (typeof span)[number]];
+      const label = this.gpusPerRow === 1 ? `${a.node} GPU ${a.index}` : a.node === b.node ? a.node : `${a.node} … ${b.node}`;
+      this.rows.push({ label, utilisation: [] });
+    }
+  }
+
+  sample(view: ClusterView, t: number): void {
+    const sums = new Array<number>(this.rows.length).fill(0);
+    const counts = new Array<number>(this.rows.length).fill(0);
+    let index = 0;
+    for (const pool of view.pools)
+      for (const node of pool.nodes)
+        for (const gpu of node.gpus) {
+          const row = Math.floor(index++ / this.gpusPerRow);
+          if (node.status !== "rebooting" && gpu.health === "ok") {
+            sums[row] = (sums[row] ?? 0) + this.activity.read(gpu, pool.model, view.now).gpuUtil;
+            counts[row] = (counts[row] ?? 0) + 1;
+          }
+          if (this.gpusPerRow === 1) this.track(row, gpu.holder, t);
+        }
+    this.rows.forEach((row, i) => {
+      row.utilisation.push(counts[i] ? Math.round((sums[i] as number) / (counts[i] as number)) : null);
+    });
+  }
+
+  private track(row: number, holder: DeepReadonly<Gpu>["holder"], t: number): void {
+    const key = holder === null ? "" : `${holder.workload.id}/${holder.name}`;
+    const bar = this.open.get(row);
+    if (bar !== undefined && bar.key !== key) {
+      this.occupancy.push({ row, from: bar.from, to: t, workload: bar.workload, project: bar.project });
+      this.open.delete(row);
+    }
+    if (holder !== null && !this.open.has(row))
+      this.open.set(row, { from: t, workload: holder.workload.name, project: holder.workload.project, key });
+  }
+
+  finish(endMs: number): void {
+    for (const [row, bar] of this.open)
+      this.occupancy.push({ row, from: bar.from, to: endMs, workload: bar.workload, project: bar.project });
+  }
+}
+
+/** Each node's state at each sample (an index into NODE_STATES, the worst that holds). */
+function nodeState(node: DeepReadonly<Node>, t: number): number {
+  if (node.status === "rebooting") return NODE_STATES.indexOf("NotReady (rebooting)");
+  if (node.status === "cordoned") return NODE_STATES.indexOf("cordoned");
+  if (node.memoryPressureUntil !== null && node.memoryPressureUntil > t) return NODE_STATES.indexOf("MemoryPressure");
+  return NODE_STATES.indexOf("Ready");
+}
+
+/** Pods waiting at each sample, per project and per the reason the scheduler last gave. */
+class BacklogRecorder {
+  readonly perProject: ChartSeries[];
+  readonly perReason: ChartSeries[] = WAIT_REASONS.map((name) => ({ name, values: [] }));
+
+  constructor(
+    blueprint: Blueprint,
+    private readonly waits: WaitRecorder,
+  ) {
+    this.perProject = blueprint.projects.map((p) => ({ name: p.name, values: [] }));
+  }
+
+  sample(view: ClusterView): void {
+    const waiting = new Map<string, number>();
+    const reasons = new Array<number>(WAIT_REASONS.length).fill(0);
+    for (const w of view.pending) {
+      waiting.set(w.project, (waiting.get(w.project) ?? 0) + w.pendingPods.length);
+      const reason = WAIT_REASONS.indexOf(this.waits.reasons.get(w.id) ?? "NotYetAttempted");
+      reasons[reason] = (reasons[reason] ?? 0) + w.pendingPods.length;
+    }
+    for (const series of this.perProject) series.values.push(waiting.get(series.name) ?? 0);
+    this.perReason.forEach((series, i) => {
+      series.values.push(reasons[i] ?? 0);
+    });
+  }
+}
+
 export function recordTimeline(
   blueprint: Blueprint,
   durationMs: number,
@@ -205,116 +349,38 @@ export function recordTimeline(
     if (moment !== undefined) moments.push(moment);
   };
   const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), metrics: false, observers: [observe] });
+  const allocation = new AllocationRecorder(blueprint);
+  const gpus = new GpuRecorder(run.simulation.view(), run.metrics.activity);
+  const backlog = new BacklogRecorder(blueprint, waits);
+  const nodes: NodeRow[] = run.simulation.view().pools.flatMap((pool) => pool.nodes.map((node) => ({ name: node.name, states: [] })));
 
   const stepMs = Math.max(60_000, Math.ceil(durationMs / MAX_SAMPLES / 60_000) * 60_000);
   const times: number[] = [];
-  const pools = blueprint.nodePools.map((p) => ({ name: p.name, capacity: p.nodes * p.gpusPerNode, values: [] as number[] }));
-  const projects = blueprint.projects.map((p) => ({
-    name: p.name,
-    quota: Object.values(p.nodePools).reduce((sum, q) => sum + q.deserved, 0),
-    values: [] as number[],
-  }));
-  const projectIndex = new Map(projects.map((p, i) => [p.name, i]));
-  const backlog = blueprint.projects.map((p) => ({ name: p.name, values: [] as number[] }));
-  const byReason = WAIT_REASONS.map((name) => ({ name, values: [] as number[] }));
-
-  const first = run.simulation.view();
-  const allGpus = first.pools.flatMap((pool) =>
-    pool.nodes.flatMap((node) => node.gpus.map((gpu) => ({ node: node.name, index: gpu.index }))),
-  );
-  const gpusPerRow = Math.ceil(allGpus.length / MAX_GPU_ROWS);
-  const gpuRows: GpuRow[] = [];
-  for (let i = 0; i < allGpus.length; i += gpusPerRow) {
-    const run = allGpus.slice(i, i + gpusPerRow);
-    const [a, b] = [run[0], run.at(-1)] as [(typeof run)[number], (typeof run)[number]];
-    const label = gpusPerRow === 1 ? `${a.node} GPU ${a.index}` : a.node === b.node ? a.node : `${a.node} … ${b.node}`;
-    gpuRows.push({ label, utilisation: [] });
-  }
-  const nodes: NodeRow[] = first.pools.flatMap((pool) => pool.nodes.map((node) => ({ name: node.name, states: [] as number[] })));
-  const occupancy: Occupancy[] = [];
-  /** The open bar on each single-GPU row. */
-  const open = new Map<number, { from: number; workload: string; project: string; key: string }>();
-
   for (let t = 0; t <= durationMs; t = t === durationMs ? t + 1 : Math.min(t + stepMs, durationMs)) {
     run.advanceTo(t);
     onProgress?.(t);
     const view = run.simulation.view();
     times.push(t);
-    const held = new Array<number>(projects.length).fill(0);
-    const sums = new Array<number>(gpuRows.length).fill(0);
-    const counts = new Array<number>(gpuRows.length).fill(0);
-    let gpu = 0;
-    let nodeIndex = 0;
-    view.pools.forEach((pool, p) => {
-      let poolHeld = 0;
-      for (const node of pool.nodes) {
-        const state =
-          node.status === "rebooting"
-            ? 3
-            : node.status === "cordoned"
-              ? 2
-              : node.memoryPressureUntil !== null && node.memoryPressureUntil > t
-                ? 1
-                : 0;
-        nodes[nodeIndex++]?.states.push(state);
-        for (const g of node.gpus) {
-          const row = Math.floor(gpu / gpusPerRow);
-          if (g.holder !== null) {
-            poolHeld++;
-            const project = projectIndex.get(g.holder.workload.project);
-            if (project !== undefined) held[project] = (held[project] ?? 0) + 1;
-          }
-          if (node.status !== "rebooting" && g.health === "ok") {
-            sums[row] = (sums[row] ?? 0) + run.metrics.activity.read(g, pool.model, view.now).gpuUtil;
-            counts[row] = (counts[row] ?? 0) + 1;
-          }
-          if (gpusPerRow === 1) {
-            const key = g.holder === null ? "" : `${g.holder.workload.id}/${g.holder.name}`;
-            const bar = open.get(row);
-            if (bar !== undefined && bar.key !== key) {
-              occupancy.push({ row, from: bar.from, to: t, workload: bar.workload, project: bar.project });
-              open.delete(row);
-            }
-            if (g.holder !== null && !open.has(row))
-              open.set(row, { from: t, workload: g.holder.workload.name, project: g.holder.workload.project, key });
-          }
-          gpu++;
-        }
-      }
-      pools[p]?.values.push(poolHeld);
-    });
-    gpuRows.forEach((row, i) => {
-      row.utilisation.push(counts[i] ? Math.round((sums[i] as number) / (counts[i] as number)) : null);
-    });
-    projects.forEach((project, i) => {
-      project.values.push(held[i] ?? 0);
-    });
-    const waiting = new Map<string, number>();
-    const reasons = new Array<number>(WAIT_REASONS.length).fill(0);
-    for (const w of view.pending) {
-      waiting.set(w.project, (waiting.get(w.project) ?? 0) + w.pendingPods.length);
-      const reason = WAIT_REASONS.indexOf(waits.reasons.get(w.id) ?? "NotYetAttempted");
-      reasons[reason] = (reasons[reason] ?? 0) + w.pendingPods.length;
-    }
-    for (const series of backlog) series.values.push(waiting.get(series.name) ?? 0);
-    byReason.forEach((series, i) => {
-      series.values.push(reasons[i] ?? 0);
-    });
+    allocation.sample(view);
+    gpus.sample(view, t);
+    backlog.sample(view);
+    let n = 0;
+    for (const pool of view.pools) for (const node of pool.nodes) nodes[n++]?.states.push(nodeState(node, t));
   }
-  for (const [row, bar] of open) occupancy.push({ row, from: bar.from, to: durationMs, workload: bar.workload, project: bar.project });
+  gpus.finish(durationMs);
   return {
     cluster: blueprint.cluster.name,
     startUnixMs: blueprint.time.start,
     durationMs,
     seed: seed ?? blueprint.seed,
     times,
-    allocation: pools,
-    projectAllocation: projects,
-    backlog,
-    backlogByReason: byReason,
-    gpusPerRow,
-    gpuRows,
-    occupancy,
+    allocation: allocation.pools,
+    projectAllocation: allocation.projects,
+    backlog: backlog.perProject,
+    backlogByReason: backlog.perReason,
+    gpusPerRow: gpus.gpusPerRow,
+    gpuRows: gpus.rows,
+    occupancy: gpus.occupancy,
     nodes,
     moments,
     waits: waits.finish(durationMs),
