@@ -519,6 +519,14 @@ export const blueprintSchema = z
       schedulingPeriod: durationBetween(100, 60_000, "a scheduling period from 100ms to 1m (KAI-Scheduler's default: 1s)")
         .default(1_000)
         .meta({ description: "Time between scheduling cycles: 100ms to 1m (KAI-Scheduler's default: 1s)." }),
+      // Kubernetes' default terminationGracePeriodSeconds (k8s.io/api core/v1 types.go
+      // DefaultTerminationGracePeriodSeconds = 30 @ v0.30.3): a preempted pod's containers get
+      // SIGTERM and are killed when it runs out; gpusynth's victims use it all (a training process
+      // that does not stop on SIGTERM), so the preemptor binds that long after its victims' eviction.
+      terminationGracePeriod: durationBetween(0, 3_600_000, "a grace period from 0s to 1h").default(30_000).meta({
+        description:
+          "How long a preempted pod takes to terminate, holding its GPUs, before the preemptor pipelined onto them binds (default 30s, Kubernetes' terminationGracePeriodSeconds).",
+      }),
       // Assumption: finished pods are cleaned up within the hour (Kubernetes itself keeps them
       // until their owner is deleted or kube-controller-manager's --terminated-pod-gc-threshold
       // of 12500 pods is reached).

@@ -119,6 +119,19 @@ export type DomainEvent =
       readonly preemptorQueue: QueueState;
     })
   | (Base & {
+      /**
+       * A preemptor pipelined onto the GPUs its victims still hold while they terminate
+       * (KAI's Statement.Commit): its pods bind once the victims are gone.
+       */
+      readonly kind: "WorkloadPipelined";
+      readonly workload: WorkloadRef;
+      readonly nodePool: string;
+      /** The pending pods and the nodes and GPUs they are pipelined to. */
+      readonly pods: readonly PodPlacement[];
+      /** When the victims' termination grace period ends. */
+      readonly until: number;
+    })
+  | (Base & {
       readonly kind: "WorkloadCompleted";
       readonly workload: WorkloadRef;
       readonly nodePool: string;

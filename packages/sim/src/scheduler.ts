@@ -22,6 +22,8 @@ export interface PodAssignment {
 export interface SchedulerActions {
   bind(workload: Workload, pool: Pool, pods: readonly PodAssignment[]): void;
   evict(victim: Workload, action: "reclaim" | "preempt", preemptor: Workload): void;
+  /** The preemptor waits, pipelined onto its victims' GPUs, until they have terminated. */
+  pipeline(workload: Workload, pool: Pool, pods: readonly PodAssignment[]): void;
   unschedulable(workload: Workload, reasons: readonly PendingReason[]): void;
   /** What the cycle tried, in order, for the scheduler's own log. */
   traced(trace: CycleTrace): void;
@@ -112,7 +114,9 @@ export class Scheduler {
    * read, never changed here (the actions do that). Victims are chosen among the workloads that
    * were running when the cycle began.
    */
-  cycle(pending: readonly Workload[], running: RunningWorkloads): void {
+  cycle(waiting: readonly Workload[], running: RunningWorkloads): void {
+    // A pipelined job waits for its victims; KAI does not try it again meanwhile.
+    const pending = waiting.filter((w) => w.pipelinedUntil === null);
     this.updateFairShares(pending);
     this.trace = { allocate: [], consolidation: [], reclaim: [], preempt: [] };
     this.startedThisCycle.clear();
@@ -125,7 +129,7 @@ export class Scheduler {
     const preemptFailed = new SignatureSkips();
     const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, running, reasons, preemptFailed));
     for (const workload of afterPreempt) this.actions.unschedulable(workload, reasons.get(workload) ?? []);
-    this.actions.traced({ pendingJobs: pending.length, ...this.clusterFacts(), ...this.trace });
+    this.actions.traced({ pendingJobs: waiting.length, ...this.clusterFacts(), ...this.trace });
   }
 
   /**
@@ -198,9 +202,15 @@ export class Scheduler {
     this.actions.bind(w, pool, pods);
   }
 
-  /** A victim candidate: running since before this cycle, in the pool asked for. */
+  /** Victims' GPUs are still held while they terminate: the preemptor is pipelined onto them (binds at once when none were needed). */
+  private pipelineOrBind(w: Workload, pool: Pool, chosen: { victims: readonly Workload[]; pods: readonly PodAssignment[] }): void {
+    if (chosen.victims.length === 0) this.bind(w, pool, chosen.pods);
+    else this.actions.pipeline(w, pool, chosen.pods);
+  }
+
+  /** A victim candidate: running since before this cycle, in the pool asked for, not already terminating. */
   private isVictimIn(v: Workload, pool: string): boolean {
-    return v.pool === pool && v.phase === "Running" && !this.startedThisCycle.has(v);
+    return v.pool === pool && v.phase === "Running" && v.terminatingUntil === null && !this.startedThisCycle.has(v);
   }
 
   private trace: { allocate: CycleAttempt[]; consolidation: CycleAttempt[]; reclaim: CycleAttempt[]; preempt: CycleAttempt[] } = {
@@ -447,7 +457,7 @@ export class Scheduler {
         victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
       });
       for (const victim of chosen.victims) this.actions.evict(victim, "reclaim", w);
-      this.bind(w, this.pool(poolName), chosen.pods);
+      this.pipelineOrBind(w, this.pool(poolName), chosen);
       return true;
     }
     return false;
@@ -495,7 +505,7 @@ export class Scheduler {
         victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
       });
       for (const victim of chosen.victims) this.actions.evict(victim, "preempt", w);
-      this.bind(w, this.pool(poolName), chosen.pods);
+      this.pipelineOrBind(w, this.pool(poolName), chosen);
       return true;
     }
     this.trace.preempt.push({

@@ -66,7 +66,9 @@ type Happening =
   | { readonly kind: "node-reboot"; readonly node: Node }
   | { readonly kind: "node-ready"; readonly node: Node }
   | { readonly kind: "memory-pressure"; readonly node: Node }
-  | { readonly kind: "memory-pressure-over"; readonly node: Node };
+  | { readonly kind: "memory-pressure-over"; readonly node: Node }
+  | { readonly kind: "terminated"; readonly workload: Workload; readonly token: number }
+  | { readonly kind: "pipeline-over"; readonly workload: Workload };
 
 export type EventListener = (event: DomainEvent) => void;
 
@@ -132,6 +134,7 @@ export class Simulation {
     this.scheduler = new Scheduler(this.pools, this.queues, {
       bind: (w, pool, pods) => this.bind(w, pool, pods),
       evict: (victim, action, preemptor) => this.evict(victim, action, preemptor),
+      pipeline: (w, pool, pods) => this.pipeline(w, pool, pods),
       unschedulable: (w, reasons) => this.unschedulable(w, reasons),
       traced: (trace) => this.emitCycle(trace),
     });
@@ -263,6 +266,15 @@ export class Simulation {
           this.emit({ t: this.nowMs, kind: "NodeMemoryPressureRelieved", node: item.node.name });
         }
         return;
+      case "terminated":
+        if (item.workload.endToken === item.token && item.workload.terminatingUntil !== null) this.terminated(item.workload);
+        return;
+      case "pipeline-over":
+        if (item.workload.pipelinedUntil !== null) {
+          item.workload.pipelinedUntil = null;
+          this.requestCycle();
+        }
+        return;
       case "node-ready":
         for (const gpu of item.node.gpus) {
           setGpuHealth(gpu, "ok");
@@ -388,6 +400,8 @@ export class Simulation {
       ranMs: 0,
       endToken: 0,
       unschedulable: false,
+      terminatingUntil: null,
+      pipelinedUntil: null,
     };
     workload.pendingPods = this.createPods(workload);
     this.pending.add(workload);
@@ -463,7 +477,9 @@ export class Simulation {
     this.account(w, pool, -1);
     // A container that fails and restarts in place fails again a full run time after any start.
     const restartsFromScratch = w.ending === "fail" && w.restartPolicy === "OnFailure";
-    w.ranMs = restartsFromScratch ? 0 : w.ranMs + this.nowMs - (w.runningSince ?? this.nowMs);
+    // A preempted pod's grace period is shutdown, not progress: its run ends at the eviction.
+    const stoppedAt = w.terminatingUntil === null ? this.nowMs : w.pendingSince;
+    w.ranMs = restartsFromScratch ? 0 : w.ranMs + stoppedAt - (w.runningSince ?? stoppedAt);
     w.runningSince = null;
     w.pods = [];
     w.restarts = 0;
@@ -474,33 +490,66 @@ export class Simulation {
     return { placements, pool };
   }
 
+  /**
+   * KAI evicts the victim: its pods get SIGTERM and keep their GPUs, listed as running, until they
+   * terminate at the end of the grace period (`terminated`); only then is the workload pending again
+   * with new pods from its controller.
+   */
   private evict(victim: Workload, action: "reclaim" | "preempt", preemptor: Workload): void {
     // KAI compares the queues where their paths diverge: departments when they differ (unschedule_info.go).
-    let victimQueue = this.scheduler.queueOf(victim, victim.pool as string);
-    let preemptorQueue = this.scheduler.queueOf(preemptor, victim.pool as string);
+    const pool = victim.pool as string;
+    let victimQueue = this.scheduler.queueOf(victim, pool);
+    let preemptorQueue = this.scheduler.queueOf(preemptor, pool);
     if (victimQueue.parent !== preemptorQueue.parent && victimQueue.parent !== null && preemptorQueue.parent !== null) {
       victimQueue = victimQueue.parent;
       preemptorQueue = preemptorQueue.parent;
     }
-    const victimState = this.queueStateOf(victimQueue);
-    const preemptorState = this.queueStateOf(preemptorQueue);
-    const { placements, pool } = this.release(victim);
-    victim.phase = "Pending";
-    victim.pendingSince = this.nowMs;
-    victim.pool = null;
-    // KAI deletes the victim's pods; the workload's controller creates new ones (new UIDs).
-    victim.pendingPods = this.createPods(victim);
-    this.pending.add(victim);
     this.emit({
       t: this.nowMs,
       kind: "WorkloadPreempted",
       workload: workloadRef(victim),
       nodePool: pool,
-      pods: placements,
+      pods: podPlacements(victim.pods),
       action,
       preemptor: workloadRef(preemptor),
-      victimQueue: victimState,
-      preemptorQueue: preemptorState,
+      victimQueue: this.queueStateOf(victimQueue),
+      preemptorQueue: this.queueStateOf(preemptorQueue),
+    });
+    victim.terminatingUntil = this.nowMs + this.blueprint.time.terminationGracePeriod;
+    victim.pendingSince = this.nowMs;
+    victim.backoffUntil = null;
+    // No end, crash or restart while it terminates.
+    victim.endToken++;
+    this.agenda.push(victim.terminatingUntil, { kind: "terminated", workload: victim, token: victim.endToken });
+  }
+
+  /** The victim's pods are gone: its GPUs are free and its controller's new pods wait. */
+  private terminated(victim: Workload): void {
+    this.release(victim);
+    victim.terminatingUntil = null;
+    victim.phase = "Pending";
+    victim.pool = null;
+    // KAI deletes the victim's pods; the workload's controller creates new ones (new UIDs).
+    victim.pendingPods = this.createPods(victim);
+    this.pending.add(victim);
+  }
+
+  /** The preemptor waits for its victims' grace period, then binds in the cycle after. */
+  private pipeline(w: Workload, pool: Pool, assignments: readonly PodAssignment[]): void {
+    w.pipelinedUntil = this.nowMs + this.blueprint.time.terminationGracePeriod;
+    this.agenda.push(w.pipelinedUntil, { kind: "pipeline-over", workload: w });
+    this.emit({
+      t: this.nowMs,
+      kind: "WorkloadPipelined",
+      workload: workloadRef(w),
+      nodePool: pool.name,
+      pods: assignments.map((a, i) => ({
+        name: w.pendingPods[i]?.name ?? podName(w, i),
+        uid: w.pendingPods[i]?.uid ?? "",
+        node: a.node.name,
+        gpus: a.gpus.map(gpuRef),
+      })),
+      until: w.pipelinedUntil,
     });
   }
 
@@ -661,7 +710,8 @@ export class Simulation {
   private memoryPressure(node: Node): void {
     node.memoryPressureUntil = this.nowMs + PRESSURE_TRANSITION_MS;
     this.agenda.push(node.memoryPressureUntil, { kind: "memory-pressure-over", node });
-    const pods = [...this.running].flatMap((w) => w.pods.filter((p) => p.node === node));
+    // A pod already terminating is not ranked: it is on its way out.
+    const pods = [...this.running].flatMap((w) => (w.terminatingUntil === null ? w.pods.filter((p) => p.node === node) : []));
     pods.sort((a, b) => a.workload.priority - b.workload.priority || b.gpus.length - a.gpus.length || a.name.localeCompare(b.name));
     const victim = pods[0];
     const memoryBytes = node.pool.spec.memoryGiB * 2 ** 30;
@@ -723,7 +773,9 @@ export class Simulation {
     if (xid === XID_ROW_REMAP_EVENT) gpu.remappedRowsUncorrectable++;
     if (xid === XID_ROW_REMAP_FAILURE) gpu.rowRemapFailed = true;
     if (!this.pluginIgnores(xid)) setPluginHealth(gpu, false);
-    const victim = effect === "none" ? undefined : gpu.holder?.workload;
+    const holder = effect === "none" ? undefined : gpu.holder?.workload;
+    // A pod already terminating after a preemption just goes at once: there is nothing to fail.
+    const victim = holder?.terminatingUntil === null ? holder : undefined;
     this.emit({
       t: this.nowMs,
       kind: "GpuFault",
@@ -737,6 +789,7 @@ export class Simulation {
     });
     // Any rank lost ends the whole job: a gang fails with its faulted pod.
     if (victim !== undefined) this.fail(victim, { kind: "GpuFault", node: gpu.node.name, gpu: gpuRef(gpu), xid });
+    else if (holder !== undefined) this.terminated(holder);
     if (effect === "gpu-reset") {
       setGpuHealth(gpu, "resetting");
       this.emit({ t: this.nowMs, kind: "GpuResetStarted", node: gpu.node.name, gpu: gpuRef(gpu) });
@@ -754,7 +807,10 @@ export class Simulation {
   private rebootNode(node: Node): void {
     setNodeStatus(node, "rebooting");
     const onNode = [...this.running].filter((w) => w.pods.some((pod) => pod.node === node));
-    for (const w of onNode) this.fail(w, { kind: "NodeReboot", node: node.name });
+    for (const w of onNode) {
+      if (w.terminatingUntil !== null) this.terminated(w);
+      else this.fail(w, { kind: "NodeReboot", node: node.name });
+    }
     this.emit({ t: this.nowMs, kind: "NodeRebootStarted", node: node.name });
     this.agenda.push(this.nowMs + this.blueprint.faults.nodeRebootTime, { kind: "node-ready", node });
   }

@@ -190,6 +190,7 @@ export class WorkloadLedger {
       case "NodeRebootStarted":
       case "NodeReady":
       case "SchedulingCycle":
+      case "WorkloadPipelined":
         return;
       default:
         unhandledEvent(event);

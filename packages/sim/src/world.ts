@@ -180,6 +180,10 @@ export interface Workload {
   endToken: number;
   /** A scheduling cycle has found no place for it since it last became pending (PodScheduled=False). */
   unschedulable: boolean;
+  /** Preempted, its pods terminating on their GPUs until then (still listed as running, never a victim again). */
+  terminatingUntil: number | null;
+  /** Pipelined onto GPUs its victims still hold: no action tries it again until then. */
+  pipelinedUntil: number | null;
 }
 
 /** The namespace Run:ai creates for a project and runs its workloads in: runai-<project>. */

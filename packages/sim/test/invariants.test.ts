@@ -15,6 +15,7 @@ function transition(from: Phase | undefined, event: DomainEvent): Phase | "illeg
     case "WorkloadSubmitted":
       return from === undefined ? "Pending" : "illegal";
     case "WorkloadUnschedulable":
+    case "WorkloadPipelined":
       return from === "Pending" ? "Pending" : "illegal";
     case "WorkloadStarted":
       return from === "Pending" ? "Running" : "illegal";
@@ -72,7 +73,13 @@ function watch(simulation: Simulation): { problems: string[]; checkView: () => v
       }
       if (gpus !== event.workload.gpus) problems.push(`workload ${id} started with ${gpus} GPUs, asked for ${event.workload.gpus}`);
     }
-    if ("pods" in event && event.kind !== "WorkloadStarted" && event.kind !== "WorkloadUnschedulable") {
+    // A preemptor's pods are pipelined onto GPUs its victims still hold: nothing changes hands yet.
+    if (
+      "pods" in event &&
+      event.kind !== "WorkloadStarted" &&
+      event.kind !== "WorkloadUnschedulable" &&
+      event.kind !== "WorkloadPipelined"
+    ) {
       for (const pod of event.pods) {
         for (const gpu of pod.gpus) {
           if (holder.get(gpu.uuid) !== pod.uid) problems.push(`${event.kind}: pod ${pod.uid} released GPU ${gpu.uuid} it did not hold`);
@@ -173,6 +180,7 @@ it("the stress fixture exercises every kind of transition", () => {
       "WorkloadCancelled/true",
       "WorkloadCompleted",
       "WorkloadFailed",
+      "WorkloadPipelined",
       "WorkloadPreempted",
       "WorkloadStarted",
       "WorkloadSubmitted",

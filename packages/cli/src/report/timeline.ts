@@ -151,6 +151,7 @@ function momentOf(event: DomainEvent): Moment | undefined {
     case "WorkloadSubmitted":
     case "WorkloadUnschedulable":
     case "WorkloadStarted":
+    case "WorkloadPipelined":
     case "WorkloadCompleted":
     case "WorkloadCancelled":
     case "ContainerCrashed":

@@ -116,8 +116,6 @@ interface Waiting {
 
 export class KubernetesEvents {
   private readonly recorder = new EventRecorder();
-  /** Workloads that evicted others and start in the same cycle: their pods are pipelined first. */
-  private readonly preemptors = new Set<number>();
   private readonly waiting = new Map<number, Waiting>();
   private readonly pendingPods = new Map<number, ReadonlyArray<{ name: string; uid: string }>>();
   private readonly crashLoops = new Map<number, CrashLoop>();
@@ -174,23 +172,23 @@ export class KubernetesEvents {
   readonly record = (event: DomainEvent): void => {
     const now = this.startMs + event.t;
     switch (event.kind) {
+      case "WorkloadPipelined":
+        // Statement.Commit pipelines the preemptor onto its victims' GPUs; it binds once they are gone.
+        for (const pod of event.pods)
+          this.write(
+            {
+              source: KAI,
+              object: podObject(event.workload, pod),
+              type: "Normal",
+              reason: "Pipelined",
+              message: `Pod ${event.workload.namespace}/${pod.name} was pipelined to node ${pod.node}`,
+            },
+            now,
+          );
+        return;
       case "WorkloadStarted": {
         this.waiting.delete(event.workload.id);
-        // A preemptor is pipelined onto its victims' GPUs first (Statement.Commit records it);
-        // gpusynth frees the victims' GPUs at once, so its binding follows in the same cycle.
-        const pipelined = this.preemptors.delete(event.workload.id);
         for (const pod of event.pods) {
-          if (pipelined)
-            this.write(
-              {
-                source: KAI,
-                object: podObject(event.workload, pod),
-                type: "Normal",
-                reason: "Pipelined",
-                message: `Pod ${event.workload.namespace}/${pod.name} was pipelined to node ${pod.node}`,
-              },
-              now,
-            );
           this.write(
             {
               source: KAI,
@@ -270,7 +268,6 @@ export class KubernetesEvents {
         this.unschedulable(event.workload, event.reasons, now);
         return;
       case "WorkloadPreempted":
-        this.preemptors.add(event.preemptor.id);
         this.endCrashLoop(event.workload.id, now);
         for (const pod of event.pods) {
           this.write(
