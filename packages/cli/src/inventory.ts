@@ -119,6 +119,8 @@ export function collectInventory(
     }
     return entry;
   };
+  /** Per log source, the resource and attribute objects whose keys are already counted. */
+  const seenFields = new Map<LogSourceInventory, WeakSet<object>>();
   for (const t of virtualTicks(durationMs, intervalMs)) {
     if (t <= fromMs) continue;
     run.advanceTo(t);
@@ -155,8 +157,21 @@ export function collectInventory(
         logSources.set(record.receiver, source);
       }
       source.records++;
-      for (const key of Object.keys(record.resource)) if (!source.resourceKeys.includes(key)) source.resourceKeys.push(key);
-      for (const key of Object.keys(record.attributes)) if (!source.attributeKeys.includes(key)) source.attributeKeys.push(key);
+      // Sources share one resource (and often one attribute) object across their records: its
+      // keys are read once.
+      let seen = seenFields.get(source);
+      if (seen === undefined) {
+        seen = new WeakSet();
+        seenFields.set(source, seen);
+      }
+      if (!seen.has(record.resource)) {
+        seen.add(record.resource);
+        for (const key of Object.keys(record.resource)) if (!source.resourceKeys.includes(key)) source.resourceKeys.push(key);
+      }
+      if (!seen.has(record.attributes)) {
+        seen.add(record.attributes);
+        for (const key of Object.keys(record.attributes)) if (!source.attributeKeys.includes(key)) source.attributeKeys.push(key);
+      }
     }
   }
   return {
