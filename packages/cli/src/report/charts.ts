@@ -10,7 +10,7 @@ import * as echarts from "echarts";
 export const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
 
 /** Width every chart is drawn at; the page scales them to the window. */
-export const WIDTH = 1360;
+const WIDTH = 1360;
 const TEXT = { color: "#444", fontFamily: "system-ui, sans-serif", fontSize: 12 };
 
 export const escapeHtml = (text: string): string =>
@@ -19,7 +19,7 @@ export const escapeHtml = (text: string): string =>
 const pad = (n: number) => String(n).padStart(2, "0");
 
 /** UTC clock labels: HH:MM within a day, MM-DD HH:MM across days. */
-export function clockLabel(unixMs: number, multiDay: boolean): string {
+function clockLabel(unixMs: number, multiDay: boolean): string {
   const d = new Date(unixMs);
   const time = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
   return multiDay ? `${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${time}` : time;
