@@ -5,7 +5,7 @@
  * cantfind.md what is unconfirmed.
  */
 import type { WorkloadType } from "@gpusynth/blueprint";
-import { unitHash } from "./noise.js";
+import { stableChars } from "./noise.js";
 
 /**
  * The workload's main container: a Kubeflow PyTorchJob requires its container to be named
@@ -38,7 +38,5 @@ const K8S_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
  * every run names the same object alike.
  */
 export function generatedSuffix(key: string, length = 5): string {
-  let out = "";
-  for (let i = 0; i < length; i++) out += K8S_SUFFIX_ALPHABET[Math.floor(unitHash(key, i) * K8S_SUFFIX_ALPHABET.length)];
-  return out;
+  return stableChars(K8S_SUFFIX_ALPHABET, length, key);
 }

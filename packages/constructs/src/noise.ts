@@ -35,3 +35,10 @@ export function stableUuid(key: string): string {
   const hex = stableHex(key, 4);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
+
+/** `length` characters of `alphabet`, fixed by `key` (generated names and IDs that every run repeats). */
+export function stableChars(alphabet: string, length: number, key: string): string {
+  let out = "";
+  for (let i = 0; i < length; i++) out += alphabet[Math.floor(unitHash(key, i) * alphabet.length)];
+  return out;
+}

@@ -128,8 +128,6 @@ export type DomainEvent =
       readonly nodePool: string;
       /** The pending pods and the nodes and GPUs they are pipelined to. */
       readonly pods: readonly PodPlacement[];
-      /** When the victims' termination grace period ends. */
-      readonly until: number;
     })
   | (Base & {
       readonly kind: "WorkloadCompleted";

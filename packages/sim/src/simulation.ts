@@ -410,9 +410,20 @@ export class Simulation {
     this.requestCycle();
   }
 
+  /**
+   * The pods a placement of `count` pods uses: the pending ones, and new ones where the pool it
+   * landed in needs more pods than its preferred pool's shape gave it.
+   */
+  private podIdentities(w: Workload, count: number): PodIdentity[] {
+    while (w.pendingPods.length < count)
+      w.pendingPods.push({ name: podName(w, w.pendingPods.length), uid: this.ids.uuid(), createdAt: this.nowMs });
+    return w.pendingPods.slice(0, count);
+  }
+
   private bind(w: Workload, pool: Pool, assignments: readonly PodAssignment[]): void {
+    const identities = this.podIdentities(w, assignments.length);
     const pods: Pod[] = assignments.map((a, i) => {
-      const identity = w.pendingPods[i] ?? { name: podName(w, i), uid: this.ids.uuid(), createdAt: this.nowMs };
+      const identity = identities[i] as PodIdentity;
       const pod: Pod = { ...identity, workload: w, node: a.node, gpus: a.gpus, startedAt: this.nowMs };
       for (const gpu of a.gpus) takeGpu(gpu, pod);
       return pod;
@@ -543,13 +554,12 @@ export class Simulation {
       kind: "WorkloadPipelined",
       workload: workloadRef(w),
       nodePool: pool.name,
-      pods: assignments.map((a, i) => ({
-        name: w.pendingPods[i]?.name ?? podName(w, i),
-        uid: w.pendingPods[i]?.uid ?? "",
-        node: a.node.name,
-        gpus: a.gpus.map(gpuRef),
+      pods: this.podIdentities(w, assignments.length).map((pod, i) => ({
+        name: pod.name,
+        uid: pod.uid,
+        node: (assignments[i] as PodAssignment).node.name,
+        gpus: (assignments[i] as PodAssignment).gpus.map(gpuRef),
       })),
-      until: w.pipelinedUntil,
     });
   }
 

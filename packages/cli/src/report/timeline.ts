@@ -351,9 +351,10 @@ export function recordTimeline(
   };
   const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), metrics: false, observers: [observe] });
   const allocation = new AllocationRecorder(blueprint);
-  const gpus = new GpuRecorder(run.simulation.view(), run.metrics.activity);
+  const start = run.simulation.view();
+  const gpus = new GpuRecorder(start, run.metrics.activity);
   const backlog = new BacklogRecorder(blueprint, waits);
-  const nodes: NodeRow[] = run.simulation.view().pools.flatMap((pool) => pool.nodes.map((node) => ({ name: node.name, states: [] })));
+  const nodes: NodeRow[] = start.pools.flatMap((pool) => pool.nodes.map((node) => ({ name: node.name, states: [] })));
 
   const stepMs = Math.max(60_000, Math.ceil(durationMs / MAX_SAMPLES / 60_000) * 60_000);
   const times: number[] = [];

@@ -12,7 +12,7 @@
 import type { CycleAttemptRef, DomainEvent } from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
 import { generatedSuffix, queueName } from "../naming.js";
-import { stableUuid, unitHash } from "../noise.js";
+import { stableChars, stableUuid } from "../noise.js";
 import { cycleLatencyMs } from "./latency.js";
 import { requirementsText, resourceText } from "./values.js";
 
@@ -75,12 +75,6 @@ export function colour(text: string): string {
 const LEVEL_INFO = "\u001b[34mINFO\u001b[0m";
 /** The coloured action of the message prefix, fixed per action. */
 const ACTION_COLOUR: Readonly<Record<Action, string>> = Object.fromEntries(ACTIONS.map((a) => [a, colour(a)])) as Record<Action, string>;
-
-function pick(alphabet: string, length: number, key: string): string {
-  let out = "";
-  for (let i = 0; i < length; i++) out += alphabet[Math.floor(unitHash(key, i) * alphabet.length)];
-  return out;
-}
 
 interface Line {
   readonly v: number;
@@ -215,7 +209,7 @@ export class SchedulerLog {
   private driftMs = 0;
 
   private writeCycle(out: LogRecordOut[], cycle: Cycle, { startMs, durationMs }: CycleTiming): void {
-    const session = pick(SESSION_ALPHABET, 6, `session/${startMs}`);
+    const session = stableChars(SESSION_ALPHABET, 6, `session/${startMs}`);
     const lines: Line[] = [
       { v: 1, caller: "scheduler/scheduler.go:116", msg: "Start scheduling ..." },
       { v: 2, caller: "framework/session.go:353", msg: "Taking cluster snapshot ..." },
