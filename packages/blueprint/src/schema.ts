@@ -111,8 +111,8 @@ const gpuCount = z.int().min(1).max(4096);
  * 3's training cluster: 2,048 nodes × 8 H100). Larger clusters are split into several
  * blueprints, one run each.
  */
-export const MAX_NODES = 4_096;
-export const MAX_GPUS = 16_384;
+export const MAX_NODES = 16_384;
+export const MAX_GPUS = 131_072;
 
 /**
  * OTLP stamps points with unsigned 64-bit nanoseconds since the Unix epoch, and Go consumers

@@ -95,9 +95,8 @@ export class ClusterRun {
   /** The cluster now: collects the targets, drains the log sources and lets the control plane observe. */
   frame(): Frame {
     const view = this.simulation.view();
-    // Every target is collected whatever the shard: GPU activity and counters are state that each
-    // read advances, and a shard must read them as the whole run does to emit the same values.
-    const targets = this.collectMetrics ? this.metrics.collect(view).filter((t) => this.shard.ownsTarget(t.target)) : [];
+    // Only the shard's targets are collected (ClusterMetrics.collect says why that is exact).
+    const targets = this.collectMetrics ? this.metrics.collect(view, this.shard) : [];
     const drained = this.logs?.drain(view) ?? [];
     const logs = this.shard.ownsLogs ? drained : [];
     this.controlPlane?.observe(view);

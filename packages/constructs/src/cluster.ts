@@ -14,6 +14,7 @@ import { SCHEDULER_LOG_DEFAULTS, SchedulerLog } from "./kai-scheduler/logs.js";
 import { KubernetesEvents } from "./kube/events.js";
 import { KubeConstruct } from "./kube/index.js";
 import { RunaiConstruct } from "./runai/index.js";
+import type { ShardFilter } from "./shard.js";
 
 export class ClusterMetrics {
   private readonly dcgm: DcgmConstruct;
@@ -35,9 +36,18 @@ export class ClusterMetrics {
   /** Feeds a domain event to the constructs that count events; subscribe it to the simulation. */
   readonly record = (event: DomainEvent): void => this.scheduler.record(event);
 
-  /** Every target's samples at the view's simulated time. */
-  collect(view: ClusterView): TargetSamples[] {
-    return [...this.runai.collect(view), ...this.dcgm.collect(view), ...this.kube.collect(view), ...this.scheduler.collect(view)];
+  /**
+   * Every target's samples at the view's simulated time, or only a shard's: its nodes' exporters,
+   * and the cluster-wide targets when it owns them. A GPU's activity state (energy, temperatures)
+   * depends only on the times it is read, and every source reads at the frame's time, so a shard
+   * that reads only its own GPUs reads them exactly as the whole run does.
+   */
+  collect(view: ClusterView, shard?: ShardFilter): TargetSamples[] {
+    if (shard === undefined || shard.shard.count === 1)
+      return [...this.runai.collect(view), ...this.dcgm.collect(view), ...this.kube.collect(view), ...this.scheduler.collect(view)];
+    const dcgm = this.dcgm.collect(view, (node) => shard.ownsNode(node));
+    if (!shard.ownsClusterWide) return dcgm;
+    return [...this.runai.collect(view), ...dcgm, ...this.kube.collect(view), ...this.scheduler.collect(view)];
   }
 
   families(): MetricFamily[] {

@@ -11,7 +11,6 @@
  */
 import type { ClusterView, DeepReadonly, Pool } from "@gpusynth/sim";
 import { nodeOrdinal } from "./addresses.js";
-import type { ScrapeTarget } from "./catalogue.js";
 
 export interface Shard {
   /** 0 … count − 1. */
@@ -36,10 +35,14 @@ export class ShardFilter {
     return new ShardFilter(shard, view.pools);
   }
 
-  ownsTarget(target: ScrapeTarget): boolean {
-    if (this.shard.count === 1) return true;
-    if (target.node === undefined) return this.shard.index === 0;
-    return (this.ordinals.get(target.node) ?? 0) % this.shard.count === this.shard.index;
+  /** Whether the node's per-node targets are this shard's. */
+  ownsNode(node: string): boolean {
+    return this.shard.count === 1 || (this.ordinals.get(node) ?? 0) % this.shard.count === this.shard.index;
+  }
+
+  /** The cluster-wide targets are shard 0's. */
+  get ownsClusterWide(): boolean {
+    return this.shard.index === 0;
   }
 
   /** The log sources are cluster-wide: shard 0's. */

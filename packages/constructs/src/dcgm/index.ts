@@ -52,11 +52,12 @@ export class DcgmConstruct implements MetricConstruct {
     private readonly options: DcgmOptions = DCGM_DEFAULTS,
   ) {}
 
-  collect(view: ClusterView): TargetSamples[] {
+  /** Every node's exporter, or only those of the nodes `owns` accepts (a shard's). */
+  collect(view: ClusterView, owns?: (node: string) => boolean): TargetSamples[] {
     const result: TargetSamples[] = [];
     for (const pool of view.pools) {
       for (const node of pool.nodes) {
-        if (node.status === "rebooting") continue;
+        if (node.status === "rebooting" || (owns !== undefined && !owns(node.name))) continue;
         const target = this.target(node.name);
         const samples: Sample[] = [];
         for (const gpu of node.gpus) {
