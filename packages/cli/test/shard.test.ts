@@ -14,20 +14,23 @@ import { captureOutput, repoFile } from "./helpers.js";
 const dir = mkdtempSync(join(tmpdir(), "gpusynth-shard-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The OTLP-JSON lines of a 30-minute offline run of enterprise.yaml (one line per target and scrape), once per shard. */
+/**
+ * The OTLP-JSON lines of a 30-minute offline run of enterprise.yaml (one line per target and
+ * scrape), once per shard and worker count.
+ */
 const runs = new Map<string, Promise<{ metrics: string[]; logs: string[] }>>();
-function lines(shard?: string): Promise<{ metrics: string[]; logs: string[] }> {
-  const key = shard ?? "all";
+function lines(shard?: string, workers = 1): Promise<{ metrics: string[]; logs: string[] }> {
+  const key = `${shard ?? "all"}-${workers}`;
   let run = runs.get(key);
   if (run === undefined) {
-    run = runShard(shard);
+    run = runShard(shard, workers);
     runs.set(key, run);
   }
   return run;
 }
 
-async function runShard(shard?: string): Promise<{ metrics: string[]; logs: string[] }> {
-  const name = join(dir, `run-${(shard ?? "all").replace("/", "-of-")}`);
+async function runShard(shard: string | undefined, workers: number): Promise<{ metrics: string[]; logs: string[] }> {
+  const name = join(dir, `run-${(shard ?? "all").replace("/", "-of-")}-${workers}`);
   const { output, text } = captureOutput();
   // The Kubernetes events stand for the logs: where logs go is the same for every source.
   const args = [
@@ -43,6 +46,8 @@ async function runShard(shard?: string): Promise<{ metrics: string[]; logs: stri
     `${name}.l`,
     "--log-sources",
     "events",
+    "--workers",
+    String(workers),
   ];
   const code = await main([...args, ...(shard === undefined ? [] : ["--shard", shard]), repoFile("blueprints/enterprise.yaml")], output);
   expect(code, text.err).toBe(0);
@@ -66,6 +71,14 @@ describe("run --shard i/n", () => {
     const hosts = shards.map((s) => new Set(s.metrics.filter((l) => l.includes('"nvidia-dcgm-exporter"')).map(hostOf)));
     for (const h of hosts) expect(h.size).toBeGreaterThan(0);
     expect(hosts.reduce((sum, h) => sum + h.size, 0)).toBe(new Set(hosts.flatMap((h) => [...h])).size);
+  });
+
+  it("emits with k worker threads in one process exactly what one thread emits, for the whole run and for a shard", async () => {
+    const [whole, threads, shard, shardThreads] = await Promise.all([lines(), lines(undefined, 3), lines("1/2"), lines("1/2", 2)]);
+    expect([...threads.metrics].sort()).toEqual([...whole.metrics].sort());
+    expect(threads.logs).toEqual(whole.logs);
+    expect([...shardThreads.metrics].sort()).toEqual([...shard.metrics].sort());
+    expect(shardThreads.logs).toEqual([]);
   });
 
   it.each(["2/2", "1/0", "a/b", "-1/2"])("refuses --shard %s with exit code 2", async (shard) => {

@@ -18,4 +18,4 @@ export { queueName } from "./kai-scheduler/index.js";
 export { K8S_EVENTS_SCOPE } from "./kube/events.js";
 export { ksmLabelName } from "./kube/families.js";
 export * as runaiApi from "./runai-api/index.js";
-export { type Shard, ShardFilter, WHOLE_RUN } from "./shard.js";
+export { MAX_SHARD_GPUS, type Shard, ShardFilter, shardGpus, WHOLE_RUN } from "./shard.js";

@@ -50,3 +50,27 @@ export class ShardFilter {
     return this.shard.index === 0;
   }
 }
+
+/**
+ * The most GPUs one shard emits the per-node targets of — a process, or one worker thread of
+ * `gpusynth run --workers`. Measured on Node 20 (bench/results/emit-speed.md): shard 0 of 8 of
+ * blueprints/hyperscale.yaml (102,400 GPUs) collects 1.4 M points per scrape — the cluster-wide
+ * targets, 1.1 M of them, and 12,800 GPUs' exporters — in about 1.5 s and a heap under 1 GB
+ * beside the 350 MB the whole cluster's simulation holds; 16,384 GPUs more per shard would
+ * leave no room in a 2 GB heap. Past it, more shards.
+ */
+export const MAX_SHARD_GPUS = 16_384;
+
+/** The GPUs on a shard's nodes (ordinals ≡ index mod count, counted across the pools in order). */
+export function shardGpus(pools: readonly { readonly nodes: number; readonly gpusPerNode: number }[], shard: Shard): number {
+  let gpus = 0;
+  let first = 0;
+  for (const pool of pools) {
+    // Ordinals first … first + nodes − 1; those ≡ index (mod count).
+    const offset = (((shard.index - first) % shard.count) + shard.count) % shard.count;
+    const owned = offset >= pool.nodes ? 0 : Math.floor((pool.nodes - 1 - offset) / shard.count) + 1;
+    gpus += owned * pool.gpusPerNode;
+    first += pool.nodes;
+  }
+  return gpus;
+}

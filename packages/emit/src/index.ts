@@ -34,5 +34,7 @@ export {
   signalUrl,
 } from "./otlp.js";
 export { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
-export { ScrapeServer, SD_PATH, targetPath } from "./scrape-server.js";
-export { type MetricsSink, OtlpJsonLinesSink } from "./sinks.js";
+export { ScrapeServer, SD_PATH, type ServedTarget, targetPath } from "./scrape-server.js";
+export { type EncodedMetricsSink, type MetricsSink, OtlpJsonLinesSink } from "./sinks.js";
+export { type EncodedScrape, encodeScrape, type WireFormat } from "./wire.js";
+export { ShardWorkers, workerShards } from "./workers/shard-workers.js";

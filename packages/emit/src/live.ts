@@ -7,15 +7,16 @@
  * loop yields to the event loop every few milliseconds whatever the speed, so a slow collector,
  * a busy scrape server or a huge --speed never stops the run from answering requests and signals.
  */
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Blueprint } from "@gpusynth/blueprint";
 import { ClusterRun, LiveClock, type LogSources, runaiApi, type Shard } from "@gpusynth/constructs";
 import type { ClusterView } from "@gpusynth/sim";
 import type { ControlPlaneServer } from "./api-server/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
+import { advance } from "./pacing.js";
 import type { ScrapeServer } from "./scrape-server.js";
 import type { MetricsSink } from "./sinks.js";
+import { shardWorkers } from "./workers/shard-workers.js";
 
 export interface LiveOptions {
   /** Simulated seconds per wall-clock second. */
@@ -34,6 +35,8 @@ export interface LiveOptions {
   readonly logSources?: LogSources;
   /** Emit only this shard's part (default: the whole run); the scrape server lists only its targets. */
   readonly shard?: Shard;
+  /** Worker threads emitting the metrics (workers/shard-workers.ts); 1 or absent: this thread does. */
+  readonly workers?: number;
   readonly server?: ScrapeServer;
   /** Serves the Run:ai control-plane API from this run, keeping `retentionMs` of history. */
   readonly api?: { readonly server: ControlPlaneServer; readonly retentionMs: number };
@@ -51,30 +54,6 @@ export interface LiveStatus {
   readonly running: number;
 }
 
-/** Simulated time advanced between checks of the wall clock (cheap even for 4,096 GPUs). */
-const SIMULATION_SLICE_MS = 60_000;
-/** Longest stretch of work between two turns of the event loop. */
-const YIELD_EVERY_MS = 20;
-
-/**
- * Advances the simulation towards `targetMs` in slices, yielding to the event loop between them;
- * stops early when aborted or after `budgetMs` of wall time (the run then emits what it has and
- * catches up on the next tick).
- */
-async function advance(run: ClusterRun, targetMs: number, signal: AbortSignal, budgetMs: number): Promise<void> {
-  const started = performance.now();
-  let slice = started;
-  while (run.now < targetMs && !signal.aborted) {
-    run.advanceTo(Math.min(targetMs, run.now + SIMULATION_SLICE_MS));
-    const now = performance.now();
-    if (now - started > budgetMs) return;
-    if (now - slice > YIELD_EVERY_MS) {
-      await yieldToEventLoop();
-      slice = performance.now();
-    }
-  }
-}
-
 const DAY_MS = 86_400_000;
 
 /**
@@ -87,6 +66,12 @@ export function servingStartMs(blueprintStartUnixMs: number, warmupMs: number, s
   if (speed !== 1 || warmupMs === 0) return warmupMs;
   const lag = (((nowUnixMs - (blueprintStartUnixMs + warmupMs)) % DAY_MS) + DAY_MS) % DAY_MS;
   return warmupMs + lag;
+}
+
+/** Waits for `work`, or until the run is aborted (the work then goes on unobserved and is dropped). */
+async function untilAborted(work: Promise<void> | undefined, signal: AbortSignal): Promise<void> {
+  if (work === undefined || signal.aborted) return;
+  await Promise.race([work, new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }))]);
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -104,9 +89,16 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export async function runLive(blueprint: Blueprint, options: LiveOptions): Promise<LiveStatus> {
   const servingMs = servingStartMs(blueprint.time.start, options.warmupMs, options.speed, Date.now());
   const clock = new LiveClock(blueprint.time.start + servingMs, options.speed, Date.now());
+  const workers = shardWorkers(blueprint, options, {
+    kind: "live",
+    servingSimulatedUnixMs: blueprint.time.start + servingMs,
+    speed: options.speed,
+  });
+  // With workers, this thread's run writes the logs and keeps the control plane; the workers emit the metrics.
   const run = new ClusterRun(blueprint, {
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     clock: clock.stamp,
+    metrics: workers === undefined,
     logs: options.logs === undefined ? false : (options.logSources ?? true),
     ...(options.shard === undefined ? {} : { shard: options.shard }),
     // Its history is kept in stamped (wall-clock) time, like everything the run emits, one
@@ -121,7 +113,7 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
         }),
   });
   if (run.controlPlane !== undefined) options.api?.server.attach(run.controlPlane);
-  const pipeline = options.sink === undefined ? undefined : new MetricsPipeline(options.sink);
+  const pipeline = options.sink === undefined || workers !== undefined ? undefined : new MetricsPipeline(options.sink);
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
   const statusOf = (view: ClusterView, targets: number): LiveStatus => ({
     simulatedMs: view.now,
@@ -133,10 +125,11 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   let status = statusOf(run.simulation.view(), 0);
   try {
     // The warm-up: simulated as fast as the CPU allows; its log records are nobody's news.
-    await advance(run, servingMs, options.signal, Number.POSITIVE_INFINITY);
+    await Promise.all([advance(run, servingMs, options.signal), untilAborted(workers?.advanceTo(servingMs), options.signal)]);
     run.skipLogs();
     const wallStart = Date.now();
     clock.startServing(wallStart);
+    workers?.serve(wallStart);
     // --duration is wall-clock time: the simulated time it covers is duration × speed.
     const endMs = options.durationMs === undefined ? Number.POSITIVE_INFINITY : servingMs + options.durationMs * options.speed;
     for (let tick = 0; !options.signal.aborted; tick++) {
@@ -144,17 +137,25 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
       await advance(run, wantedMs, options.signal, options.intervalMs);
       if (options.signal.aborted) break;
       const frame = run.frame();
-      options.server?.update(frame.targets);
-      await pipeline?.scrape(frame.targets, Date.now(), options.signal);
+      let targets = frame.targets.length;
+      if (workers !== undefined) {
+        const ticked = await workers.tick(frame.simulatedMs, Date.now());
+        options.server?.publish(ticked.targets);
+        targets = ticked.targets.length;
+      } else {
+        options.server?.update(frame.targets);
+        await pipeline?.scrape(frame.targets, Date.now(), options.signal);
+      }
       await logsPipeline?.export(frame.logs);
-      status = statusOf(frame.view, frame.targets.length);
+      status = statusOf(frame.view, targets);
       options.onTick?.(status);
       if (run.now >= endMs) break;
       await sleep(wallStart + (tick + 1) * options.intervalMs - Date.now(), options.signal);
     }
   } finally {
+    await workers?.close();
     // Both flush at once: a stopping run has a bounded time to deliver what is queued.
-    await Promise.all([pipeline?.shutdown(), logsPipeline?.shutdown()]);
+    await Promise.all([pipeline?.shutdown() ?? (workers === undefined ? undefined : options.sink?.shutdown()), logsPipeline?.shutdown()]);
   }
   return statusOf(run.simulation.view(), status.targets);
 }

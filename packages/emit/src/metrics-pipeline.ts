@@ -5,10 +5,10 @@
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { TargetSamples } from "@gpusynth/constructs";
-import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { targetKey } from "./receiver.js";
 import type { MetricsSink } from "./sinks.js";
 import { TargetProvider } from "./target-provider.js";
+import { pointsOf } from "./wire.js";
 
 export interface ScrapeReport {
   readonly targets: number;
@@ -18,12 +18,6 @@ export interface ScrapeReport {
 
 /** Longest stretch of scraping between two turns of the event loop. */
 const YIELD_EVERY_MS = 20;
-
-function pointsOf(metrics: ResourceMetrics): number {
-  let points = 0;
-  for (const scope of metrics.scopeMetrics) for (const metric of scope.metrics) points += metric.dataPoints.length;
-  return points;
-}
 
 export class MetricsPipeline {
   private readonly targets = new Map<string, TargetProvider>();

@@ -8,6 +8,7 @@ import type { DomainEvent, Simulation } from "@gpusynth/sim";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";
 import type { MetricsSink } from "./sinks.js";
+import { shardWorkers } from "./workers/shard-workers.js";
 
 export interface OfflineOptions {
   readonly durationMs: number;
@@ -19,6 +20,8 @@ export interface OfflineOptions {
   readonly logSources?: LogSources;
   /** Emit only this shard's part (default: the whole run). */
   readonly shard?: Shard;
+  /** Worker threads emitting the metrics (workers/shard-workers.ts); 1 or absent: this thread does. */
+  readonly workers?: number;
   /** Further listeners of the simulation's events (e.g. a summary). */
   readonly observers?: ReadonlyArray<(event: DomainEvent) => void>;
   /** Called after each scrape with the simulated time reached. */
@@ -36,24 +39,33 @@ export interface OfflineResult {
 const NO_SCRAPE: ScrapeReport = { targets: 0, points: 0, failedTargets: 0 };
 
 export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | undefined, options: OfflineOptions): Promise<OfflineResult> {
+  const workers = sink === undefined ? undefined : shardWorkers(blueprint, { ...options, sink }, { kind: "calendar" });
+  // With workers, this thread's run writes the logs and feeds the observers; the workers emit the metrics.
   const run = new ClusterRun(blueprint, {
     ...(options.seed === undefined ? {} : { seed: options.seed }),
-    metrics: sink !== undefined,
+    metrics: sink !== undefined && workers === undefined,
     logs: options.logs === undefined ? false : (options.logSources ?? true),
     ...(options.observers === undefined ? {} : { observers: options.observers }),
     ...(options.shard === undefined ? {} : { shard: options.shard }),
   });
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
-  const pipeline = sink === undefined ? undefined : new MetricsPipeline(sink);
+  const pipeline = sink === undefined || workers !== undefined ? undefined : new MetricsPipeline(sink);
   let logRecords = 0;
   let scrapes = 0;
   let points = 0;
   let failedTargets = 0;
   try {
     for (const t of virtualTicks(options.durationMs, options.intervalMs)) {
+      // The workers advance and collect while this thread simulates for the logs and observers.
+      const ticked = workers?.tick(t, blueprint.time.start + t);
       run.advanceTo(t);
       const frame = run.frame();
-      const report = pipeline === undefined ? NO_SCRAPE : await pipeline.scrape(frame.targets, blueprint.time.start + t);
+      const report =
+        ticked !== undefined
+          ? await ticked.then((w) => ({ targets: w.targets.length, points: w.points, failedTargets: w.failedTargets }))
+          : pipeline === undefined
+            ? NO_SCRAPE
+            : await pipeline.scrape(frame.targets, blueprint.time.start + t);
       if (logsPipeline !== undefined) logRecords += (await logsPipeline.export(frame.logs)).records;
       scrapes++;
       points += report.points;
@@ -61,7 +73,8 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
       options.onScrape?.(t, report);
     }
   } finally {
-    await pipeline?.shutdown();
+    await workers?.close();
+    await (pipeline ?? (workers === undefined ? undefined : sink))?.shutdown();
     await logsPipeline?.shutdown();
   }
   return { scrapes, points, failedTargets, logRecords, simulation: run.simulation };

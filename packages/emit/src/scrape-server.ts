@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { KubernetesEndpoint, TargetSamples } from "@gpusynth/constructs";
+import type { KubernetesEndpoint, ScrapeTarget, TargetSamples } from "@gpusynth/constructs";
 import { exposition } from "./exposition.js";
 import { closeNow, listenGuarded, originTarget } from "./http-guard.js";
 import { targetKey } from "./receiver.js";
@@ -26,32 +26,47 @@ export function targetPath(key: string): string {
   return `/targets/${key}/metrics`;
 }
 
+/** A target as the server serves it: its address, and its exposition, rendered when a scraper asks. */
+export interface ServedTarget {
+  readonly key: string;
+  readonly target: ScrapeTarget;
+  /** The text format; undefined when the target has gone since it was published (404). */
+  readonly exposition: () => string | undefined | Promise<string | undefined>;
+}
+
 export class ScrapeServer {
   private server: Server | undefined;
-  private latest = new Map<string, TargetSamples>();
-  private byPath = new Map<string, TargetSamples>();
+  private byPath = new Map<string, ServedTarget>();
 
   /** Replaces what every target exposes; targets not in `collected` are down (404). */
   update(collected: readonly TargetSamples[]): void {
-    this.latest = new Map(collected.map((t) => [targetKey(t.target), t]));
-    this.byPath = new Map([...this.latest.entries()].map(([key, t]) => [targetPath(key), t]));
+    this.publish(collected.map(({ target, samples }) => ({ key: targetKey(target), target, exposition: () => exposition(samples) })));
+  }
+
+  /** Replaces the served targets with these, whose expositions may be rendered elsewhere (a worker thread). */
+  publish(targets: readonly ServedTarget[]): void {
+    this.byPath = new Map(targets.map((t) => [targetPath(t.key), t]));
   }
 
   async listen(host: string, port: number): Promise<AddressInfo> {
+    // Nothing in answer() is expected to fail; if something does (or a worker thread cannot render
+    // a target), the scraper gets a bare 500 rather than the process a crash or the client an
+    // internal message.
+    const failed = (res: ServerResponse) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end("internal error\n");
+    };
     const server = createServer((req, res) => {
       try {
-        this.answer(req, res);
+        this.answer(req, res)?.catch(() => failed(res));
       } catch {
-        // Nothing in answer() is expected to throw; if something does, the scraper gets a bare
-        // 500 rather than the process a crash or the client an internal message.
-        if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end("internal error\n");
+        failed(res);
       }
     });
     this.server = server;
     return listenGuarded(server, host, port);
   }
 
-  private answer(req: IncomingMessage, res: ServerResponse): void {
+  private answer(req: IncomingMessage, res: ServerResponse): void | Promise<void> {
     const target = originTarget(req.url);
     if (target === undefined) {
       res
@@ -68,19 +83,16 @@ export class ScrapeServer {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.discovery()));
       return;
     }
-    const samples = this.byPath.get(target.path);
-    if (samples === undefined) {
-      res.writeHead(404, { "content-type": "text/plain" }).end(`no such target: ${target.path}\nsee ${SD_PATH} for the list\n`);
-      return;
-    }
-    res.writeHead(200, { "content-type": CONTENT_TYPE }).end(exposition(samples.samples));
+    const text = this.byPath.get(target.path)?.exposition();
+    if (text instanceof Promise) return text.then((t) => respond(res, target.path, t));
+    respond(res, target.path, text);
   }
 
   /** Prometheus HTTP SD: one target group per emulated target. */
   discovery(): Array<{ targets: string[]; labels: Record<string, string> }> {
     const address = this.server?.address() as AddressInfo | undefined;
     const self = address === undefined ? "" : `${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
-    return [...this.latest.entries()].map(([key, { target }]) => ({
+    return [...this.byPath.values()].map(({ key, target }) => ({
       targets: [self],
       labels: {
         job: target.job,
@@ -94,6 +106,12 @@ export class ScrapeServer {
   async close(): Promise<void> {
     if (this.server !== undefined) await closeNow(this.server);
   }
+}
+
+function respond(res: ServerResponse, path: string, text: string | undefined): void {
+  if (text === undefined)
+    res.writeHead(404, { "content-type": "text/plain" }).end(`no such target: ${path}\nsee ${SD_PATH} for the list\n`);
+  else res.writeHead(200, { "content-type": CONTENT_TYPE }).end(text);
 }
 
 /**

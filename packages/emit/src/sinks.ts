@@ -4,8 +4,8 @@
  * reports failures without ever throwing at the run; an offline file sink throws when its file
  * cannot be written, which ends the run with the path and the cause.
  */
-import { JsonMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import { type EncodedScrape, encodeScrape, type WireFormat } from "./wire.js";
 
 export interface MetricsSink {
   /** Resolves false when the data was not accepted (a queueing sink accepts it and reports delivery itself). */
@@ -13,12 +13,19 @@ export interface MetricsSink {
   shutdown(): Promise<void>;
 }
 
+/** A sink that also takes scrapes encoded elsewhere (by worker threads) in its wire format. */
+export interface EncodedMetricsSink extends MetricsSink {
+  readonly wireFormat: WireFormat;
+  /** Stores a scrape encoded with encodeScrape(wireFormat, …). */
+  accept(scrape: EncodedScrape): void;
+}
+
 /**
  * OTLP-JSON lines: each scrape is one ExportMetricsServiceRequest in the OTLP JSON encoding
  * (the SDK's own serializer), one per line, as the collector's file exporter writes them.
  */
-export class OtlpJsonLinesSink implements MetricsSink {
-  private readonly decoder = new TextDecoder();
+export class OtlpJsonLinesSink implements EncodedMetricsSink {
+  readonly wireFormat: WireFormat = { kind: "otlp-json-line" };
 
   /**
    * `writeLine` stores one whole line (newline included) or throws; a throw ends the run, so a
@@ -27,10 +34,13 @@ export class OtlpJsonLinesSink implements MetricsSink {
   constructor(private readonly writeLine: (line: string) => void) {}
 
   async export(metrics: ResourceMetrics): Promise<boolean> {
-    const bytes = JsonMetricsSerializer.serializeRequest(metrics);
-    if (bytes === undefined) return false;
-    this.writeLine(`${this.decoder.decode(bytes)}\n`);
+    this.accept(encodeScrape(this.wireFormat, metrics));
     return true;
+  }
+
+  accept(scrape: EncodedScrape): void {
+    if (scrape.kind !== "otlp-json-line") throw new Error(`OtlpJsonLinesSink: expected an OTLP-JSON line, got ${scrape.kind}`);
+    this.writeLine(scrape.line);
   }
 
   async shutdown(): Promise<void> {}

@@ -41,6 +41,8 @@ export interface LiveRun {
   readonly logs: "otlp" | "console" | "none";
   readonly logSources?: LogSources;
   readonly shard?: Shard;
+  /** Worker threads emitting the metrics (1: this thread). */
+  readonly workers: number;
 }
 
 /** A stopping run gets this long, signal to exit; past it the run exits anyway (the flush is shorter). */
@@ -98,6 +100,8 @@ export async function runLiveCommand(
       output.err(`gpusynth: pushing OTLP (${otlp.protocol}) to ${otlp.url} every ${formatDuration(run.intervalMs)}\n`);
     if (server === undefined && otlp === undefined && api === undefined)
       output.err("gpusynth: no --listen, no --api and no OTLP endpoint: the run emits nothing\n");
+    if (run.workers > 1)
+      output.err(`gpusynth: ${run.workers} worker threads emit the metrics, each a shard (docs/emission.md, "Shards")\n`);
     if (run.warmupMs > 0)
       output.err(
         `gpusynth: warming up: simulating ${formatDuration(run.warmupMs)}${run.speed === 1 ? " or more (to the real time of day)" : ""} before serving\n`,
@@ -114,6 +118,7 @@ export async function runLiveCommand(
       ...(logs === undefined ? {} : { logs }),
       ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
       ...(run.shard === undefined ? {} : { shard: run.shard }),
+      workers: run.workers,
       ...(api === undefined ? {} : { api: { server: api, retentionMs: blueprint.controlPlane.retention } }),
       signal: abort.signal,
       onTick: (s) => {

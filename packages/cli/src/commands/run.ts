@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { BEARER_TOKEN, type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, type LogSources, type Shard } from "@gpusynth/constructs";
+import { ClusterRun, type LogSources, MAX_SHARD_GPUS, type Shard, shardGpus, WHOLE_RUN } from "@gpusynth/constructs";
 import {
   type ApiCredentials,
   ConsoleLogsSink,
@@ -12,6 +13,7 @@ import {
   OtlpJsonLinesSink,
   protocolFromEnv,
   SD_PATH,
+  workerShards,
 } from "@gpusynth/emit";
 import { type Simulation, SummaryCollector } from "@gpusynth/sim";
 import type { Output } from "../output.js";
@@ -86,6 +88,9 @@ Options:
   --shard <i/n>          emit shard i of n (0-based): every shard simulates the whole cluster and emits
                          the per-node targets of nodes whose ordinal mod n is i; shard 0 also the
                          cluster-wide targets and the logs; the n shards together emit the whole run
+  --workers <k>          worker threads emitting this process's part, each a shard of it, behind one
+                         scrape server and one OTLP pipeline (default: one per 4,096 GPUs, up to the
+                         cores, and at least enough that none emits over 16,384 GPUs)
   --summary              offline: print the summary table at the end
   --json                 offline: print the summary as JSON (implies --summary)
   -h, --help             show this help
@@ -138,6 +143,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       "scheduler-verbosity": { type: "string" },
       seed: { type: "string" },
       shard: { type: "string" },
+      workers: { type: "string" },
       summary: { type: "boolean" },
       json: { type: "boolean" },
     },
@@ -167,6 +173,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       intervalMs,
       ...(seed === undefined ? {} : { seed }),
       ...(shard === undefined ? {} : { shard }),
+      workers: workersFor(blueprint, oneBlueprint(positionals, DEFAULT_BLUEPRINT), shard, values.workers),
       otlpJson,
       otlpJsonLogs,
       consoleLogs,
@@ -205,6 +212,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       ...(durationMs === undefined ? {} : { durationMs }),
       ...(seed === undefined ? {} : { seed }),
       ...(shard === undefined ? {} : { shard }),
+      workers: workersFor(blueprint, oneBlueprint(positionals, DEFAULT_BLUEPRINT), shard, values.workers),
       listen: listen === "none" ? undefined : parseListen("listen", listen, "127.0.0.1:9464"),
       otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
       explicitUrl: endpoint,
@@ -284,11 +292,42 @@ function shardOption(text: string | boolean | undefined): Shard | undefined {
   return { index, count };
 }
 
+/** GPUs below which a second worker costs more than it saves (each simulates the whole cluster). */
+const GPUS_PER_WORKER = 4_096;
+
+/**
+ * --workers k: worker threads emitting the process's part of the run (workers/shard-workers.ts).
+ * By default one per 4,096 GPUs the process emits, up to the machine's cores, and never fewer
+ * than keep each worker within MAX_SHARD_GPUS; a k that leaves a worker over it is refused.
+ */
+function workersFor(blueprint: Blueprint, file: string, shard: Shard | undefined, text: string | boolean | undefined): number {
+  const part = shard ?? WHOLE_RUN;
+  const largest = (k: number) => Math.max(...workerShards(part, k).map((s) => shardGpus(blueprint.nodePools, s)));
+  const total = shardGpus(blueprint.nodePools, part);
+  let needed = 1;
+  while (largest(needed) > MAX_SHARD_GPUS) needed++;
+  if (typeof text !== "string") return Math.max(needed, Math.min(availableParallelism(), Math.ceil(total / GPUS_PER_WORKER)));
+  const k = Number(text);
+  if (!/^\d+$/.test(text) || k < 1 || k > MAX_WORKERS)
+    throw new UsageError(`--workers: expected an integer from 1 to ${MAX_WORKERS}, found "${text}"`);
+  if (k < needed) {
+    const part = shard === undefined ? "" : ` of shard ${shard.index}/${shard.count}`;
+    throw new UsageError(
+      `--workers ${k}: ${file} puts up to ${largest(k).toLocaleString("en-US")} GPUs${part} on one worker, and one emits at most ${MAX_SHARD_GPUS.toLocaleString("en-US")} (docs/emission.md, "Shards"): use --workers ${needed} or more, or more --shard processes`,
+    );
+  }
+  return k;
+}
+
+/** Worker threads beyond this would each hold the whole simulation for a sliver of the work. */
+const MAX_WORKERS = 256;
+
 interface OfflineRun {
   readonly durationMs: number;
   readonly intervalMs: number;
   readonly seed?: number;
   readonly shard?: Shard;
+  readonly workers: number;
   readonly otlpJson: string | undefined;
   readonly otlpJsonLogs: string | undefined;
   readonly consoleLogs: boolean;
@@ -326,6 +365,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
         intervalMs: run.intervalMs,
         ...(run.seed === undefined ? {} : { seed: run.seed }),
         ...(run.shard === undefined ? {} : { shard: run.shard }),
+        workers: run.workers,
         ...(logs === undefined ? {} : { logs }),
         ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
         observers: [collector.record],

@@ -8,11 +8,12 @@ import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import type { LogsSink } from "../logs-pipeline.js";
 import type { OtlpProtocol } from "../otlp.js";
-import type { MetricsSink } from "../sinks.js";
+import type { EncodedMetricsSink } from "../sinks.js";
+import { type EncodedScrape, encodeScrape, type WireFormat } from "../wire.js";
 import { type DeliveryConfig, FLUSH_ON_EXIT_MS, MAX_IN_FLIGHT } from "./config.js";
 import { OtlpTransport, type Signal } from "./otlp-transport.js";
 import { type DeliveryEvents, DeliveryQueue, type DeliveryStats } from "./queue.js";
-import { type Encoded, type EncodedRequest, type Encoding, encodeLogs, encodeMetrics } from "./requests.js";
+import { type Encoded, type EncodedRequest, type Encoding, encodeLogs } from "./requests.js";
 
 export interface OtlpDeliveryOptions {
   readonly protocol: OtlpProtocol;
@@ -87,20 +88,22 @@ abstract class OtlpDelivery {
   }
 }
 
-/** One key per scrape target: its requests are delivered in order. */
-function targetKeyOf(metrics: ResourceMetrics): string {
-  const attributes = metrics.resource.attributes;
-  return `${String(attributes["service.name"])}/${String(attributes["service.instance.id"])}`;
-}
+export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsSink {
+  readonly wireFormat: WireFormat;
 
-export class OtlpMetricsDelivery extends OtlpDelivery implements MetricsSink {
   constructor(options: OtlpDeliveryOptions) {
     super("metrics", options);
+    this.wireFormat = { kind: "otlp", encoding: this.encoding, maxRequestBytes: options.config.maxRequestBytes };
   }
 
   async export(metrics: ResourceMetrics): Promise<boolean> {
-    this.enqueueAll(encodeMetrics(metrics, this.encoding, this.options.config.maxRequestBytes, targetKeyOf(metrics)));
+    this.accept(encodeScrape(this.wireFormat, metrics));
     return true;
+  }
+
+  accept(scrape: EncodedScrape): void {
+    if (scrape.kind !== "otlp") throw new Error(`OtlpMetricsDelivery: expected OTLP requests, got ${scrape.kind}`);
+    this.enqueueAll(scrape.encoded);
   }
 }
 

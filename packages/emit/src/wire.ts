@@ -1,0 +1,45 @@
+/**
+ * How a sink stores one target's scrape, as data: a sink names its wire format, anything (the
+ * run's own thread, or a worker thread emitting a shard) encodes scrapes in it, and the sink
+ * takes what was encoded. This is what lets K worker threads share the encoding — most of a
+ * run's cost — while one OTLP pipeline (one queue, one connection, one delivery report) or one
+ * file receives it all.
+ */
+import { JsonMetricsSerializer } from "@opentelemetry/otlp-transformer";
+import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import { type Encoded, type Encoding, encodeMetrics } from "./delivery/requests.js";
+
+export type WireFormat =
+  /** OTLP export requests of at most `maxRequestBytes`, keyed by target (delivery/requests.ts). */
+  | { readonly kind: "otlp"; readonly encoding: Encoding; readonly maxRequestBytes: number }
+  /** One OTLP-JSON ExportMetricsServiceRequest line, newline included (the collector's file exporter). */
+  | { readonly kind: "otlp-json-line" };
+
+/** One target's scrape in a sink's wire format; plain data, so it crosses threads by structured clone. */
+export type EncodedScrape =
+  | { readonly kind: "otlp"; readonly encoded: Encoded; readonly points: number }
+  | { readonly kind: "otlp-json-line"; readonly line: string; readonly points: number };
+
+const decoder = new TextDecoder();
+
+/** Encodes one target's scrape (its ResourceMetrics) in `format`, with the SDK's serializers. */
+export function encodeScrape(format: WireFormat, metrics: ResourceMetrics): EncodedScrape {
+  const points = pointsOf(metrics);
+  if (format.kind === "otlp") {
+    return { kind: "otlp", encoded: encodeMetrics(metrics, format.encoding, format.maxRequestBytes, targetKeyOf(metrics)), points };
+  }
+  const bytes = JsonMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
+  return { kind: "otlp-json-line", line: `${decoder.decode(bytes)}\n`, points };
+}
+
+export function pointsOf(metrics: ResourceMetrics): number {
+  let points = 0;
+  for (const scope of metrics.scopeMetrics) for (const metric of scope.metrics) points += metric.dataPoints.length;
+  return points;
+}
+
+/** One key per scrape target: its requests are delivered in order. */
+function targetKeyOf(metrics: ResourceMetrics): string {
+  const attributes = metrics.resource.attributes;
+  return `${String(attributes["service.name"])}/${String(attributes["service.instance.id"])}`;
+}
