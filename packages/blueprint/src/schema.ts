@@ -100,16 +100,13 @@ function cdf<T extends z.ZodType<number, unknown>>(value: T, valueName: string) 
 const gpuCount = z.int().min(1).max(4096);
 
 /**
- * Size bounds of one blueprint. One process simulates the whole cluster and, at every scrape,
- * holds every series of every node and GPU in memory (about 30 points per node and 30 per GPU).
- * Measured on Node 20: at the limit, platform.yaml × 4 (2,048 nodes × 8 = 16,384 GPUs) runs
- * `run --offline --duration 1h` in 150 MB, one `--otlp-json` scrape (540k points) peaks near
- * 1 GB, and four scrapes complete within a 2 GB heap (--max-old-space-size=2048, the default
- * of a small machine); 4,096 nodes × 4 GPUs (590k points) peaks near 1.2 GB. Beyond it,
- * 16,384 one-GPU nodes (930k points) need 2.7 GB a scrape, and 50 pools × 20,000 nodes run out
- * of heap within a minute. 16,384 GPUs is also the largest cluster the blueprints cite (Llama
- * 3's training cluster: 2,048 nodes × 8 H100). Larger clusters are split into several
- * blueprints, one run each.
+ * Size bounds of one blueprint. Every process — every shard of a run, every worker thread —
+ * simulates the whole cluster, so these bound the simulation; what one shard emits has its own,
+ * lower ceiling (MAX_SHARD_GPUS in constructs/shard.ts: a larger cluster runs as more shards).
+ * Measured on Node 20: blueprints/hyperscale.yaml (12,800 nodes × 8 = 102,400 GPUs, the
+ * 100,000-GPU clusters in service today) simulates a day in about 5 s and holds at most 360 MB of
+ * heap over two days; the bounds leave it a quarter of headroom (131,072 GPUs on 16,384 nodes,
+ * about 450 MB). 50 pools × 20,000 nodes ran out of heap within a minute.
  */
 export const MAX_NODES = 16_384;
 export const MAX_GPUS = 131_072;

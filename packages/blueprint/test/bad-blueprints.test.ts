@@ -239,28 +239,31 @@ const cases: Case[] = [
     name: "a node pool larger than one process simulates",
     edit: (d) => d.setIn(["nodePools", 0, "nodes"], 20_000),
     path: "nodePools[0].nodes",
-    expected: /at most 4096/,
+    expected: /at most 16384/,
     found: /^20000$/,
   },
   {
     name: "more GPUs than one blueprint may hold",
-    edit: (d) => d.setIn(["nodePools", 0, "nodes"], 4096),
+    edit: (d) => {
+      d.setIn(["nodePools", 0, "nodes"], 16384);
+      d.setIn(["nodePools", 0, "gpusPerNode"], 16);
+    },
     path: "nodePools",
     expected:
-      /at most 16384 GPUs in one blueprint \(one process simulates the whole cluster; split a larger cluster into several blueprints/,
-    found: /^32768 GPUs in 1 node pool$/,
+      /at most 131072 GPUs in one blueprint \(every process simulates the whole cluster; split a larger cluster into several blueprints/,
+    found: /^262144 GPUs in 1 node pool$/,
   },
   {
     name: "more nodes than one blueprint may hold",
     edit: (d) => {
       const pool = d.getIn(["nodePools", 0]) as { toJSON(): Record<string, unknown> };
-      const second = { ...pool.toJSON(), name: "second", nodes: 4000, gpusPerNode: 1, nodeLabel: { key: "pool", value: "second" } };
+      const second = { ...pool.toJSON(), name: "second", nodes: 16300, gpusPerNode: 1, nodeLabel: { key: "pool", value: "second" } };
       d.setIn(["nodePools", 0, "nodes"], 100);
       d.setIn(["nodePools", 1], second);
     },
     path: "nodePools",
-    expected: /at most 4096 nodes in one blueprint .*split a larger cluster/,
-    found: /^4100 nodes in 2 node pools$/,
+    expected: /at most 16384 nodes in one blueprint .*split a larger cluster/,
+    found: /^16400 nodes in 2 node pools$/,
   },
   {
     name: "a duration that overflows to Infinity",

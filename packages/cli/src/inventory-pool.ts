@@ -31,7 +31,8 @@ export async function collectInventories(
   files: readonly string[],
   /** Simulated time per blueprint: one for all, or per file. */
   duration: number | ((file: string) => number),
-  intervalMs: number,
+  /** Simulated time between collections: one for all, or per file. */
+  interval: number | ((file: string) => number),
   /** Called as blueprints finish: how many are done, and the names of those still running. */
   onProgress?: (done: number, running: readonly string[]) => void,
 ): Promise<Inventory[]> {
@@ -43,6 +44,7 @@ export async function collectInventories(
       name: blueprint.cluster.name,
       blueprint,
       durationMs: typeof duration === "number" ? duration : duration(file),
+      intervalMs: typeof interval === "number" ? interval : interval(file),
       gpus: blueprint.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0),
       parts: [] as Inventory[],
       windowsLeft: 0,
@@ -50,14 +52,15 @@ export async function collectInventories(
   });
   const workers = Math.min(files.length, availableParallelism());
   // One blueprint, or one core: a worker would only add its start-up.
-  if (workers <= 1) return runs.map((run) => collectInventory(run.blueprint, run.durationMs, intervalMs));
+  if (workers <= 1) return runs.map((run) => collectInventory(run.blueprint, run.durationMs, run.intervalMs));
   const running = new Set<string>();
   let done = 0;
   // Largest clusters first, so the longest runs start at once; the queue is popped from its end.
   const queue = runs
     .flatMap((run) => {
-      const half = Math.floor(run.durationMs / 2 / intervalMs) * intervalMs;
-      const weight = run.gpus * run.durationMs;
+      const half = Math.floor(run.durationMs / 2 / run.intervalMs) * run.intervalMs;
+      // Most of a run's cost is its collections: GPUs × samples.
+      const weight = (run.gpus * run.durationMs) / run.intervalMs;
       const windows =
         run.gpus >= SPLIT_FROM_GPUS && half > 0
           ? [
@@ -74,7 +77,7 @@ export async function collectInventories(
       const { run } = job;
       running.add(run.name);
       onProgress?.(done, [...running]);
-      run.parts.push(await inWorker({ file: run.file, durationMs: job.durationMs, intervalMs, fromMs: job.fromMs }));
+      run.parts.push(await inWorker({ file: run.file, durationMs: job.durationMs, intervalMs: run.intervalMs, fromMs: job.fromMs }));
       if (--run.windowsLeft === 0) {
         running.delete(run.name);
         onProgress?.(++done, [...running]);

@@ -78,13 +78,13 @@ const cases: Case[] = [
       writeFileSync(file, labText.replace(/^nodePools:\n/m, `nodePools:\n${pools.join("\n")}\n`));
       return ["validate", file];
     },
-    message: /huge\.yaml:\d+:\d+: error: nodePools\[0\]\.nodes: expected a number at most 4096, found 20000/,
+    message: /huge\.yaml:\d+:\d+: error: nodePools\[0\]\.nodes: expected a number at most 16384, found 20000/,
   },
   {
     name: "more GPUs than one process simulates",
-    args: () => ["validate", labWith("gpus.yaml", /nodes: 4\b/, "nodes: 4096")],
+    args: () => ["validate", labWith("gpus.yaml", /nodes: 4\b(.*\n.*\n) {4}gpusPerNode: 8/, "nodes: 16384$1    gpusPerNode: 16")],
     message:
-      /gpus\.yaml:\d+:\d+: error: nodePools: expected at most 16384 GPUs in one blueprint \(.*split a larger cluster into several blueprints.*\), found 32768 GPUs/,
+      /gpus\.yaml:\d+:\d+: error: nodePools: expected at most 131072 GPUs in one blueprint \(.*split a larger cluster into several blueprints.*\), found 262144 GPUs/,
   },
   {
     name: "a Run:ai job that is a path",
