@@ -53,10 +53,11 @@ test: build
 race seed="": build
     GPUSYNTH_TEST_SEED="{{seed}}" just test
 
-# Simulation and emission speed benchmarks; write bench/results/.
+# Simulation and emission speed benchmarks, and one hyperscale shard's cost; write bench/results/.
 bench: build
     node --expose-gc bench/sim-speed.mjs
     node --expose-gc --max-old-space-size=4096 bench/emit-speed.mjs
+    node --expose-gc --max-old-space-size=4096 bench/hyperscale.mjs
 
 # Every shipped blueprint's rates against the real-world bands it declares (the tests check lab).
 calibrate: build

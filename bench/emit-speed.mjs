@@ -87,7 +87,7 @@ for (let i = 0; i < 3 + MEASURED; i++) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-// One shard of four (`--shard i/4`): it simulates and collects the whole cluster but encodes only its
+// One shard of four (`--shard i/4`): it simulates the whole cluster but collects and encodes only its
 // targets — shard 0 the cluster-wide ones and a quarter of the nodes', the others a quarter of the nodes'.
 async function shardCpuMs(index, count) {
   const shardRun = new ClusterRun(blueprint, { shard: { index, count } });
@@ -169,8 +169,8 @@ bypassing the SDK's serializer, which the SDK's exporters require — would go. 
 is ${((100 * floorCpu) / 15_000).toFixed(1)} % of a core at a 15 s interval here, so the 5 % goal lies below the floor that using the
 SDK's exporters sets on this machine.
 
-With \`--shard i/${SHARDS}\` (docs/emission.md, "Shards"), each process still simulates and collects the whole
-cluster but encodes only its part: shard 0 (the cluster-wide targets and a quarter of the nodes') takes
+With \`--shard i/${SHARDS}\` (docs/emission.md, "Shards"), each process still simulates the whole
+cluster but collects and encodes only its part: shard 0 (the cluster-wide targets and a quarter of the nodes') takes
 ${result.shards.shardZeroCpuMsPerInterval} ms per interval (${(100 * result.shards.shardZeroShareOfOneCore).toFixed(1)} % of a core), each other shard ${result.shards.otherShardCpuMsPerInterval} ms (${(100 * result.shards.otherShardShareOfOneCore).toFixed(1)} %).
 
 Reproduce: \`npx just bench\` (or \`npm run bench\`).

@@ -1,8 +1,8 @@
 /**
  * `gpusynth run --shard i/n`: every shard simulates the whole cluster and emits its part; the n
  * shards together emit exactly the unsharded run, scrape for scrape and byte for byte, each
- * per-node target on the shard its node's ordinal names and the cluster-wide targets and logs
- * on shard 0.
+ * per-node target on the shard its node's ordinal names, the cluster-wide exporters spread over
+ * the first shards and the logs on shard 0.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -71,6 +71,16 @@ describe("run --shard i/n", () => {
     const hosts = shards.map((s) => new Set(s.metrics.filter((l) => l.includes('"nvidia-dcgm-exporter"')).map(hostOf)));
     for (const h of hosts) expect(h.size).toBeGreaterThan(0);
     expect(hosts.reduce((sum, h) => sum + h.size, 0)).toBe(new Set(hosts.flatMap((h) => [...h])).size);
+    // The cluster-wide exporters: Run:ai's on shard 0, kube-state-metrics on 1, the scheduler's on 2 (mod n).
+    const jobsOf = (s: { metrics: string[] }) =>
+      new Set(
+        s.metrics.map((l) => /"service\.name","value":\{"stringValue":"([^"]+)"/.exec(l)?.[1]).filter((j) => j !== "nvidia-dcgm-exporter"),
+      );
+    expect(shards.map((s) => [...jobsOf(s)].sort())).toEqual(
+      n === 2
+        ? [["kai-scheduler-default", "metrics-exporter", "queue-controller"], ["kube-state-metrics"]]
+        : [["metrics-exporter"], ["kube-state-metrics"], ["kai-scheduler-default", "queue-controller"]],
+    );
   });
 
   it("emits with k worker threads in one process exactly what one thread emits, for the whole run and for a shard", async () => {

@@ -38,16 +38,19 @@ export class ClusterMetrics {
 
   /**
    * Every target's samples at the view's simulated time, or only a shard's: its nodes' exporters,
-   * and the cluster-wide targets when it owns them. A GPU's activity state (energy, temperatures)
+   * and the cluster-wide exporters it owns. A GPU's activity state (energy, temperatures)
    * depends only on the times it is read, and every source reads at the frame's time, so a shard
    * that reads only its own GPUs reads them exactly as the whole run does.
    */
   collect(view: ClusterView, shard?: ShardFilter): TargetSamples[] {
     if (shard === undefined || shard.shard.count === 1)
       return [...this.runai.collect(view), ...this.dcgm.collect(view), ...this.kube.collect(view), ...this.scheduler.collect(view)];
-    const dcgm = this.dcgm.collect(view, (node) => shard.ownsNode(node));
-    if (!shard.ownsClusterWide) return dcgm;
-    return [...this.runai.collect(view), ...dcgm, ...this.kube.collect(view), ...this.scheduler.collect(view)];
+    return [
+      ...(shard.ownsClusterWide("runai") ? this.runai.collect(view) : []),
+      ...this.dcgm.collect(view, (node) => shard.ownsNode(node)),
+      ...(shard.ownsClusterWide("kube") ? this.kube.collect(view) : []),
+      ...(shard.ownsClusterWide("scheduler") ? this.scheduler.collect(view) : []),
+    ];
   }
 
   families(): MetricFamily[] {

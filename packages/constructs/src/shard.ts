@@ -4,9 +4,12 @@
  * cluster too large for one. The rule, stable for a blueprint and N:
  * - a per-node target (dcgm-exporter on each node) belongs to shard ordinal mod N, the node's
  *   ordinal counting across the node pools in declaration order;
- * - a cluster-wide target (kube-state-metrics, Run:ai's metrics exporter, the scheduler, the
- *   queue controller) and the log sources (the k8s_events receiver watches the whole cluster,
- *   the scheduler is one pod) belong to shard 0.
+ * - the cluster-wide exporters are spread over the first shards, each whole on one: Run:ai's
+ *   metrics exporter on shard 0, kube-state-metrics on shard 1 mod N, the scheduler and the queue
+ *   controller on shard 2 mod N — at 100,000 GPUs the first two are close to a million series
+ *   each, as much as one core encodes in an interval (bench/results/hyperscale.md);
+ * - the log sources (the k8s_events receiver watches the whole cluster, the scheduler is one
+ *   pod) belong to shard 0.
  * The union of the N shards' output is the unsharded run's, target for target.
  */
 import type { ClusterView, DeepReadonly, Pool } from "@gpusynth/sim";
@@ -19,6 +22,10 @@ export interface Shard {
 }
 
 export const WHOLE_RUN: Shard = { index: 0, count: 1 };
+
+/** The shard (mod N) of each cluster-wide exporter: the largest first, each on a shard of its own. */
+const CLUSTER_WIDE_RANK = { runai: 0, kube: 1, scheduler: 2 } as const;
+export type ClusterWideRank = keyof typeof CLUSTER_WIDE_RANK;
 
 /** Decides what a shard emits; built once, as node ordinals never change. */
 export class ShardFilter {
@@ -40,9 +47,9 @@ export class ShardFilter {
     return this.shard.count === 1 || (this.ordinals.get(node) ?? 0) % this.shard.count === this.shard.index;
   }
 
-  /** The cluster-wide targets are shard 0's. */
-  get ownsClusterWide(): boolean {
-    return this.shard.index === 0;
+  /** Whether the cluster-wide exporter of rank `rank` (CLUSTER_WIDE_RANK) is this shard's. */
+  ownsClusterWide(rank: ClusterWideRank): boolean {
+    return CLUSTER_WIDE_RANK[rank] % this.shard.count === this.shard.index;
   }
 
   /** The log sources are cluster-wide: shard 0's. */
@@ -53,11 +60,11 @@ export class ShardFilter {
 
 /**
  * The most GPUs one shard emits the per-node targets of — a process, or one worker thread of
- * `gpusynth run --workers`. Measured on Node 20 (bench/results/emit-speed.md): shard 0 of 8 of
- * blueprints/hyperscale.yaml (102,400 GPUs) collects 1.4 M points per scrape — the cluster-wide
- * targets, 1.1 M of them, and 12,800 GPUs' exporters — in about 1.5 s and a heap under 1 GB
- * beside the 350 MB the whole cluster's simulation holds; 16,384 GPUs more per shard would
- * leave no room in a 2 GB heap. Past it, more shards.
+ * `gpusynth run --workers`. Measured on Node 20 (bench/results/hyperscale.md): a shard of
+ * blueprints/hyperscale.yaml with 12,800 GPUs' exporters encodes 307k points in 2.9 s of CPU per
+ * interval, and with Run:ai's exporter besides (shard 0) 1.0 M points in 6.9 s, its heap under
+ * 300 MB; at 16,384 GPUs the busiest shard stays near 60 % of a core at a 15 s interval, which
+ * leaves room for slower machines and scrapes. Past it, more shards.
  */
 export const MAX_SHARD_GPUS = 16_384;
 

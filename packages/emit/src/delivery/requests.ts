@@ -78,9 +78,25 @@ export function encodeMetrics(metrics: ResourceMetrics, encoding: Encoding, maxB
     });
   });
   const out = { requests: [], oversized: 0 };
-  encodeWithin((from, to) => encode(subset(metrics, refs.slice(from, to))), maxBytes, key, 0, refs.length, out, encode(metrics));
+  const encodeRange = (from: number, to: number) => encode(subset(metrics, refs.slice(from, to)));
+  // A target far over the limit (Run:ai's exporter at 100,000 GPUs: ~800k points, ~150 MB) is cut
+  // by the size its first points encode to, not encoded whole first only to learn its size.
+  if (refs.length > SAMPLE_POINTS) {
+    const perPoint = encodeRange(0, SAMPLE_POINTS).byteLength / SAMPLE_POINTS;
+    const parts = Math.ceil(((perPoint * refs.length) / maxBytes) * 1.1);
+    if (parts > 1) {
+      const size = Math.ceil(refs.length / parts);
+      for (let start = 0; start < refs.length; start += size)
+        encodeWithin(encodeRange, maxBytes, key, start, Math.min(refs.length, start + size), out);
+      return out;
+    }
+  }
+  encodeWithin(encodeRange, maxBytes, key, 0, refs.length, out, encode(metrics));
   return out;
 }
+
+/** Points encoded to estimate a large target's size before cutting it into requests. */
+const SAMPLE_POINTS = 1_024;
 
 /** The ResourceMetrics holding only the referenced points (refs in document order). */
 function subset(metrics: ResourceMetrics, refs: readonly PointRef[]): ResourceMetrics {

@@ -1,0 +1,129 @@
+// Hyperscale benchmark: what one shard of blueprints/hyperscale.yaml (102,400 GPUs) costs at a
+// 15 s interval — CPU per interval (advance the simulation, collect the shard's targets, encode
+// every scrape to OTLP protobuf with the SDK's serializer: bytes counted, not sent) and memory —
+// for shard 0 (Run:ai's exporter and its nodes'), shard 1 (kube-state-metrics and its nodes') and a
+// shard of nodes only, and from those the shards and cores the whole cluster takes. Each shard simulates the whole cluster, as
+// a process of `--shard i/n` or a worker thread of `--workers k` does.
+// Run: `npx just bench` (builds first). Writes bench/results/hyperscale.{json,md}.
+import { writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { loadBlueprint } from "../packages/blueprint/dist/index.js";
+import { ClusterRun, MAX_SHARD_GPUS, shardGpus, WHOLE_RUN } from "../packages/constructs/dist/index.js";
+import { encodeScrape, MetricsPipeline } from "../packages/emit/dist/index.js";
+
+const INTERVAL = 15_000;
+const MEASURED = 3;
+const SHARDS = 8;
+const { blueprint } = loadBlueprint(new URL("../blueprints/hyperscale.yaml", import.meta.url).pathname);
+const gpus = shardGpus(blueprint.nodePools, WHOLE_RUN);
+const FORMAT = { kind: "otlp", encoding: "protobuf", maxRequestBytes: 4 * 2 ** 20 };
+
+function cpuMs(since) {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function measureShard(index) {
+  let bytes = 0;
+  let points = 0;
+  // The sink a worker thread hands its scrapes to: encode in the OTLP delivery's wire format.
+  const sink = {
+    async export(metrics) {
+      const scrape = encodeScrape(FORMAT, metrics);
+      points += scrape.points;
+      for (const request of scrape.encoded.requests) bytes += request.bytes;
+      return true;
+    },
+    async shutdown() {},
+  };
+  const shard = { index, count: SHARDS };
+  const start = process.cpuUsage();
+  const run = new ClusterRun(blueprint, { shard });
+  let at = 12 * 3_600_000;
+  run.advanceTo(at);
+  const warmUpMs = cpuMs(start);
+  const pipeline = new MetricsPipeline(sink);
+  const intervals = [];
+  for (let i = 0; i < 1 + MEASURED; i++) {
+    at += INTERVAL;
+    bytes = 0;
+    points = 0;
+    const t0 = process.cpuUsage();
+    run.advanceTo(at);
+    const frame = run.frame();
+    const frameMs = cpuMs(t0);
+    await pipeline.scrape(frame.targets, blueprint.time.start + at);
+    if (i >= 1) intervals.push({ cpuMs: cpuMs(t0), frameMs, points, bytes, targets: frame.targets.length });
+  }
+  globalThis.gc?.();
+  // What the shard holds: its whole-cluster simulation, its targets' providers and last frame.
+  const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
+  await pipeline.shutdown();
+  return {
+    shard: `${index}/${SHARDS}`,
+    gpus: shardGpus(blueprint.nodePools, shard),
+    targets: intervals[0].targets,
+    pointsPerInterval: median(intervals.map((x) => x.points)),
+    cpuMsPerInterval: Math.round(median(intervals.map((x) => x.cpuMs))),
+    frameCpuMsPerInterval: Math.round(median(intervals.map((x) => x.frameMs))),
+    otlpBytesPerInterval: median(intervals.map((x) => x.bytes)),
+    shareOfOneCore: +(median(intervals.map((x) => x.cpuMs)) / INTERVAL).toFixed(3),
+    warmUpCpuSeconds: +(warmUpMs / 1000).toFixed(1),
+    heapMiB: Math.round(heapMiB),
+  };
+}
+
+const zero = await measureShard(0);
+const one = await measureShard(1);
+// Shard 2 adds the scheduler's few thousand series to a node shard's.
+const other = await measureShard(3);
+const wholeCpuMs = zero.cpuMsPerInterval + one.cpuMsPerInterval + (SHARDS - 2) * other.cpuMsPerInterval;
+const result = {
+  date: new Date().toISOString().slice(0, 10),
+  machine: { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  blueprint: "blueprints/hyperscale.yaml",
+  gpus,
+  intervalSeconds: INTERVAL / 1000,
+  measuredIntervals: MEASURED,
+  shards: SHARDS,
+  shardZero: zero,
+  shardOne: one,
+  nodeShard: other,
+  wholeClusterCpuMsPerInterval: wholeCpuMs,
+  coresAtInterval: +(wholeCpuMs / INTERVAL).toFixed(2),
+  fewestShardsByCeiling: Math.ceil(gpus / MAX_SHARD_GPUS),
+};
+writeFileSync(new URL("./results/hyperscale.json", import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+const row = (s) =>
+  `| ${s.shard} | ${s.gpus} | ${s.targets} | ${s.pointsPerInterval} | ${s.cpuMsPerInterval} ms (frame ${s.frameCpuMsPerInterval} ms) | ${(100 * s.shareOfOneCore).toFixed(1)} % | ${(s.otlpBytesPerInterval / 2 ** 20).toFixed(1)} MiB | ${s.heapMiB} MiB | ${s.warmUpCpuSeconds} s |`;
+const md = `# Hyperscale: one shard's cost
+
+Measured ${result.date} on ${result.machine.cpu} (${result.machine.cores} cores, ${result.machine.memoryGiB} GiB), Node.js ${result.machine.node}.
+
+Cluster: ${result.blueprint} — ${gpus} GPUs on ${blueprint.nodePools.reduce((n, p) => n + p.nodes, 0)} nodes, as ${SHARDS} shards. Each interval
+(${result.intervalSeconds} s): advance the simulation (every shard simulates the whole cluster), collect the shard's
+targets and encode every scrape to OTLP protobuf requests of at most 4 MiB with the SDK's serializer, as a
+worker thread of \`--workers\` does (bytes counted, not sent). Medians of ${MEASURED} intervals after a simulated
+half day (its CPU time is the warm-up column); heap after a full GC at the end, with the shard's
+simulation, SDK readers and last frame alive.
+
+| shard | GPUs | targets | points per interval | CPU per interval | share of one core | OTLP bytes | heap | warm-up |
+|---|---|---|---|---|---|---|---|---|
+${row(zero)}
+${row(one)}
+${row(other)}
+
+The cluster-wide exporters are spread over the first shards (docs/emission.md, "Shards"): Run:ai's
+(per-GPU and per-workload families) on shard 0 and kube-state-metrics on shard 1, each on top of a
+share of the nodes, the scheduler's on shard 2; the other shards carry nodes only. The whole
+cluster takes about ${Math.round(wholeCpuMs / 1000)} s of CPU per ${result.intervalSeconds} s interval, ${result.coresAtInterval} cores, nearly all of it the SDK's
+serializer (bench/results/emit-speed.md). So: at least ${result.fewestShardsByCeiling} shards (one shard emits at most
+${MAX_SHARD_GPUS} GPUs' exporters, MAX_SHARD_GPUS) and at least ${Math.ceil(result.coresAtInterval)} cores; \`gpusynth run --workers ${SHARDS}\` on an
+${SHARDS}-core machine, or ${SHARDS} pods of deploy/kubernetes (docs/kubernetes.md). The busiest shard's CPU per
+interval bounds the interval the run can keep: below about ${Math.ceil(Math.max(zero.cpuMsPerInterval, one.cpuMsPerInterval) / 1000)} s it falls behind.
+
+Reproduce: \`npx just bench\` (or \`npm run bench\`).
+`;
+writeFileSync(new URL("./results/hyperscale.md", import.meta.url), md);
+process.stdout.write(md);
