@@ -1,13 +1,16 @@
 /**
- * deploy/kubernetes as kubectl would apply it: rendered by the real kustomize (5.6, Debian
- * trixie's package, fetched by scripts/fetch-trixie.sh), every object valid against the
- * Kubernetes API schemas (kubernetes-models), and the StatefulSet wired as shards — pod ordinal i
- * runs `--shard i/N` with N = replicas, non-root on a read-only root filesystem.
+ * deploy/kubernetes and its hyperscale overlay as kubectl would apply them: rendered by the real
+ * kustomize (5.6, Debian trixie's package, fetched by scripts/fetch-trixie.sh), every object valid
+ * against the Kubernetes API schemas (kubernetes-models), and the StatefulSet wired as shards —
+ * pod ordinal i runs `--shard i/N` with N = replicas, non-root on a read-only root filesystem —
+ * with enough of them that no pod emits more than one shard's ceiling of its blueprint.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { MAX_SHARD_GPUS, shardGpus } from "@gpusynth/constructs";
 import { StatefulSet } from "kubernetes-models/apps/v1/StatefulSet";
 import { Service } from "kubernetes-models/v1/Service";
 import { describe, expect, it } from "vitest";
@@ -24,8 +27,11 @@ const MODELS: Record<string, (object: Record<string, unknown>) => { validate(): 
   "apps/v1/StatefulSet": (o) => new StatefulSet(o),
 };
 
-describe.skipIf(!found)("deploy/kubernetes rendered by kustomize", () => {
-  const rendered = found ? execFileSync(kustomize, ["build", join(root, "deploy/kubernetes")], { encoding: "utf8" }) : "";
+describe.skipIf(!found).each([
+  ["deploy/kubernetes", "blueprints/lab.yaml"],
+  ["deploy/kubernetes/hyperscale", "blueprints/hyperscale.yaml"],
+])("%s rendered by kustomize", (dir, blueprintFile) => {
+  const rendered = found ? execFileSync(kustomize, ["build", join(root, dir)], { encoding: "utf8" }) : "";
   const objects = parseAllDocuments(rendered).map((d) => d.toJS() as Record<string, unknown> & { apiVersion: string; kind: string });
 
   it("renders only kinds it can validate, each valid against the Kubernetes API schema", () => {
@@ -51,6 +57,16 @@ describe.skipIf(!found)("deploy/kubernetes rendered by kustomize", () => {
     expect(pod?.securityContext?.runAsNonRoot).toBe(true);
     expect(container?.securityContext?.readOnlyRootFilesystem).toBe(true);
     expect(container?.resources?.limits?.memory).toBeDefined();
+  });
+
+  it(`runs ${blueprintFile} with no pod over one shard's ceiling (--workers 1)`, () => {
+    const set = objects.find((o) => o.kind === "StatefulSet") as unknown as StatefulSet;
+    const container = set.spec?.template.spec?.containers[0];
+    expect(container?.env?.find((e) => e.name === "BLUEPRINT")?.value).toBe(blueprintFile);
+    expect(container?.args?.join(" ")).toMatch(/--workers 1 /);
+    const { nodePools } = loadBlueprint(join(root, blueprintFile)).blueprint;
+    const count = set.spec?.replicas ?? 1;
+    for (let index = 0; index < count; index++) expect(shardGpus(nodePools, { index, count })).toBeLessThanOrEqual(MAX_SHARD_GPUS);
   });
 
   it("is refused by the validation when an object breaks the schema (the check can fail)", () => {
