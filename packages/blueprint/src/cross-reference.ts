@@ -63,7 +63,8 @@ function clusterSize({ bp, error }: Context): void {
   const totalNodes = bp.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
   const totalGpus = bp.nodePools.reduce((sum, pool) => sum + pool.nodes * pool.gpusPerNode, 0);
   const poolCount = `${bp.nodePools.length} node pool${bp.nodePools.length === 1 ? "" : "s"}`;
-  const beyond = "every process simulates the whole cluster; split a larger cluster into several blueprints and run each on its own";
+  const beyond =
+    'every process simulates the whole cluster and emits one shard of it, docs/emission.md "Shards"; split a larger cluster into several blueprints and run each on its own';
   if (totalNodes > MAX_NODES)
     error(["nodePools"], `at most ${MAX_NODES} nodes in one blueprint (${beyond})`, `${totalNodes} nodes in ${poolCount}`);
   if (totalGpus > MAX_GPUS)
