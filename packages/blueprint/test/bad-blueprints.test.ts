@@ -250,7 +250,7 @@ const cases: Case[] = [
     },
     path: "nodePools",
     expected:
-      /at most 131072 GPUs in one blueprint \(every process simulates the whole cluster; split a larger cluster into several blueprints/,
+      /at most 131072 GPUs in one blueprint \(every process simulates the whole cluster and emits one shard of it.*split a larger cluster into several blueprints/,
     found: /^262144 GPUs in 1 node pool$/,
   },
   {
