@@ -88,7 +88,7 @@ for (let i = 0; i < 3 + MEASURED; i++) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // One shard of four (`--shard i/4`): it simulates the whole cluster but collects and encodes only its
-// targets — shard 0 the cluster-wide ones and a quarter of the nodes', the others a quarter of the nodes'.
+// targets — shard 0 Run:ai's exporter and a quarter of the nodes', shard 1 kube-state-metrics and a quarter.
 async function shardCpuMs(index, count) {
   const shardRun = new ClusterRun(blueprint, { shard: { index, count } });
   const shardPipeline = new MetricsPipeline(sink);
@@ -170,8 +170,8 @@ is ${((100 * floorCpu) / 15_000).toFixed(1)} % of a core at a 15 s interval here
 SDK's exporters sets on this machine.
 
 With \`--shard i/${SHARDS}\` (docs/emission.md, "Shards"), each process still simulates the whole
-cluster but collects and encodes only its part: shard 0 (the cluster-wide targets and a quarter of the nodes') takes
-${result.shards.shardZeroCpuMsPerInterval} ms per interval (${(100 * result.shards.shardZeroShareOfOneCore).toFixed(1)} % of a core), each other shard ${result.shards.otherShardCpuMsPerInterval} ms (${(100 * result.shards.otherShardShareOfOneCore).toFixed(1)} %).
+cluster but collects and encodes only its part: shard 0 (Run:ai's exporter and a quarter of the nodes') takes
+${result.shards.shardZeroCpuMsPerInterval} ms per interval (${(100 * result.shards.shardZeroShareOfOneCore).toFixed(1)} % of a core), shard 1 (kube-state-metrics and a quarter of the nodes') ${result.shards.otherShardCpuMsPerInterval} ms (${(100 * result.shards.otherShardShareOfOneCore).toFixed(1)} %).
 
 Reproduce: \`npx just bench\` (or \`npm run bench\`).
 `;
