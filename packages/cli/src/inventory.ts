@@ -59,7 +59,9 @@ export function collectInventory(
    */
   fromMs = 0,
 ): Inventory {
-  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: true });
+  // The scheduler's per-queue division lines are counted, not built: the same fields as its other
+  // lines, one per queue every cycle (most of a large cluster's log).
+  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: true, logWriting: { tallyDivision: true } });
   if (fromMs > 0) {
     run.advanceTo(fromMs);
     run.skipLogs();
@@ -172,6 +174,11 @@ export function collectInventory(
         seen.add(record.attributes);
         for (const key of Object.keys(record.attributes)) if (!source.attributeKeys.includes(key)) source.attributeKeys.push(key);
       }
+    }
+    if (frame.talliedLogs > 0) {
+      const scheduler = logSources.get("filelog");
+      if (scheduler === undefined) throw new Error("scheduler log lines were tallied before any was written");
+      scheduler.records += frame.talliedLogs;
     }
   }
   return {

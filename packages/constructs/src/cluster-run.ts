@@ -8,7 +8,7 @@ import type { Blueprint } from "@gpusynth/blueprint";
 import { type ClusterView, type DomainEvent, Simulation } from "@gpusynth/sim";
 import type { LogRecordOut, TargetSamples } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
-import { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources } from "./cluster.js";
+import { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources, type LogWriting } from "./cluster.js";
 import { ControlPlane, type ControlPlaneOptions } from "./runai-api/control-plane.js";
 import { type Shard, ShardFilter, WHOLE_RUN } from "./shard.js";
 
@@ -24,6 +24,8 @@ export interface ClusterRunOptions {
   readonly metrics?: boolean;
   /** Collect log records (Kubernetes events, the scheduler's log, or the sources named) in each frame (default: no). */
   readonly logs?: boolean | LogSources;
+  /** How the log sources write (a tally of volume may count the repetitive lines: Frame.talliedLogs). */
+  readonly logWriting?: LogWriting;
   /** Keep the Run:ai control plane's history, observed at each frame. */
   readonly controlPlane?: Omit<ControlPlaneOptions, "clock">;
   /** Further listeners of the simulation's events (summaries, calibration, timelines), subscribed first. */
@@ -41,6 +43,11 @@ export interface Frame {
   readonly targets: readonly TargetSamples[];
   /** Records written since the previous frame, oldest first; empty when the run collects no logs. */
   readonly logs: readonly LogRecordOut[];
+  /**
+   * Scheduler log records (filelog, the same fields as its written ones) counted but not written
+   * since the previous frame: only with logWriting.tallyDivision.
+   */
+  readonly talliedLogs: number;
 }
 
 export class ClusterRun {
@@ -65,7 +72,8 @@ export class ClusterRun {
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
     this.simulation.onEvent(this.metrics.record);
     const logs = options.logs ?? false;
-    this.logs = logs === false ? undefined : new ClusterLogs(blueprint, this.clock, logs === true ? ALL_LOG_SOURCES : logs);
+    this.logs =
+      logs === false ? undefined : new ClusterLogs(blueprint, this.clock, logs === true ? ALL_LOG_SOURCES : logs, options.logWriting);
     if (this.logs !== undefined) this.simulation.onEvent(this.logs.record);
     this.controlPlane =
       options.controlPlane === undefined
@@ -98,9 +106,10 @@ export class ClusterRun {
     // Only the shard's targets are collected (ClusterMetrics.collect says why that is exact).
     const targets = this.collectMetrics ? this.metrics.collect(view, this.shard) : [];
     const drained = this.logs?.drain(view) ?? [];
-    const logs = this.shard.ownsLogs ? drained : [];
+    const tallied = this.logs?.tallied() ?? 0;
+    const owned = this.shard.ownsLogs;
     this.controlPlane?.observe(view);
-    return { simulatedMs: this.simulation.now, view, targets, logs };
+    return { simulatedMs: this.simulation.now, view, targets, logs: owned ? drained : [], talliedLogs: owned ? tallied : 0 };
   }
 }
 

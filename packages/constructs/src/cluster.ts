@@ -68,6 +68,12 @@ export interface LogSources {
 
 export const ALL_LOG_SOURCES: LogSources = { events: true, scheduler: true };
 
+/** How the log sources write: everything (default), or with the repetitive per-queue lines only counted. */
+export interface LogWriting {
+  /** Count the scheduler's per-queue "Resource division result" lines instead of writing them (tallied()). */
+  readonly tallyDivision?: boolean;
+}
+
 /** All log sources of one simulated cluster: Kubernetes events and the scheduler's log. */
 export class ClusterLogs {
   private readonly events: KubernetesEvents;
@@ -81,6 +87,7 @@ export class ClusterLogs {
     blueprint: Blueprint,
     clock: StampClock = BLUEPRINT_CALENDAR,
     private readonly sources: LogSources = ALL_LOG_SOURCES,
+    writing: LogWriting = {},
   ) {
     const period = blueprint.time.schedulingPeriod;
     const nodes = new Map(blueprint.nodePools.map((p) => [p.name, p.nodes]));
@@ -90,6 +97,7 @@ export class ClusterLogs {
       ...SCHEDULER_LOG_DEFAULTS,
       verbosity: blueprint.telemetry.schedulerVerbosity,
       schedulingPeriodMs: period,
+      ...(writing.tallyDivision === undefined ? {} : { tallyDivision: writing.tallyDivision }),
     });
   }
 
@@ -103,6 +111,11 @@ export class ClusterLogs {
   skip(view: ClusterView): void {
     this.events.drain(view.startMs + view.now);
     this.scheduler.skip(view.now);
+  }
+
+  /** Scheduler log lines counted but not written since the last call (LogWriting.tallyDivision). */
+  tallied(): number {
+    return this.scheduler.tallied();
   }
 
   /** Every record written up to the view's simulated time, oldest first. */

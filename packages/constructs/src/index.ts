@@ -10,7 +10,7 @@ export {
   type TargetSamples,
 } from "./catalogue.js";
 export { BLUEPRINT_CALENDAR, LiveClock, type StampClock } from "./clock.js";
-export { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources } from "./cluster.js";
+export { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources, type LogWriting } from "./cluster.js";
 export { ClusterRun, type ClusterRunOptions, type Frame, virtualTicks } from "./cluster-run.js";
 export { xidMessage } from "./dcgm/xid-messages.js";
 export { GpuActivityModel, type GpuReading } from "./gpu-activity.js";

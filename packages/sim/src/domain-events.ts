@@ -209,7 +209,24 @@ export type DomainEvent =
       readonly consolidation: readonly CycleAttemptRef[];
       readonly reclaim: readonly CycleAttemptRef[];
       readonly preempt: readonly CycleAttemptRef[];
+      /** Every queue's resources as the proportion plugin divided them at the cycle's start, parents before children. */
+      readonly division: readonly QueueDivision[];
     });
+
+/**
+ * A queue as KAI's proportion plugin sees it when it opens a session: its GPU quota, limit, request
+ * (allocated plus its pending jobs' GPUs, counted in their preferred pool) and the fair share it
+ * divided, and the CPU and memory its running and pending pods request. One object per queue
+ * while nothing of it changes, so a consumer may cache what it derives from one.
+ */
+export interface QueueDivision extends QueueState {
+  readonly level: "department" | "project";
+  /** The parent queue's name, or null for a top-level queue. */
+  readonly parent: string | null;
+  /** -1: no limit. */
+  readonly limit: number;
+  readonly requested: number;
+}
 
 /**
  * What an attempt came to. skipped: a job with the same scheduling signature already failed

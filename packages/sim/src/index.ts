@@ -6,6 +6,7 @@ export type {
   GpuRef,
   PendingReason,
   PodPlacement,
+  QueueDivision,
   QueueState,
   WorkloadRef,
 } from "./domain-events.js";

@@ -8,7 +8,7 @@
  * running job; stale-gang eviction is not simulated.
  */
 import { type PodShape, podShape } from "@gpusynth/blueprint";
-import type { AttemptOutcome, PendingReason } from "./domain-events.js";
+import { type AttemptOutcome, type PendingReason, type QueueDivision, queueState } from "./domain-events.js";
 import { divideFairShare } from "./fair-share.js";
 import { MinHeap } from "./min-heap.js";
 import { type RunningWorkloads, victimOrder } from "./running-workloads.js";
@@ -56,6 +56,7 @@ export interface CycleTrace {
   readonly consolidation: readonly CycleAttempt[];
   readonly reclaim: readonly CycleAttempt[];
   readonly preempt: readonly CycleAttempt[];
+  readonly division: readonly QueueDivision[];
 }
 
 type ClusterFacts = Pick<CycleTrace, "queues" | "leafQueues" | "nodes" | "notReadyNodes" | "allocatable">;
@@ -86,6 +87,7 @@ export class Scheduler {
     }
     this.queues = queues;
     this.leafQueues = allQueues.filter((q) => !allQueues.some((child) => child.parent === q)).length;
+    this.figuresBefore = new Float64Array(4 * allQueues.length);
   }
 
   private readonly leafQueues: number;
@@ -118,6 +120,7 @@ export class Scheduler {
     // A pipelined job waits for its victims; KAI does not try it again meanwhile.
     const pending = waiting.filter((w) => w.pipelinedUntil === null);
     this.updateFairShares(pending);
+    const division = this.division();
     this.trace = { allocate: [], consolidation: [], reclaim: [], preempt: [] };
     this.startedThisCycle.clear();
     this.fitting.clear();
@@ -129,7 +132,7 @@ export class Scheduler {
     const preemptFailed = new SignatureSkips();
     const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, running, reasons, preemptFailed));
     for (const workload of afterPreempt) this.actions.unschedulable(workload, reasons.get(workload) ?? []);
-    this.actions.traced({ pendingJobs: waiting.length, ...this.clusterFacts(), ...this.trace });
+    this.actions.traced({ pendingJobs: waiting.length, ...this.clusterFacts(), ...this.trace, division });
   }
 
   /**
@@ -222,14 +225,55 @@ export class Scheduler {
 
   /** plugins/proportion: fair share per queue, department level first, then projects. */
   private updateFairShares(pending: readonly Workload[]): void {
-    const pendingGpus = new Map<Queue, number>();
+    const pendingOf = new Map<Queue, { gpus: number; cpuMilli: number; memoryBytes: number }>();
     for (const w of pending) {
       // A pending workload's demand is counted in its preferred node pool only.
       const queue = this.preferredQueue(w);
-      pendingGpus.set(queue, (pendingGpus.get(queue) ?? 0) + w.gpus);
+      let demand = pendingOf.get(queue);
+      if (demand === undefined) {
+        demand = { gpus: 0, cpuMilli: 0, memoryBytes: 0 };
+        pendingOf.set(queue, demand);
+      }
+      demand.gpus += w.gpus;
+      demand.cpuMilli += w.gpus * w.cpuMilliPerGpu;
+      demand.memoryBytes += w.gpus * w.memoryBytesPerGpu;
     }
-    for (const q of this.allQueues) q.requested = q.level === "project" ? q.allocated + (pendingGpus.get(q) ?? 0) : 0;
-    for (const q of this.allQueues) if (q.parent !== null) q.parent.requested += q.requested;
+    const before = this.figuresBefore;
+    const queues = this.allQueues;
+    for (let i = 0; i < queues.length; i++) {
+      const q = queues[i] as Queue;
+      before[4 * i] = q.requested;
+      before[4 * i + 1] = q.requestedCpuMilli;
+      before[4 * i + 2] = q.requestedMemoryBytes;
+      before[4 * i + 3] = q.fairShare;
+      const demand = q.level === "project" ? pendingOf.get(q) : undefined;
+      q.requested = q.level === "project" ? q.allocated + (demand?.gpus ?? 0) : 0;
+      q.requestedCpuMilli = q.level === "project" ? q.allocatedCpuMilli + (demand?.cpuMilli ?? 0) : 0;
+      q.requestedMemoryBytes = q.level === "project" ? q.allocatedMemoryBytes + (demand?.memoryBytes ?? 0) : 0;
+    }
+    for (const q of queues)
+      if (q.parent !== null) {
+        q.parent.requested += q.requested;
+        q.parent.requestedCpuMilli += q.requestedCpuMilli;
+        q.parent.requestedMemoryBytes += q.requestedMemoryBytes;
+      }
+    this.divideFairShares();
+    for (let i = 0; i < queues.length; i++) {
+      const q = queues[i] as Queue;
+      if (
+        q.requested !== before[4 * i] ||
+        q.requestedCpuMilli !== before[4 * i + 1] ||
+        q.requestedMemoryBytes !== before[4 * i + 2] ||
+        q.fairShare !== before[4 * i + 3]
+      )
+        q.revision++;
+    }
+  }
+  /** Each queue's request and fair share before a cycle's update (4 figures a queue), to notice changes. */
+  private readonly figuresBefore: Float64Array;
+
+  /** Divides each pool's GPUs among its queues (top-level ones, then each one's children) where their inputs changed. */
+  private divideFairShares(): void {
     // A pool's shares depend only on what its queues request and what it holds: most cycles
     // change one pool's inputs at most, and only that pool is divided again.
     for (const pool of this.pools.values()) {
@@ -242,6 +286,47 @@ export class Scheduler {
       }
     }
   }
+
+  /**
+   * Each queue as the proportion plugin divided it this cycle, pool by pool, top-level queues
+   * before their children; a queue whose figures did not change keeps its object.
+   */
+  private division(): readonly QueueDivision[] {
+    const queues = this.divisionQueues();
+    const revisions = this.divisionRevisions;
+    const entries = this.divisionEntries;
+    let changed = entries.length === 0;
+    for (let i = 0; !changed && i < queues.length; i++) changed = revisions[i] !== (queues[i] as Queue).revision;
+    // Most cycles change no queue: the same list then.
+    if (!changed) return this.divisionList;
+    queues.forEach((q, i) => {
+      if (entries[i] !== undefined && revisions[i] === q.revision) return;
+      revisions[i] = q.revision;
+      entries[i] = {
+        ...queueState(q, q.requestedCpuMilli - q.allocatedCpuMilli, q.requestedMemoryBytes - q.allocatedMemoryBytes),
+        level: q.level,
+        parent: q.parent?.name ?? null,
+        limit: q.limit,
+        requested: q.requested,
+      };
+    });
+    this.divisionList = [...entries];
+    return this.divisionList;
+  }
+  /** Per queue of divisionQueues(): the revision its entry was made at, and the entry. */
+  private readonly divisionRevisions: number[] = [];
+  private readonly divisionEntries: QueueDivision[] = [];
+  private divisionList: readonly QueueDivision[] = [];
+
+  /** Every queue, pool by pool, each pool's top-level queues before their children. */
+  private divisionQueues(): readonly Queue[] {
+    this.divisionOrder ??= [...this.pools.values()].flatMap((pool) => {
+      const { tops, children } = this.queuesIn(pool.name);
+      return [...tops, ...tops.flatMap((top) => children.get(top) ?? [])];
+    });
+    return this.divisionOrder;
+  }
+  private divisionOrder: readonly Queue[] | undefined;
 
   /** True when a queue's request or the pool's capacity differs from the last time its shares were divided. */
   private shareInputsChanged(pool: Pool, queues: readonly Queue[]): boolean {

@@ -458,6 +458,7 @@ export class Simulation {
       q.allocated += sign * w.gpus;
       q.allocatedCpuMilli += sign * w.gpus * w.cpuMilliPerGpu;
       q.allocatedMemoryBytes += sign * w.gpus * w.memoryBytesPerGpu;
+      q.revision++;
       if (!w.preemptible) q.allocatedNonPreemptible += sign * w.gpus;
     }
   }
@@ -632,6 +633,7 @@ export class Simulation {
       consolidation: attempts("consolidation", trace.consolidation),
       reclaim: attempts("reclaim", trace.reclaim),
       preempt: attempts("preempt", trace.preempt),
+      division: trace.division,
     });
   }
 

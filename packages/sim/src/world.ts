@@ -94,6 +94,11 @@ export interface Queue {
   fairShare: number;
   /** Allocated plus pending GPUs, recomputed with the fair share. */
   requested: number;
+  /** Allocated plus pending CPU (millicores) and memory (bytes), recomputed with the fair share. */
+  requestedCpuMilli: number;
+  requestedMemoryBytes: number;
+  /** Counts changes to any figure above, so what is derived from them is worked out again only then. */
+  revision: number;
 }
 
 /** A pod as the workload's controller creates it, before the scheduler binds it. */
@@ -239,7 +244,17 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
 export function buildQueues(bp: Blueprint): Queue[] {
   const queues: Queue[] = [];
   let order = 0;
-  const fresh = { allocated: 0, allocatedNonPreemptible: 0, allocatedCpuMilli: 0, allocatedMemoryBytes: 0, fairShare: 0, requested: 0 };
+  const fresh = {
+    allocated: 0,
+    allocatedNonPreemptible: 0,
+    allocatedCpuMilli: 0,
+    allocatedMemoryBytes: 0,
+    fairShare: 0,
+    requested: 0,
+    requestedCpuMilli: 0,
+    requestedMemoryBytes: 0,
+    revision: 0,
+  };
   for (const pool of bp.nodePools) {
     const departmentQueues = new Map<string, Queue>();
     for (const dept of bp.departments) {

@@ -9,12 +9,12 @@
  * --v=3 by default; every pending job is attempted again each cycle. Values print as KAI's
  * String() methods print them. Templates, their V levels and callers: signals/scheduler.md.
  */
-import type { CycleAttemptRef, DomainEvent } from "@gpusynth/sim";
+import type { CycleAttemptRef, DomainEvent, QueueDivision } from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
 import { generatedSuffix, queueName } from "../naming.js";
-import { stableChars, stableUuid } from "../noise.js";
+import { stableChars, stableUuid, unitHash } from "../noise.js";
 import { cycleLatencyMs } from "./latency.js";
-import { requirementsText, resourceText } from "./values.js";
+import { humanize, requirementsText, resourceText } from "./values.js";
 
 type Action = "allocate" | "consolidation" | "reclaim" | "preempt" | "stalegangeviction";
 const ACTIONS: readonly Action[] = ["allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"];
@@ -53,6 +53,12 @@ export interface SchedulerLogOptions {
   readonly namespace: string;
   /** The scheduler Deployment and container name: <schedulerName>-<shard>. */
   readonly deployment: string;
+  /**
+   * Count the per-queue "Resource division result" lines instead of writing them (tallied()):
+   * one a queue each cycle, ten times the rest of a large cluster's log, and always with the
+   * same fields, so a tally of what is emitted need not build them.
+   */
+  readonly tallyDivision?: boolean;
 }
 
 export const SCHEDULER_LOG_DEFAULTS: Omit<SchedulerLogOptions, "verbosity" | "schedulingPeriodMs"> = {
@@ -122,6 +128,14 @@ export class SchedulerLog {
       "log.file.name": "0.log",
     });
   }
+
+  /** Lines counted, not written, since the last call (options.tallyDivision). */
+  tallied(): number {
+    const n = this.tallyCount;
+    this.tallyCount = 0;
+    return n;
+  }
+  private tallyCount = 0;
 
   /** Feeds a domain event: the cycles the simulation ran. */
   readonly record = (event: DomainEvent): void => {
@@ -232,6 +246,9 @@ export class SchedulerLog {
       caller: "proportion/proportion.go:248",
       msg: `Total allocatable resources are <${resourceText(cpuMilli, memoryBytes, gpus)}>, number of nodes: <${cycle.nodes}>, number of queues: <${cycle.queues}>`,
     });
+    // Then it divides the resources among the queues, logging each queue's result.
+    if (this.options.tallyDivision !== true) for (const entry of divisionOrder(cycle.division, session)) lines.push(divisionLine(entry));
+    else if (this.options.verbosity >= DIVISION_V) this.tallyCount += cycle.division.length;
     lines.push({ v: 3, caller: "snapshot/snapshot.go:78", msg: "Snapshot plugin registering get-snapshot" });
 
     const afterAllocate = cycle.allocate.filter((a) => a.outcome !== "allocated").length;
@@ -285,6 +302,66 @@ export class SchedulerLog {
     });
   }
 }
+
+/** resource_division.go:64 logs at V3. */
+const DIVISION_V = 3;
+
+/**
+ * KAI divides top-level queues first and then each one's children (proportion.go:410-423), each
+ * level's queues in Go map order — random each time — which a hash of the session stands for.
+ */
+function divisionOrder(division: readonly QueueDivision[], session: string): QueueDivision[] {
+  const shuffled = (queues: readonly QueueDivision[], salt: string) =>
+    queues
+      .map((q) => ({ q, key: unitHash(`${session}/${salt}/${q.nodePool}/${q.name}`) }))
+      .sort((a, b) => a.key - b.key)
+      .map(({ q }) => q);
+  const tops = shuffled(
+    division.filter((q) => q.parent === null),
+    "log",
+  );
+  const children = new Map<string, QueueDivision[]>();
+  for (const q of division) {
+    if (q.parent === null) continue;
+    const siblings = children.get(`${q.nodePool}/${q.parent}`);
+    if (siblings === undefined) children.set(`${q.nodePool}/${q.parent}`, [q]);
+    else siblings.push(q);
+  }
+  // The children are divided top by top, in another map order than the tops were logged in.
+  const parents = shuffled(tops, "divide");
+  return [...tops, ...parents.flatMap((top) => shuffled(children.get(`${top.nodePool}/${top.name}`) ?? [], top.name))];
+}
+
+/**
+ * A queue's "Resource division result" line (resource_division.go:64): every figure through
+ * HumanizeResource, GPUs as they are, CPU in cores, memory in decimal GB; requested is the
+ * request capped by the limit (GetRequestableShare); CPU and memory have no quota or limit
+ * (Unlimited), so each queue's fair share of them is its request; no usage database, so the
+ * historical usage is 0. Written once per queue state: idle cycles repeat it.
+ */
+const divisionLineCache = new WeakMap<QueueDivision, Line>();
+function divisionLine(q: QueueDivision): Line {
+  let line = divisionLineCache.get(q);
+  if (line === undefined) {
+    const gpuRequested = q.limit >= 0 ? Math.min(q.limit, q.requested) : q.requested;
+    const cpu = (milli: number) => humanize(milli / 1000);
+    const gb = (bytes: number) => humanize(bytes / 1e9);
+    line = {
+      v: DIVISION_V,
+      caller: "resource_division/resource_division.go:64",
+      msg:
+        `Resource division result for queue <${queueName({ name: q.name, pool: q.nodePool })}>: Queue Priority: <${QUEUE_PRIORITY}>, ` +
+        `GPU: deserved: <${humanize(q.deserved)}>, requested: <${humanize(gpuRequested)}>, maxAllowed: <${humanize(q.limit)}>, allocated: <${humanize(q.allocated)}>, historicalUsage: <0>, fairShare: <${humanize(q.fairShare)}> ` +
+        `CPU (cores): deserved: <Unlimited>, requested: <${cpu(q.fairShareCpuMilli)}>, maxAllowed: <Unlimited>, allocated: <${cpu(q.allocatedCpuMilli)}>, historicalUsage: <0>, fairShare: <${cpu(q.fairShareCpuMilli)}> ` +
+        `memory (GB): deserved: <Unlimited>, requested: <${gb(q.fairShareMemoryBytes)}>, maxAllowed: <Unlimited>, allocated: <${gb(q.allocatedMemoryBytes)}>, historicalUsage: <0>, fairShare: <${gb(q.fairShareMemoryBytes)}> `,
+    };
+    divisionLineCache.set(q, line);
+  }
+  return line;
+}
+
+/** KAI's DefaultQueuePriority (pkg/common/constants/constants.go:13): Run:ai's queues set none (cantfind.md). */
+const QUEUE_PRIORITY = 100;
 
 /**
  * An attempt's lines, written once: a job still pending is attempted again every cycle with the

@@ -1,0 +1,56 @@
+/**
+ * The proportion plugin's per-queue "Resource division result" lines read next to the scheduler's
+ * own metrics: every cycle of the log names every queue once, and the last cycle before a scrape
+ * states the fair share and deserved quota that kai_queue_fair_share_gpu and
+ * kai_queue_deserved_gpus report at that scrape (KAI sets both in reportDivisionResult).
+ */
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { ClusterRun, virtualTicks } from "@gpusynth/constructs";
+import { describe, expect, it } from "vitest";
+
+const MINUTE = 60_000;
+const DIVISION =
+  /\[(\w+)\] Resource division result for queue <([\w-]+)>: Queue Priority: <100>, GPU: deserved: <([\d.]+)>, requested: <([\d.]+)>, maxAllowed: <(Unlimited|[\d.]+)>, allocated: <([\d.]+)>, historicalUsage: <0>, fairShare: <([\d.]+)> CPU \(cores\): deserved: <Unlimited>, requested: <([\d.]+)>, maxAllowed: <Unlimited>, allocated: <([\d.]+)>, historicalUsage: <0>, fairShare: <([\d.]+)> memory \(GB\): deserved: <Unlimited>, requested: <([\d.]+)>, maxAllowed: <Unlimited>, allocated: <([\d.]+)>, historicalUsage: <0>, fairShare: <([\d.]+)> $/;
+
+describe("the scheduler log's resource division", () => {
+  it.each(["preemption-storm", "quota-exhaustion"])("%s: one line per queue each cycle, agreeing with the queue metrics", (scenario) => {
+    const { blueprint } = loadBlueprint(fileURLToPath(new URL(`../../../blueprints/scenarios/${scenario}.yaml`, import.meta.url)));
+    const run = new ClusterRun(blueprint, { logs: { events: false, scheduler: true } });
+    let compared = 0;
+    for (const t of virtualTicks(90 * MINUTE, 15 * MINUTE)) {
+      run.advanceTo(t);
+      const frame = run.frame();
+      const metric = (name: string) =>
+        new Map(
+          frame.targets
+            .flatMap((target) => target.samples)
+            .filter((s) => s.family.name === name)
+            .map((s) => [s.labels.queue_name, s.value] as const),
+        );
+      const fairShare = metric("kai_queue_fair_share_gpu");
+      const deserved = metric("kai_queue_deserved_gpus");
+      const bySession = new Map<string, RegExpExecArray[]>();
+      for (const record of frame.logs) {
+        const match = DIVISION.exec(record.body.replace(/\u001b\[\d+m/g, ""));
+        if (match === null) continue;
+        const session = match[1] as string;
+        bySession.set(session, [...(bySession.get(session) ?? []), match]);
+      }
+      const sessions = [...bySession.values()];
+      expect(sessions.length).toBeGreaterThan(0);
+      for (const lines of sessions) expect(lines.map((m) => m[2]).sort()).toEqual([...deserved.keys()].sort());
+      for (const m of sessions.at(-1) ?? []) {
+        const [queue, gpuDeserved, gpuRequested, , gpuAllocated, gpuFair, cpuRequested, cpuAllocated, cpuFair] = m.slice(2).map(String);
+        expect(Number(gpuFair), `${queue} fair share`).toBe(fairShare.get(queue));
+        expect(Number(gpuDeserved), `${queue} deserved`).toBe(deserved.get(queue));
+        expect(Number(gpuRequested)).toBeGreaterThanOrEqual(Number(gpuAllocated));
+        expect(Number(cpuRequested)).toBeGreaterThanOrEqual(Number(cpuAllocated));
+        // No CPU quota: a queue's fair share of CPU is what it requests.
+        expect(cpuFair).toBe(cpuRequested);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(0);
+  });
+});
