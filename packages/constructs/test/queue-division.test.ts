@@ -32,7 +32,7 @@ describe("the scheduler log's resource division", () => {
       const deserved = metric("kai_queue_deserved_gpus");
       const bySession = new Map<string, RegExpExecArray[]>();
       for (const record of frame.logs) {
-        const match = DIVISION.exec(record.body.replace(/\u001b\[\d+m/g, ""));
+        const match = DIVISION.exec(record.body.replace(/.\[\d+m/g, ""));
         if (match === null) continue;
         const session = match[1] as string;
         bySession.set(session, [...(bySession.get(session) ?? []), match]);
