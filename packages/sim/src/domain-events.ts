@@ -211,6 +211,8 @@ export type DomainEvent =
       readonly preempt: readonly CycleAttemptRef[];
       /** Every queue's resources as the proportion plugin divided them at the cycle's start, parents before children. */
       readonly division: readonly QueueDivision[];
+      /** The same after the cycle's binds and pipelinings: what the next cycle divides if nothing else changes. */
+      readonly divisionAfter: readonly QueueDivision[];
     });
 
 /**

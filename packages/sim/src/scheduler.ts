@@ -57,6 +57,7 @@ export interface CycleTrace {
   readonly reclaim: readonly CycleAttempt[];
   readonly preempt: readonly CycleAttempt[];
   readonly division: readonly QueueDivision[];
+  readonly divisionAfter: readonly QueueDivision[];
 }
 
 type ClusterFacts = Pick<CycleTrace, "queues" | "leafQueues" | "nodes" | "notReadyNodes" | "allocatable">;
@@ -132,7 +133,17 @@ export class Scheduler {
     const preemptFailed = new SignatureSkips();
     const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, running, reasons, preemptFailed));
     for (const workload of afterPreempt) this.actions.unschedulable(workload, reasons.get(workload) ?? []);
-    this.actions.traced({ pendingJobs: waiting.length, ...this.clusterFacts(), ...this.trace, division });
+    // What the next session opens with when nothing else changes: after this cycle's binds and
+    // pipelinings (the scheduler's idle cycles repeat it).
+    const acted = [this.trace.allocate, this.trace.reclaim, this.trace.preempt].some((list) =>
+      list.some((a) => a.victims.length > 0 || a.outcome === "allocated"),
+    );
+    let divisionAfter = division;
+    if (acted) {
+      this.updateFairShares(waiting.filter((w) => w.phase === "Pending" && w.pipelinedUntil === null));
+      divisionAfter = this.division();
+    }
+    this.actions.traced({ pendingJobs: waiting.length, ...this.clusterFacts(), ...this.trace, division, divisionAfter });
   }
 
   /**

@@ -634,6 +634,7 @@ export class Simulation {
       reclaim: attempts("reclaim", trace.reclaim),
       preempt: attempts("preempt", trace.preempt),
       division: trace.division,
+      divisionAfter: trace.divisionAfter,
     });
   }
 

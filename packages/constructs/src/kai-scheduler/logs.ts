@@ -191,6 +191,7 @@ export class SchedulerLog {
     const allocate = failed(last.allocate);
     const cycle: Cycle = {
       ...last,
+      division: last.divisionAfter,
       pendingJobs: allocate.length,
       allocate,
       consolidation: failed(last.consolidation),
