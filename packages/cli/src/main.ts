@@ -5,46 +5,64 @@
  */
 import { readFileSync } from "node:fs";
 import { BlueprintError } from "@gpusynth/blueprint";
-import { calibrateCommand, calibrateHelp } from "./commands/calibrate.js";
-import { checkSignalsCommand, checkSignalsHelp } from "./commands/check-signals.js";
-import { dumpCommand, dumpHelp } from "./commands/dump.js";
-import { fidelityCommand, fidelityHelp } from "./commands/fidelity.js";
-import { leakcheckCommand, leakcheckHelp } from "./commands/leakcheck.js";
-import { reportCommand, reportHelp } from "./commands/report.js";
-import { runCommand, runHelp } from "./commands/run.js";
-import { validateCommand, validateHelp } from "./commands/validate.js";
 import { type Output, processOutput } from "./output.js";
 import { OutputError } from "./output-file.js";
 import { didYouMean } from "./suggest.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./usage.js";
 
-interface Command {
-  readonly summary: string;
+/** A command's help and entry point, in the module that implements it. */
+interface Loaded {
   readonly help: string;
   readonly run: (args: readonly string[], output: Output) => number | Promise<number>;
 }
 
+interface Command {
+  readonly summary: string;
+  /**
+   * Imports the command's module only when it is used: `--help`, `--version` and a mistyped
+   * command then start without loading the OpenTelemetry SDK and the simulation.
+   */
+  readonly load: () => Promise<Loaded>;
+}
+
+/** A command module's help text and entry point, by their export names. */
+function pick<H extends string, R extends string>(module: Record<H, string> & Record<R, Loaded["run"]>, help: H, run: R): Loaded {
+  return { help: module[help], run: module[run] };
+}
+
 const COMMANDS: Readonly<Record<string, Command>> = {
-  run: { summary: "run a blueprint's simulated cluster: live and scrapeable (default), or --offline", help: runHelp, run: runCommand },
-  validate: { summary: "check a blueprint and report every problem at once", help: validateHelp, run: validateCommand },
-  dump: { summary: "run offline and list every metric family emitted, with labels and series", help: dumpHelp, run: dumpCommand },
+  run: {
+    summary: "run a blueprint's simulated cluster: live and scrapeable (default), or --offline",
+    load: async () => pick(await import("./commands/run.js"), "runHelp", "runCommand"),
+  },
+  validate: {
+    summary: "check a blueprint and report every problem at once",
+    load: async () => pick(await import("./commands/validate.js"), "validateHelp", "validateCommand"),
+  },
+  dump: {
+    summary: "run offline and list every metric family emitted, with labels and series",
+    load: async () => pick(await import("./commands/dump.js"), "dumpHelp", "dumpCommand"),
+  },
   report: {
     summary: "run offline and draw allocation, utilisation, faults and waits as an HTML page",
-    help: reportHelp,
-    run: reportCommand,
+    load: async () => pick(await import("./commands/report.js"), "reportHelp", "reportCommand"),
   },
   calibrate: {
     summary: "run offline and compare the cluster's rates with the blueprint's real-world targets",
-    help: calibrateHelp,
-    run: calibrateCommand,
+    load: async () => pick(await import("./commands/calibrate.js"), "calibrateHelp", "calibrateCommand"),
   },
   leakcheck: {
     summary: "find sensitive blueprint names in clear in Prometheus series or OTLP-JSON",
-    help: leakcheckHelp,
-    run: leakcheckCommand,
+    load: async () => pick(await import("./commands/leakcheck.js"), "leakcheckHelp", "leakcheckCommand"),
   },
-  fidelity: { summary: "the Prometheus name of every family on each OTLP → Prometheus path", help: fidelityHelp, run: fidelityCommand },
-  "check-signals": { summary: "compare what runs emit with signals/ (signal fidelity)", help: checkSignalsHelp, run: checkSignalsCommand },
+  fidelity: {
+    summary: "the Prometheus name of every family on each OTLP → Prometheus path",
+    load: async () => pick(await import("./commands/fidelity.js"), "fidelityHelp", "fidelityCommand"),
+  },
+  "check-signals": {
+    summary: "compare what runs emit with signals/ (signal fidelity)",
+    load: async () => pick(await import("./commands/check-signals.js"), "checkSignalsHelp", "checkSignalsCommand"),
+  },
 };
 
 export const mainHelp = `gpusynth — emulated telemetry of a Kubernetes GPU cluster scheduled by Run:ai
@@ -87,15 +105,16 @@ export async function main(argv: readonly string[], output: Output = processOutp
   if (name === "help" && args[0] !== undefined) {
     const command = COMMANDS[args[0]];
     if (command === undefined) return unknownCommand(args[0], output);
-    output.out(command.help);
+    output.out((await command.load()).help);
     return EXIT_OK;
   }
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     output.out(mainHelp);
     return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
-  const command = COMMANDS[name];
-  if (command === undefined) return unknownCommand(name, output);
+  const listed = COMMANDS[name];
+  if (listed === undefined) return unknownCommand(name, output);
+  const command = await listed.load();
   if (args.includes("--help") || args.includes("-h")) {
     output.out(command.help);
     return EXIT_OK;
