@@ -38,6 +38,8 @@ export class LogsPipeline {
   private readonly processor = new CollectingProcessor();
   private readonly providers = new Map<string, { provider: LoggerProvider; logger: ReturnType<LoggerProvider["getLogger"]> }>();
 
+  private readonly resourceKeys = new WeakMap<object, string>();
+
   constructor(private readonly sink: LogsSink) {}
 
   async export(records: readonly LogRecordOut[]): Promise<LogsReport> {
@@ -65,7 +67,13 @@ export class LogsPipeline {
   }
 
   private providerFor(record: LogRecordOut) {
-    const key = `${record.receiver}\u0000${JSON.stringify(record.resource)}`;
+    // Sources share one resource object across their records: it is serialised once.
+    let resourceKey = this.resourceKeys.get(record.resource);
+    if (resourceKey === undefined) {
+      resourceKey = JSON.stringify(record.resource);
+      this.resourceKeys.set(record.resource, resourceKey);
+    }
+    const key = `${record.receiver}\u0000${resourceKey}`;
     let entry = this.providers.get(key);
     if (entry === undefined) {
       const provider = new LoggerProvider({ resource: resourceFromAttributes(record.resource), processors: [this.processor] });
