@@ -91,3 +91,6 @@ export function deliveryReport(stderr: string, signal: "metrics" | "logs") {
     nothingLost: rest === "nothing lost",
   };
 }
+
+/** Every scrape job a cluster's run serves, sorted: Run:ai's, dcgm-exporter, kube-state-metrics and the scheduler's. */
+export const CLUSTER_JOBS = ["kai-scheduler-default", "kube-state-metrics", "metrics-exporter", "nvidia-dcgm-exporter", "queue-controller"];

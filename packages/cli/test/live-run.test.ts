@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { attributeMap, startReceiver } from "../../emit/test/otlp-receiver.js";
-import { deliveryReport } from "./live-process.js";
+import { CLUSTER_JOBS, deliveryReport } from "./live-process.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -42,13 +42,7 @@ describe("gpusynth run (live)", () => {
     const jobs = new Set(
       receiver.requests.flatMap((r) => r.resourceMetrics.map((rm) => attributeMap(rm.resource.attributes)["service.name"])),
     );
-    expect([...jobs].sort()).toEqual([
-      "kai-scheduler-default",
-      "kube-state-metrics",
-      "metrics-exporter",
-      "nvidia-dcgm-exporter",
-      "queue-controller",
-    ]);
+    expect([...jobs].sort()).toEqual(CLUSTER_JOBS);
   });
 
   it("keeps running when the collector is down and reports what it could not deliver", async () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { attributeMap, receivedPoints, startReceiver } from "../../emit/test/otlp-receiver.js";
 import { main } from "../src/main.js";
 import { captureOutput, repoFile } from "./helpers.js";
-import { deliveryReport, ensureStopped, type LiveProcess, startLive } from "./live-process.js";
+import { CLUSTER_JOBS, deliveryReport, ensureStopped, type LiveProcess, startLive } from "./live-process.js";
 
 const scenario = "blueprints/scenarios/preemption-storm.yaml";
 
@@ -79,13 +79,7 @@ describe("run --workers k", () => {
         listed = (await (await fetch(`${base}/sd`)).json()) as typeof listed;
       }
       const jobs = new Set(listed.map((entry) => entry.labels.job));
-      expect([...jobs].sort()).toEqual([
-        "kai-scheduler-default",
-        "kube-state-metrics",
-        "metrics-exporter",
-        "nvidia-dcgm-exporter",
-        "queue-controller",
-      ]);
+      expect([...jobs].sort()).toEqual(CLUSTER_JOBS);
       for (const entry of listed) {
         const response = await fetch(`${base}${entry.labels.__metrics_path__}`);
         expect(response.status, entry.labels.__metrics_path__).toBe(200);
