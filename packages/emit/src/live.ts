@@ -68,10 +68,22 @@ export function servingStartMs(blueprintStartUnixMs: number, warmupMs: number, s
   return warmupMs + lag;
 }
 
-/** Waits for `work`, or until the run is aborted (the work then goes on unobserved and is dropped). */
-async function untilAborted(work: Promise<void> | undefined, signal: AbortSignal): Promise<void> {
-  if (work === undefined || signal.aborted) return;
-  await Promise.race([work, new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }))]);
+/**
+ * Waits for `work`, or until the run is aborted: undefined then (the work goes on unobserved
+ * and is dropped; the workers are closed on the way out).
+ */
+async function untilAborted<T>(work: Promise<T> | undefined, signal: AbortSignal): Promise<T | undefined> {
+  if (work === undefined || signal.aborted) return undefined;
+  let onAbort = () => {};
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -139,7 +151,8 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
       const frame = run.frame();
       let targets = frame.targets.length;
       if (workers !== undefined) {
-        const ticked = await workers.tick(frame.simulatedMs, Date.now());
+        const ticked = await untilAborted(workers.tick(frame.simulatedMs, Date.now()), options.signal);
+        if (ticked === undefined) break;
         options.server?.publish(ticked.targets);
         targets = ticked.targets.length;
       } else {
