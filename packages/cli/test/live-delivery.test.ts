@@ -53,6 +53,10 @@ describe("OTLP delivery of a live run", () => {
         {
           OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
           OTEL_BLRP_MAX_EXPORT_BATCH_SIZE: "1000000",
+          // The subject is the requests' size: a receiver in a test process that a loaded machine
+          // slows past the 10 s default would see a timed-out request again (OTLP retries are
+          // at-least-once), and count its points twice.
+          OTEL_EXPORTER_OTLP_TIMEOUT: "60000",
         },
       );
       const { code } = await live.exited();
