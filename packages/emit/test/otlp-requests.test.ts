@@ -101,6 +101,26 @@ describe("OTLP requests under a size limit", () => {
     }
   });
 
+  it("cuts a target far over the limit by its first points' size, keeping every point in order", () => {
+    // Run:ai's exporter at 100,000 GPUs is one target of ~800k points: here, lab's largest ×12.
+    const scrape = largest as ResourceMetrics;
+    const big: ResourceMetrics = {
+      resource: scrape.resource,
+      scopeMetrics: scrape.scopeMetrics.map((sm) => ({
+        scope: sm.scope,
+        metrics: sm.metrics.map((m) => ({ ...m, dataPoints: Array.from({ length: 12 }, () => m.dataPoints).flat() }) as typeof m),
+      })),
+    };
+    const whole = encodeMetrics(big, "protobuf", 1 << 30);
+    expect(whole.requests[0]?.items).toBeGreaterThan(1024);
+    const limit = Math.floor((whole.requests[0]?.bytes ?? 0) / 7);
+    const split = encodeMetrics(big, "protobuf", limit, "target");
+    expect(split.oversized).toBe(0);
+    for (const r of split.requests) expect(r.bytes).toBeLessThanOrEqual(limit);
+    expect(split.requests.reduce((n, r) => n + r.items, 0)).toBe(whole.requests[0]?.items);
+    expect(split.requests.flatMap((r) => metricPoints(r.body))).toEqual(metricPoints(whole.requests[0]?.body as Uint8Array));
+  });
+
   it("batches log records by count and by size, in order", () => {
     expect(records.length).toBeGreaterThan(1000);
     const byCount = encodeLogs(records, "protobuf", 100, 1 << 30);
