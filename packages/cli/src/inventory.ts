@@ -5,6 +5,7 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import { ClusterRun, LABEL_PATTERN, type MetricFamily, type MetricType, virtualTicks } from "@gpusynth/constructs";
+import { simulatedMs } from "@gpusynth/sim";
 
 export interface FamilyInventory {
   readonly id: string;
@@ -63,7 +64,7 @@ export function collectInventory(
   // lines, one per queue every cycle (most of a large cluster's log).
   const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: true, logWriting: { tallyDivision: true } });
   if (fromMs > 0) {
-    run.advanceTo(fromMs);
+    run.advanceTo(simulatedMs(fromMs));
     run.skipLogs();
   }
   const logSources = new Map<string, LogSourceInventory>();

@@ -4,6 +4,8 @@
  * name, type, labels and source are recorded; a family that is not there is not emitted.
  */
 
+import type { UnixMs } from "@gpusynth/sim";
+
 /** The Prometheus type the vendor prints in `# TYPE`. */
 export type MetricType = "gauge" | "counter";
 
@@ -109,8 +111,7 @@ export interface LogRecordOut {
   /** Which receiver shape: the k8s_events receiver or filelog with the container operator. */
   readonly receiver: "k8s_events" | "filelog";
   readonly resource: Readonly<Record<string, string>>;
-  /** Unix ms. */
-  readonly timeMs: number;
+  readonly timeMs: UnixMs;
   /** 0 / absent: unspecified (filelog sets none without a severity parser). */
   readonly severityNumber?: number;
   readonly severityText?: string;

@@ -6,11 +6,13 @@
  * the blueprint's own calendar (time.start onwards).
  */
 
+import { type UnixMs, unixMs } from "@gpusynth/sim";
+
 /** Maps a simulated Unix time (time.start + simulated ms) to the Unix ms stamped on what is emitted. */
-export type StampClock = (simulatedUnixMs: number) => number;
+export type StampClock = (simulatedUnixMs: number) => UnixMs;
 
 /** Offline: the blueprint's calendar as it is. */
-export const BLUEPRINT_CALENDAR: StampClock = (simulatedUnixMs) => simulatedUnixMs;
+export const BLUEPRINT_CALENDAR: StampClock = (simulatedUnixMs) => unixMs(simulatedUnixMs);
 
 /**
  * Live: the simulated instant at which the run starts serving is stamped with the wall-clock
@@ -34,5 +36,6 @@ export class LiveClock {
     this.servingUnixMs = unixMs;
   }
 
-  readonly stamp: StampClock = (simulatedUnixMs) => this.servingUnixMs + (simulatedUnixMs - this.servingSimulatedUnixMs) / this.speed;
+  readonly stamp: StampClock = (simulatedUnixMs) =>
+    unixMs(this.servingUnixMs + (simulatedUnixMs - this.servingSimulatedUnixMs) / this.speed);
 }

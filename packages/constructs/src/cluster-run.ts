@@ -5,7 +5,7 @@
  * own clock and reads frames from it; none wires a Simulation to its sources itself.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { type ClusterView, type DomainEvent, Simulation } from "@gpusynth/sim";
+import { type ClusterView, type DomainEvent, type SimulatedMs, Simulation, simulatedMs } from "@gpusynth/sim";
 import type { LogRecordOut, TargetSamples } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources, type LogWriting } from "./cluster.js";
@@ -36,8 +36,7 @@ export interface ClusterRunOptions {
 
 /** What the cluster shows at one instant: the state, every target's samples, the new log records. */
 export interface Frame {
-  /** Simulated milliseconds since the blueprint's time.start. */
-  readonly simulatedMs: number;
+  readonly simulatedMs: SimulatedMs;
   readonly view: ClusterView;
   /** Empty when the run collects no metrics. */
   readonly targets: readonly TargetSamples[];
@@ -82,14 +81,14 @@ export class ClusterRun {
     if (this.controlPlane !== undefined) this.simulation.onEvent(this.controlPlane.record);
   }
 
-  /** Simulated milliseconds since time.start reached so far. */
-  get now(): number {
-    return this.simulation.now;
+  /** The simulated instant reached so far. */
+  get now(): SimulatedMs {
+    return simulatedMs(this.simulation.now);
   }
 
-  /** Advances the simulation to `simulatedMs` (since time.start). */
-  advanceTo(simulatedMs: number): void {
-    this.simulation.runUntil(simulatedMs);
+  /** Advances the simulation to the simulated instant `to`. */
+  advanceTo(to: SimulatedMs): void {
+    this.simulation.runUntil(to);
   }
 
   /**
@@ -109,7 +108,7 @@ export class ClusterRun {
     const tallied = this.logs?.tallied() ?? 0;
     const owned = this.shard.ownsLogs;
     this.controlPlane?.observe(view);
-    return { simulatedMs: this.simulation.now, view, targets, logs: owned ? drained : [], talliedLogs: owned ? tallied : 0 };
+    return { simulatedMs: this.now, view, targets, logs: owned ? drained : [], talliedLogs: owned ? tallied : 0 };
   }
 }
 
@@ -117,6 +116,6 @@ export class ClusterRun {
  * The virtual clock of offline runs: a frame every `intervalMs` of simulated time up to
  * `durationMs` (the first one interval in, as a scraper's first scrape comes after its interval).
  */
-export function* virtualTicks(durationMs: number, intervalMs: number): Generator<number> {
-  for (let t = intervalMs; t <= durationMs; t += intervalMs) yield t;
+export function* virtualTicks(durationMs: number, intervalMs: number): Generator<SimulatedMs> {
+  for (let t = intervalMs; t <= durationMs; t += intervalMs) yield simulatedMs(t);
 }

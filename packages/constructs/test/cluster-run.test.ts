@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, type Frame, virtualTicks } from "@gpusynth/constructs";
-import type { DomainEvent } from "@gpusynth/sim";
+import { type DomainEvent, simulatedMs } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url));
@@ -51,7 +51,7 @@ describe("ClusterRun", () => {
   it("has the control plane observe the cluster at each frame", () => {
     const run = new ClusterRun(blueprint, { controlPlane: { retentionMs: 60 * MINUTE, stepMs: MINUTE } });
     expect(run.controlPlane?.observed).toBe(false);
-    run.advanceTo(MINUTE);
+    run.advanceTo(simulatedMs(MINUTE));
     run.frame();
     expect(run.controlPlane?.observed).toBe(true);
   });

@@ -9,7 +9,7 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import { ClusterRun, LiveClock, type LogSources, runaiApi, type Shard } from "@gpusynth/constructs";
-import type { ClusterView } from "@gpusynth/sim";
+import { type ClusterView, type SimulatedMs, simulatedMs, type UnixMs, unixMs } from "@gpusynth/sim";
 import type { ControlPlaneServer } from "./api-server/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
@@ -45,10 +45,9 @@ export interface LiveOptions {
 }
 
 export interface LiveStatus {
-  /** Simulated ms since time.start. */
-  readonly simulatedMs: number;
-  /** The consumers' time (Unix ms) that simulated instant is stamped with. */
-  readonly stampedMs: number;
+  readonly simulatedMs: SimulatedMs;
+  /** The consumers' time that simulated instant is stamped with. */
+  readonly stampedMs: UnixMs;
   readonly targets: number;
   readonly pending: number;
   readonly running: number;
@@ -62,10 +61,10 @@ const DAY_MS = 86_400_000;
  * day (the weekday is the blueprint's: aligning it could mean simulating up to a week first). A
  * cold start (no warm-up) starts at time.start, as a scenario's story needs.
  */
-export function servingStartMs(blueprintStartUnixMs: number, warmupMs: number, speed: number, nowUnixMs: number): number {
-  if (speed !== 1 || warmupMs === 0) return warmupMs;
+export function servingStartMs(blueprintStartUnixMs: number, warmupMs: number, speed: number, nowUnixMs: number): SimulatedMs {
+  if (speed !== 1 || warmupMs === 0) return simulatedMs(warmupMs);
   const lag = (((nowUnixMs - (blueprintStartUnixMs + warmupMs)) % DAY_MS) + DAY_MS) % DAY_MS;
-  return warmupMs + lag;
+  return simulatedMs(warmupMs + lag);
 }
 
 /**
@@ -141,23 +140,23 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
     run.skipLogs();
     const wallStart = Date.now();
     clock.startServing(wallStart);
-    workers?.serve(wallStart);
+    workers?.serve(unixMs(wallStart));
     // --duration is wall-clock time: the simulated time it covers is duration × speed.
     const endMs = options.durationMs === undefined ? Number.POSITIVE_INFINITY : servingMs + options.durationMs * options.speed;
     for (let tick = 0; !options.signal.aborted; tick++) {
-      const wantedMs = Math.min(servingMs + (Date.now() - wallStart) * options.speed, endMs);
+      const wantedMs = simulatedMs(Math.min(servingMs + (Date.now() - wallStart) * options.speed, endMs));
       await advance(run, wantedMs, options.signal, options.intervalMs);
       if (options.signal.aborted) break;
       const frame = run.frame();
       let targets = frame.targets.length;
       if (workers !== undefined) {
-        const ticked = await untilAborted(workers.tick(frame.simulatedMs, Date.now()), options.signal);
+        const ticked = await untilAborted(workers.tick(frame.simulatedMs, unixMs(Date.now())), options.signal);
         if (ticked === undefined) break;
         options.server?.publish(ticked.targets);
         targets = ticked.targets.length;
       } else {
         options.server?.update(frame.targets);
-        await pipeline?.scrape(frame.targets, Date.now(), options.signal);
+        await pipeline?.scrape(frame.targets, unixMs(Date.now()), options.signal);
       }
       await logsPipeline?.export(frame.logs);
       status = statusOf(frame.view, targets);

@@ -5,6 +5,7 @@
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { TargetSamples } from "@gpusynth/constructs";
+import type { UnixMs } from "@gpusynth/sim";
 import { targetKey } from "./receiver.js";
 import type { MetricsSink } from "./sinks.js";
 import { TargetProvider } from "./target-provider.js";
@@ -29,7 +30,7 @@ export class MetricsPipeline {
    * event loop turn when it has worked for a while (thousands of targets take seconds), and
    * stops when `signal` aborts.
    */
-  async scrape(collected: readonly TargetSamples[], timeMs: number, signal?: AbortSignal): Promise<ScrapeReport> {
+  async scrape(collected: readonly TargetSamples[], timeMs: UnixMs, signal?: AbortSignal): Promise<ScrapeReport> {
     let points = 0;
     let failedTargets = 0;
     let since = performance.now();

@@ -3,7 +3,7 @@
  * scraped at each interval of simulated time, stamped with simulated time.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, type LogSources, type Shard, virtualTicks } from "@gpusynth/constructs";
+import { BLUEPRINT_CALENDAR, ClusterRun, type LogSources, type Shard, virtualTicks } from "@gpusynth/constructs";
 import type { DomainEvent, Simulation } from "@gpusynth/sim";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";
@@ -56,8 +56,10 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
   let failedTargets = 0;
   try {
     for (const t of virtualTicks(options.durationMs, options.intervalMs)) {
+      // Offline, samples are stamped on the blueprint's calendar.
+      const stamp = BLUEPRINT_CALENDAR(blueprint.time.start + t);
       // The workers advance and collect while this thread simulates for the logs and observers.
-      const ticked = workers?.tick(t, blueprint.time.start + t);
+      const ticked = workers?.tick(t, stamp);
       run.advanceTo(t);
       const frame = run.frame();
       const report =
@@ -65,7 +67,7 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
           ? await ticked.then((w) => ({ targets: w.targets.length, points: w.points, failedTargets: w.failedTargets }))
           : pipeline === undefined
             ? NO_SCRAPE
-            : await pipeline.scrape(frame.targets, blueprint.time.start + t);
+            : await pipeline.scrape(frame.targets, stamp);
       if (logsPipeline !== undefined) logRecords += (await logsPipeline.export(frame.logs)).records;
       scrapes++;
       points += report.points;

@@ -4,6 +4,7 @@
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { ClusterRun } from "@gpusynth/constructs";
+import { type SimulatedMs, simulatedMs } from "@gpusynth/sim";
 
 /** Simulated time advanced between checks of the wall clock (cheap even for 4,096 GPUs). */
 const SIMULATION_SLICE_MS = 60_000;
@@ -15,11 +16,16 @@ const YIELD_EVERY_MS = 20;
  * stops early when aborted or after `budgetMs` of wall time (the run then emits what it has and
  * catches up on the next tick).
  */
-export async function advance(run: ClusterRun, targetMs: number, signal?: AbortSignal, budgetMs = Number.POSITIVE_INFINITY): Promise<void> {
+export async function advance(
+  run: ClusterRun,
+  targetMs: SimulatedMs,
+  signal?: AbortSignal,
+  budgetMs = Number.POSITIVE_INFINITY,
+): Promise<void> {
   const started = performance.now();
   let slice = started;
   while (run.now < targetMs && signal?.aborted !== true) {
-    run.advanceTo(Math.min(targetMs, run.now + SIMULATION_SLICE_MS));
+    run.advanceTo(simulatedMs(Math.min(targetMs, run.now + SIMULATION_SLICE_MS)));
     const now = performance.now();
     if (now - started > budgetMs) return;
     if (now - slice > YIELD_EVERY_MS) {

@@ -10,6 +10,7 @@
  */
 
 import type { MetricFamily, Sample, ScrapeTarget } from "@gpusynth/constructs";
+import type { UnixMs } from "@gpusynth/sim";
 import { type HrTime, ValueType } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
@@ -105,7 +106,7 @@ export class TargetProvider {
   }
 
   /** Collects what the target exposes now, scraped at `timeMs` (Unix ms), through the SDK's reader. */
-  async scrape(samples: readonly Sample[], timeMs: number): Promise<ResourceMetrics> {
+  async scrape(samples: readonly Sample[], timeMs: UnixMs): Promise<ResourceMetrics> {
     this.producer.set(samples, timeMs);
     const result = await this.reader.collect();
     if (result.errors.length > 0) throw new AggregateError(result.errors, `collecting ${this.target.job} failed`);

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics } from "@gpusynth/constructs";
+import { BLUEPRINT_CALENDAR, ClusterMetrics } from "@gpusynth/constructs";
 import {
   type DeliveryEvents,
   deliveryConfig,
@@ -49,7 +49,7 @@ describe("OTLP/gRPC round trip", () => {
     for (const t of [29 * MINUTE, 31 * MINUTE, 32 * MINUTE]) {
       simulation.runUntil(t);
       const before = receiver.requests.length;
-      await pipeline.scrape(metrics.collect(simulation.view()), blueprint.time.start + t);
+      await pipeline.scrape(metrics.collect(simulation.view()), BLUEPRINT_CALENDAR(blueprint.time.start + t));
       await sink.flush(Date.now() + 10_000);
       scrapes.push({ time: blueprint.time.start + t, requests: receiver.requests.slice(before) });
     }
@@ -196,11 +196,11 @@ describe("a collector that is down", () => {
     const pipeline = new MetricsPipeline(sink);
     simulation.runUntil(MINUTE);
     const started = performance.now();
-    const down = await pipeline.scrape(metrics.collect(simulation.view()), blueprint.time.start + MINUTE);
+    const down = await pipeline.scrape(metrics.collect(simulation.view()), BLUEPRINT_CALENDAR(blueprint.time.start + MINUTE));
     // The scrape itself does not wait for the network.
     expect(performance.now() - started).toBeLessThan(1000);
     simulation.runUntil(2 * MINUTE);
-    const up = await pipeline.scrape(metrics.collect(simulation.view()), blueprint.time.start + 2 * MINUTE);
+    const up = await pipeline.scrape(metrics.collect(simulation.view()), BLUEPRINT_CALENDAR(blueprint.time.start + 2 * MINUTE));
     expect(await sink.flush(Date.now() + 20_000)).toBe(true);
     await pipeline.shutdown();
     await receiver.close();

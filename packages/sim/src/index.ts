@@ -15,6 +15,7 @@ export { divideFairShare, type ShareClaim } from "./fair-share.js";
 export { Rng } from "./rng.js";
 export { type ClusterView, type DeepReadonly, type EventListener, podGroupName, Simulation, type SimulationOptions } from "./simulation.js";
 export { type Summary, SummaryCollector, type SummaryRow } from "./summary.js";
+export { type SimulatedMs, simulatedMs, type UnixMs, unixMs } from "./time.js";
 export {
   firstRun,
   type LedgerPhase,

@@ -32,6 +32,7 @@ import { PendingWorkloads } from "./pending-workloads.js";
 import { Rng } from "./rng.js";
 import { RunningWorkloads } from "./running-workloads.js";
 import { type CycleTrace, type PodAssignment, Scheduler } from "./scheduler.js";
+import { type SimulatedMs, simulatedMs } from "./time.js";
 import {
   buildPools,
   buildQueues,
@@ -81,7 +82,7 @@ export type DeepReadonly<T> = T extends (...args: never[]) => unknown
 
 /** A read-only view of the cluster at the current simulated time (live objects, not copies). */
 export interface ClusterView {
-  readonly now: number;
+  readonly now: SimulatedMs;
   readonly startMs: number;
   readonly pools: readonly DeepReadonly<Pool>[];
   readonly queues: readonly DeepReadonly<Queue>[];
@@ -195,7 +196,7 @@ export class Simulation {
     this.deleteExpiredPods();
     return {
       finishedPods: this.finishedPods,
-      now: this.nowMs,
+      now: simulatedMs(this.nowMs),
       startMs: this.blueprint.time.start,
       pools: this.pools,
       queues: this.queues,

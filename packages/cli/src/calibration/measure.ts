@@ -6,7 +6,7 @@
  */
 import type { Blueprint, CalibrationMetric } from "@gpusynth/blueprint";
 import { ClusterRun } from "@gpusynth/constructs";
-import { type DomainEvent, firstRun, type WorkloadEnding, WorkloadLedger, type WorkloadRecord } from "@gpusynth/sim";
+import { type DomainEvent, firstRun, simulatedMs, type WorkloadEnding, WorkloadLedger, type WorkloadRecord } from "@gpusynth/sim";
 
 export type Measurement = Record<CalibrationMetric, number | undefined>;
 
@@ -59,7 +59,7 @@ export function measure(
   let idleAllocatedSamples = 0;
   let samples = 0;
   for (let t = warmupMs + SAMPLE_MS; t <= warmupMs + durationMs; t += SAMPLE_MS) {
-    run.advanceTo(t);
+    run.advanceTo(simulatedMs(t));
     onProgress?.(t);
     samples++;
     for (const pool of run.simulation.view().pools) {

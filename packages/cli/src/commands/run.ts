@@ -15,7 +15,7 @@ import {
   SD_PATH,
   workerShards,
 } from "@gpusynth/emit";
-import { type Simulation, SummaryCollector } from "@gpusynth/sim";
+import { type Simulation, SummaryCollector, simulatedMs } from "@gpusynth/sim";
 import type { Output } from "../output.js";
 import { OutputFile, sameFile } from "../output-file.js";
 import { parseCommand } from "../parse.js";
@@ -393,7 +393,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
     // Advance an hour at a time so a long run can show where it is.
     for (let t = 0; t < run.durationMs; ) {
       t = Math.min(run.durationMs, t + HOUR_MS);
-      cluster.advanceTo(t);
+      cluster.advanceTo(simulatedMs(t));
       progress.update(t);
     }
     simulation = cluster.simulation;

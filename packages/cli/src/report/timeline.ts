@@ -17,6 +17,7 @@ import {
   type PendingReason,
   type Summary,
   SummaryCollector,
+  simulatedMs,
   unhandledEvent,
 } from "@gpusynth/sim";
 
@@ -359,7 +360,7 @@ export function recordTimeline(
   const stepMs = Math.max(60_000, Math.ceil(durationMs / MAX_SAMPLES / 60_000) * 60_000);
   const times: number[] = [];
   for (let t = 0; t <= durationMs; t = t === durationMs ? t + 1 : Math.min(t + stepMs, durationMs)) {
-    run.advanceTo(t);
+    run.advanceTo(simulatedMs(t));
     onProgress?.(t);
     const view = run.simulation.view();
     times.push(t);

@@ -11,6 +11,7 @@
  */
 import type { CycleAttemptRef, DomainEvent, QueueDivision } from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
+import type { StampClock } from "../clock.js";
 import { generatedSuffix, queueName } from "../naming.js";
 import { stableChars, stableUuid, unitHash } from "../noise.js";
 import { cycleLatencyMs } from "./latency.js";
@@ -108,7 +109,7 @@ export class SchedulerLog {
 
   constructor(
     private readonly startMs: number,
-    private readonly clock: (simulatedUnixMs: number) => number,
+    private readonly clock: StampClock,
     private readonly options: SchedulerLogOptions,
   ) {
     this.nextCycle = options.schedulingPeriodMs;

@@ -27,9 +27,11 @@ import {
   podGroupName,
   type QueueState,
   unhandledEvent,
+  unixMs,
   type WorkloadRef,
 } from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
+import type { StampClock } from "../clock.js";
 import { queueResourceText } from "../kai-scheduler/values.js";
 import { containerName, queueName } from "../naming.js";
 import { stableUuid, unitHash } from "../noise.js";
@@ -125,7 +127,7 @@ export class KubernetesEvents {
     private readonly startMs: number,
     private readonly schedulingPeriodMs: number,
     private readonly nodeCount: (pool: string) => number,
-    private readonly clock: (simulatedUnixMs: number) => number,
+    private readonly clock: StampClock,
     private readonly images: ReadonlyMap<string, { readonly sizeBytes: number; readonly pullTime: number }> = new Map(),
   ) {}
 
@@ -556,7 +558,7 @@ function toLogRecord(e: EventWrite): LogRecordOut {
       "k8s.object.resource_version": String(1_000_000 + Math.floor(unitHash(e.object.uid) * 9_000_000)),
     },
     // Legacy events carry no eventTime: the receiver takes lastTimestamp (whole seconds).
-    timeMs: Math.floor(e.lastMs / 1000) * 1000,
+    timeMs: unixMs(Math.floor(e.lastMs / 1000) * 1000),
     severityNumber: SEVERITY[e.type],
     severityText: e.type,
     body: e.message,

@@ -5,6 +5,7 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ScrapeTarget, Shard } from "@gpusynth/constructs";
+import type { SimulatedMs, UnixMs } from "@gpusynth/sim";
 import type { EncodedScrape, WireFormat } from "../wire.js";
 
 /** The clock a worker stamps time-valued samples with: the blueprint's calendar, or a live run's. */
@@ -23,11 +24,11 @@ export interface ShardWorkerData {
 
 export type ToWorker =
   /** Simulate up to this time, emitting nothing (a live run's warm-up). */
-  | { readonly type: "advance"; readonly simulatedMs: number }
+  | { readonly type: "advance"; readonly simulatedMs: SimulatedMs }
   /** A live run serves from now on: its clock stamps the serving instant `unixMs`. */
-  | { readonly type: "serve"; readonly unixMs: number }
+  | { readonly type: "serve"; readonly unixMs: UnixMs }
   /** Advance to `simulatedMs`, collect the shard's targets and encode each scrape stamped `timeMs`. */
-  | { readonly type: "tick"; readonly simulatedMs: number; readonly timeMs: number }
+  | { readonly type: "tick"; readonly simulatedMs: SimulatedMs; readonly timeMs: UnixMs }
   /** The text exposition of one of the last tick's targets. */
   | { readonly type: "render"; readonly id: number; readonly key: string }
   | { readonly type: "stop" };

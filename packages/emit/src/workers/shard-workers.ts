@@ -10,6 +10,7 @@
 import { Worker } from "node:worker_threads";
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { Shard } from "@gpusynth/constructs";
+import type { SimulatedMs, UnixMs } from "@gpusynth/sim";
 import type { ServedTarget } from "../scrape-server.js";
 import type { EncodedMetricsSink, MetricsSink } from "../sinks.js";
 import type { EncodedScrape } from "../wire.js";
@@ -157,12 +158,12 @@ export class ShardWorkers {
   }
 
   /** Simulates up to `simulatedMs` in every worker, emitting nothing (a live run's warm-up). */
-  async advanceTo(simulatedMs: number): Promise<void> {
+  async advanceTo(simulatedMs: SimulatedMs): Promise<void> {
     await this.all((w) => w.request({ type: "advance", simulatedMs }, "advanced"));
   }
 
   /** A live run serves from `unixMs`: every worker's clock stamps the serving instant with it. */
-  serve(unixMs: number): void {
+  serve(unixMs: UnixMs): void {
     for (const worker of this.workers) worker.tell({ type: "serve", unixMs });
   }
 
@@ -170,7 +171,7 @@ export class ShardWorkers {
    * Every worker advances to `simulatedMs` and collects its shard, scrapes stamped `timeMs`; the
    * scrapes go to the sink worker by worker, in the order each worker collected them.
    */
-  async tick(simulatedMs: number, timeMs: number): Promise<WorkersTick> {
+  async tick(simulatedMs: SimulatedMs, timeMs: UnixMs): Promise<WorkersTick> {
     const replies = await this.all((w) => w.request({ type: "tick", simulatedMs, timeMs }, "ticked"));
     let points = 0;
     let failedTargets = 0;
