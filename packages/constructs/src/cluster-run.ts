@@ -62,7 +62,13 @@ export class ClusterRun {
     readonly blueprint: Blueprint,
     options: ClusterRunOptions = {},
   ) {
-    this.simulation = new Simulation(blueprint, options.seed === undefined ? {} : { seed: options.seed });
+    const logs = options.logs ?? false;
+    // Each queue's division is only printed by the scheduler's log: without it, cycles skip it.
+    const schedulerLogged = logs === true || (logs !== false && logs.scheduler);
+    this.simulation = new Simulation(blueprint, {
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      queueDivisions: schedulerLogged,
+    });
     for (const observer of options.observers ?? []) this.simulation.onEvent(observer);
     this.clock = options.clock ?? BLUEPRINT_CALENDAR;
     this.metrics = new ClusterMetrics(blueprint, this.clock);
@@ -70,7 +76,6 @@ export class ClusterRun {
     this.shard = ShardFilter.of(options.shard ?? WHOLE_RUN, this.simulation.view());
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
     this.simulation.onEvent(this.metrics.record);
-    const logs = options.logs ?? false;
     this.logs =
       logs === false ? undefined : new ClusterLogs(blueprint, this.clock, logs === true ? ALL_LOG_SOURCES : logs, options.logWriting);
     if (this.logs !== undefined) this.simulation.onEvent(this.logs.record);

@@ -77,6 +77,8 @@ export class Scheduler {
     pools: readonly Pool[],
     private readonly allQueues: readonly Queue[],
     private readonly actions: SchedulerActions,
+    /** Whether cycles report each queue's division (SimulationOptions.queueDivisions). */
+    private readonly reportsDivision = true,
   ) {
     this.pools = new Map(pools.map((pool) => [pool.name, pool]));
     const queues = new Map<string, Map<string, Queue>>();
@@ -121,7 +123,7 @@ export class Scheduler {
     // A pipelined job waits for its victims; KAI does not try it again meanwhile.
     const pending = waiting.filter((w) => w.pipelinedUntil === null);
     this.updateFairShares(pending);
-    const division = this.division();
+    const division = this.reportsDivision ? this.division() : NO_DIVISION;
     this.trace = { allocate: [], consolidation: [], reclaim: [], preempt: [] };
     this.startedThisCycle.clear();
     this.fitting.clear();
@@ -139,7 +141,7 @@ export class Scheduler {
       list.some((a) => a.victims.length > 0 || a.outcome === "allocated"),
     );
     let divisionAfter = division;
-    if (acted) {
+    if (acted && this.reportsDivision) {
       this.updateFairShares(waiting.filter((w) => w.phase === "Pending" && w.pipelinedUntil === null));
       divisionAfter = this.division();
     }
@@ -253,10 +255,12 @@ export class Scheduler {
     const queues = this.allQueues;
     for (let i = 0; i < queues.length; i++) {
       const q = queues[i] as Queue;
-      before[4 * i] = q.requested;
-      before[4 * i + 1] = q.requestedCpuMilli;
-      before[4 * i + 2] = q.requestedMemoryBytes;
-      before[4 * i + 3] = q.fairShare;
+      if (this.reportsDivision) {
+        before[4 * i] = q.requested;
+        before[4 * i + 1] = q.requestedCpuMilli;
+        before[4 * i + 2] = q.requestedMemoryBytes;
+        before[4 * i + 3] = q.fairShare;
+      }
       const demand = q.level === "project" ? pendingOf.get(q) : undefined;
       q.requested = q.level === "project" ? q.allocated + (demand?.gpus ?? 0) : 0;
       q.requestedCpuMilli = q.level === "project" ? q.allocatedCpuMilli + (demand?.cpuMilli ?? 0) : 0;
@@ -269,7 +273,8 @@ export class Scheduler {
         q.parent.requestedMemoryBytes += q.requestedMemoryBytes;
       }
     this.divideFairShares();
-    for (let i = 0; i < queues.length; i++) {
+    // A queue's revision tells the division which entries to make again.
+    for (let i = 0; this.reportsDivision && i < queues.length; i++) {
       const q = queues[i] as Queue;
       if (
         q.requested !== before[4 * i] ||
@@ -780,3 +785,6 @@ function place(pool: Pool, shape: PodShape, freed?: ReadonlySet<Gpu>): PodAssign
   candidates.sort((a, b) => a.free - b.free);
   return candidates.slice(0, shape.pods).map(({ node }) => ({ node, gpus: gpusOn(node) }));
 }
+
+/** A cycle's division when the run reports none. */
+const NO_DIVISION: readonly QueueDivision[] = [];

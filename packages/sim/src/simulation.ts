@@ -95,6 +95,11 @@ export interface ClusterView {
 export interface SimulationOptions {
   /** Overrides the blueprint's seed. */
   readonly seed?: number;
+  /**
+   * Report each queue's resource division in every SchedulingCycle (what the scheduler log's
+   * per-queue lines print; default yes). Without them a cycle costs less, and the events carry none.
+   */
+  readonly queueDivisions?: boolean;
 }
 
 export class Simulation {
@@ -132,13 +137,18 @@ export class Simulation {
     this.faultRng = root.fork("faults");
     this.pluginIgnores = devicePluginIgnores(blueprint.faults.devicePluginDisableHealthchecks);
     this.priorities = new Map([...BUILT_IN_PRIORITY_CLASSES, ...blueprint.priorityClasses].map((c) => [c.name, c.value]));
-    this.scheduler = new Scheduler(this.pools, this.queues, {
-      bind: (w, pool, pods) => this.bind(w, pool, pods),
-      evict: (victim, action, preemptor) => this.evict(victim, action, preemptor),
-      pipeline: (w, pool, pods) => this.pipeline(w, pool, pods),
-      unschedulable: (w, reasons) => this.unschedulable(w, reasons),
-      traced: (trace) => this.emitCycle(trace),
-    });
+    this.scheduler = new Scheduler(
+      this.pools,
+      this.queues,
+      {
+        bind: (w, pool, pods) => this.bind(w, pool, pods),
+        evict: (victim, action, preemptor) => this.evict(victim, action, preemptor),
+        pipeline: (w, pool, pods) => this.pipeline(w, pool, pods),
+        unschedulable: (w, reasons) => this.unschedulable(w, reasons),
+        traced: (trace) => this.emitCycle(trace),
+      },
+      options.queueDivisions ?? true,
+    );
 
     for (const generator of blueprint.workloads) {
       const process = new ArrivalProcess(
