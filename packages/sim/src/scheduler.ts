@@ -140,10 +140,12 @@ export class Scheduler {
     const acted = [this.trace.allocate, this.trace.reclaim, this.trace.preempt].some((list) =>
       list.some((a) => a.victims.length > 0 || a.outcome === "allocated"),
     );
+    // The fair shares are divided again whether or not the division is reported, so the queue
+    // metrics read between cycles do not depend on whether the scheduler's log is written.
     let divisionAfter = division;
-    if (acted && this.reportsDivision) {
+    if (acted) {
       this.updateFairShares(waiting.filter((w) => w.phase === "Pending" && w.pipelinedUntil === null));
-      divisionAfter = this.division();
+      if (this.reportsDivision) divisionAfter = this.division();
     }
     this.actions.traced({ pendingJobs: waiting.length, ...this.clusterFacts(), ...this.trace, division, divisionAfter });
   }
