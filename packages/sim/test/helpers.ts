@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
-import { type DomainEvent, Simulation } from "@gpusynth/sim";
+import { type DomainEvent, Simulation, type SimulationOptions } from "@gpusynth/sim";
 
 export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 export const repoFile = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
@@ -16,9 +16,9 @@ export interface Run {
 }
 
 /** Loads a blueprint file and runs it offline for `durationMs`, collecting every event. */
-export function run(file: string, durationMs: number, seed?: number): Run {
+export function run(file: string, durationMs: number, seed?: number, options: Omit<SimulationOptions, "seed"> = {}): Run {
   const { blueprint } = loadBlueprint(file);
-  const simulation = new Simulation(blueprint, seed === undefined ? {} : { seed });
+  const simulation = new Simulation(blueprint, { ...options, ...(seed === undefined ? {} : { seed }) });
   const events: DomainEvent[] = [];
   simulation.onEvent((event) => events.push(event));
   simulation.runUntil(durationMs);
