@@ -362,7 +362,7 @@ function divisionLine(q: QueueDivision): Line {
   return line;
 }
 
-/** KAI's DefaultQueuePriority (pkg/common/constants/constants.go:13): Run:ai's queues set none (cantfind.md). */
+/** KAI's DefaultQueuePriority (pkg/common/constants/constants.go:13), a Queue's without spec.priority; Run:ai's: PENDING (cantfind.md). */
 const QUEUE_PRIORITY = 100;
 
 /**
