@@ -2,18 +2,16 @@
 // measured on the four shipped cluster blueprints (packages/cli/src/volume.ts) over the run
 // check-signals makes, which measures again and compares.
 import { writeFileSync } from "node:fs";
-import { loadBlueprint } from "../packages/blueprint/dist/index.js";
 import { collectInventories } from "../packages/cli/dist/inventory-pool.js";
 import { volumeMarkdown, volumeOf, volumeRun } from "../packages/cli/dist/volume.js";
 
 const files = ["lab", "enterprise", "platform", "hyperscale"].map(
   (name) => new URL(`../blueprints/${name}.yaml`, import.meta.url).pathname,
 );
-const runOf = (file) => volumeRun(loadBlueprint(file).blueprint);
 const inventories = await collectInventories(
   files,
-  (file) => runOf(file).durationMs,
-  (file) => runOf(file).intervalMs,
+  (_file, blueprint) => volumeRun(blueprint).durationMs,
+  (_file, blueprint) => volumeRun(blueprint).intervalMs,
 );
 writeFileSync(new URL("../signals/volume.md", import.meta.url), volumeMarkdown(inventories.map(volumeOf)));
 console.log("wrote signals/volume.md");

@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { loadBlueprint } from "@gpusynth/blueprint";
+import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
 import { collectInventory, type Inventory, mergeInventories } from "./inventory.js";
 
 export interface InventoryJob {
@@ -30,9 +30,9 @@ export type InventoryReply = { readonly inventory: Inventory } | { readonly erro
 export async function collectInventories(
   files: readonly string[],
   /** Simulated time per blueprint: one for all, or per file. */
-  duration: number | ((file: string) => number),
+  duration: number | ((file: string, blueprint: Blueprint) => number),
   /** Simulated time between collections: one for all, or per file. */
-  interval: number | ((file: string) => number),
+  interval: number | ((file: string, blueprint: Blueprint) => number),
   /** Called as blueprints finish: how many are done, and the names of those still running. */
   onProgress?: (done: number, running: readonly string[]) => void,
 ): Promise<Inventory[]> {
@@ -43,8 +43,8 @@ export async function collectInventories(
       file,
       name: blueprint.cluster.name,
       blueprint,
-      durationMs: typeof duration === "number" ? duration : duration(file),
-      intervalMs: typeof interval === "number" ? interval : interval(file),
+      durationMs: typeof duration === "number" ? duration : duration(file, blueprint),
+      intervalMs: typeof interval === "number" ? interval : interval(file, blueprint),
       gpus: blueprint.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0),
       parts: [] as Inventory[],
       windowsLeft: 0,

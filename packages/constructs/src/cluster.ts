@@ -14,7 +14,7 @@ import { SCHEDULER_LOG_DEFAULTS, SchedulerLog } from "./kai-scheduler/logs.js";
 import { KubernetesEvents } from "./kube/events.js";
 import { KubeConstruct } from "./kube/index.js";
 import { RunaiConstruct } from "./runai/index.js";
-import type { ShardFilter } from "./shard.js";
+import type { ClusterWideRank, ShardFilter } from "./shard.js";
 
 export class ClusterMetrics {
   private readonly dcgm: DcgmConstruct;
@@ -43,13 +43,12 @@ export class ClusterMetrics {
    * that reads only its own GPUs reads them exactly as the whole run does.
    */
   collect(view: ClusterView, shard?: ShardFilter): TargetSamples[] {
-    if (shard === undefined || shard.shard.count === 1)
-      return [...this.runai.collect(view), ...this.dcgm.collect(view), ...this.kube.collect(view), ...this.scheduler.collect(view)];
+    const owns = (rank: ClusterWideRank) => shard?.ownsClusterWide(rank) ?? true;
     return [
-      ...(shard.ownsClusterWide("runai") ? this.runai.collect(view) : []),
-      ...this.dcgm.collect(view, (node) => shard.ownsNode(node)),
-      ...(shard.ownsClusterWide("kube") ? this.kube.collect(view) : []),
-      ...(shard.ownsClusterWide("scheduler") ? this.scheduler.collect(view) : []),
+      ...(owns("runai") ? this.runai.collect(view) : []),
+      ...this.dcgm.collect(view, shard === undefined ? undefined : (node) => shard.ownsNode(node)),
+      ...(owns("kube") ? this.kube.collect(view) : []),
+      ...(owns("scheduler") ? this.scheduler.collect(view) : []),
     ];
   }
 

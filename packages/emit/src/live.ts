@@ -167,7 +167,8 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   } finally {
     await workers?.close();
     // Both flush at once: a stopping run has a bounded time to deliver what is queued.
-    await Promise.all([pipeline?.shutdown() ?? (workers === undefined ? undefined : options.sink?.shutdown()), logsPipeline?.shutdown()]);
+    // The pipeline shuts its sink down; with workers, the sink is shut down directly.
+    await Promise.all([pipeline !== undefined ? pipeline.shutdown() : options.sink?.shutdown(), logsPipeline?.shutdown()]);
   }
   return statusOf(run.simulation.view(), status.targets);
 }

@@ -76,7 +76,8 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
     }
   } finally {
     await workers?.close();
-    await (pipeline ?? (workers === undefined ? undefined : sink))?.shutdown();
+    // The pipeline shuts its sink down; with workers, the sink is shut down directly.
+    await (pipeline ?? sink)?.shutdown();
     await logsPipeline?.shutdown();
   }
   return { scrapes, points, failedTargets, logRecords, simulation: run.simulation };

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
-import { loadBlueprint } from "@gpusynth/blueprint";
+import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
 import type { Inventory } from "../inventory.js";
 import { collectInventories } from "../inventory-pool.js";
 import type { Output } from "../output.js";
@@ -47,9 +47,8 @@ export async function checkSignalsCommand(args: readonly string[], output: Outpu
     values.duration === undefined && basename(dirname(file)) === "scenarios" ? Math.min(durationMs, SCENARIO_RUN_MS) : durationMs;
   const intervalMs = durationOption("interval", values.interval, "10m");
   // Defaults: each blueprint's volume run, so signals/volume.md is checked too.
-  const runOf = (file: string) => volumeRun(loadBlueprint(file).blueprint);
-  const intervalOf = (file: string) =>
-    values.interval === undefined && values.duration === undefined ? runOf(file).intervalMs : intervalMs;
+  const intervalOf = (_file: string, blueprint: Blueprint) =>
+    values.interval === undefined && values.duration === undefined ? volumeRun(blueprint).intervalMs : intervalMs;
   // A blueprint beyond one shard takes a minute and gigabytes: checked when named.
   const shipped = shippedBlueprints();
   const files = positionals.length > 0 ? positionals : shipped.filter((file) => !beyondOneShard(loadBlueprint(file).blueprint));
