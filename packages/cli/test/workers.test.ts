@@ -63,7 +63,7 @@ describe("run --workers k", () => {
         "--speed",
         "60",
         "--interval",
-        "300ms",
+        "2s",
         "--duration",
         "20s",
         "--listen",

@@ -459,9 +459,9 @@ export class Scheduler {
     for (const poolName of w.nodePools) {
       const pool = this.pool(poolName);
       const queue = this.queueOf(w, poolName);
-      const blocked = capacityPolicy(w, queue, 0);
+      const blocked = capacityPolicy(w, queue, 0, poolName);
       if (blocked !== undefined) {
-        found.push({ ...blocked, nodePool: poolName });
+        found.push(blocked);
         continue;
       }
       const shape = podShape(w.type, w.gpus, pool.spec);
@@ -469,9 +469,18 @@ export class Scheduler {
       const pods = shape === undefined || (known !== undefined && w.gpus >= known && shape.pods === 1) ? undefined : place(pool, shape);
       if (pods === undefined) {
         if (shape?.pods === 1) failedSize.set(poolName, Math.min(known ?? Number.POSITIVE_INFINITY, w.gpus));
-        const gang =
-          shape !== undefined && shape.pods > 1 ? { podsPlaced: Math.min(shape.pods - 1, this.nodesFitting(pool, shape.gpusPerPod)) } : {};
-        found.push({ nodePool: poolName, reason: "Unschedulable", requested: w.gpus, ...gang });
+        // Reasons are compared field by field every cycle (Simulation.unschedulable): object
+        // literals of fixed shapes keep those reads fast.
+        found.push(
+          shape !== undefined && shape.pods > 1
+            ? {
+                nodePool: poolName,
+                reason: "Unschedulable",
+                requested: w.gpus,
+                podsPlaced: Math.min(shape.pods - 1, this.nodesFitting(pool, shape.gpusPerPod)),
+              }
+            : { nodePool: poolName, reason: "Unschedulable", requested: w.gpus },
+        );
         continue;
       }
       this.bind(w, pool, pods);
@@ -598,6 +607,7 @@ export class Scheduler {
           w,
           queue,
           chosen.victims.reduce((sum, v) => sum + v.gpus, 0),
+          poolName,
         ) !== undefined
       )
         continue;
@@ -666,7 +676,7 @@ class SignatureSkips {
 
   /** The failed job this one is no easier than, if any. */
   notEasierThan(w: Workload, scope: unknown): Workload | undefined {
-    const failed = this.failed.get(scope)?.get(w.nodePools.join(","));
+    const failed = this.failed.get(scope)?.get(signatureOf(w));
     if (failed === undefined) return undefined;
     const pods = w.pendingPods.length;
     const failedPods = failed.pendingPods.length;
@@ -680,8 +690,19 @@ class SignatureSkips {
       signatures = new Map();
       this.failed.set(scope, signatures);
     }
-    signatures.set(w.nodePools.join(","), w);
+    signatures.set(signatureOf(w), w);
   }
+}
+
+/** A workload's scheduling constraints as one string, made once per workload (jobs are compared every cycle). */
+const signatures = new WeakMap<Workload, string>();
+function signatureOf(w: Workload): string {
+  let signature = signatures.get(w);
+  if (signature === undefined) {
+    signature = w.nodePools.join(",");
+    signatures.set(w, signature);
+  }
+  return signature;
 }
 
 /**
@@ -689,10 +710,10 @@ class SignatureSkips {
  * non-preemptible workloads NonPreemptibleOverQuota when non-preemptible allocation + request
  * exceeds the deserved quota — checked for the project queue and its department.
  */
-function capacityPolicy(w: Workload, queue: Queue, releasing: number): Omit<PendingReason, "nodePool"> | undefined {
+function capacityPolicy(w: Workload, queue: Queue, releasing: number, nodePool: string): PendingReason | undefined {
   for (let q: Queue | null = queue; q !== null; q = q.parent) {
     if (q.limit >= 0 && q.allocated - releasing + w.gpus > q.limit) {
-      return { reason: "OverLimit", queue: q.name, requested: w.gpus, limit: q.limit, allocated: q.allocated };
+      return { reason: "OverLimit", queue: q.name, requested: w.gpus, limit: q.limit, allocated: q.allocated, nodePool };
     }
     if (!w.preemptible && q.allocatedNonPreemptible + w.gpus > q.deserved) {
       return {
@@ -701,6 +722,7 @@ function capacityPolicy(w: Workload, queue: Queue, releasing: number): Omit<Pend
         requested: w.gpus,
         deserved: q.deserved,
         allocatedNonPreemptible: q.allocatedNonPreemptible,
+        nodePool,
       };
     }
   }

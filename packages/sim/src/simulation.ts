@@ -121,7 +121,7 @@ export class Simulation {
   /** Whether the device plugin ignores an XID (its skip list and DP_DISABLE_HEALTHCHECKS). */
   private readonly pluginIgnores: (xid: number) => boolean;
   /** Each pending workload's last failed attempt per action, reused while the result repeats. */
-  private readonly failedAttempts = new WeakMap<Workload, Partial<Record<CycleAction, CycleAttemptRef>>>();
+  private readonly failedAttempts = new WeakMap<Workload, Partial<Record<CycleAction, FailedAttempt>>>();
   /** The pending reasons last reported per workload, to report only changes (forgotten at a start). */
   private readonly reportedReasons = new WeakMap<Workload, readonly PendingReason[]>();
   private nextWorkloadId = 1;
@@ -606,16 +606,15 @@ export class Simulation {
         // same record then (and the scheduler log writes its lines once).
         const failed = this.failedAttempts.get(a.workload) ?? {};
         const last = failed[action];
-        const than =
-          a.notEasierThan === undefined ? undefined : { namespace: a.notEasierThan.namespace, podGroup: podGroupName(a.notEasierThan) };
         if (
           last !== undefined &&
-          last.outcome === a.outcome &&
-          last.queue === a.queue.name &&
-          last.nodePool === a.queue.pool &&
-          last.notEasierThan?.podGroup === than?.podGroup
+          last.ref.outcome === a.outcome &&
+          last.ref.queue === a.queue.name &&
+          last.ref.nodePool === a.queue.pool &&
+          last.notEasierThan === a.notEasierThan
         )
-          return last;
+          return last.ref;
+        const than = a.notEasierThan;
         const ref: CycleAttemptRef = {
           workload: workloadRef(a.workload),
           podGroup: podGroupName(a.workload),
@@ -624,9 +623,9 @@ export class Simulation {
           outcome: a.outcome,
           pods: [],
           victims: [],
-          ...(than === undefined ? {} : { notEasierThan: than }),
+          ...(than === undefined ? {} : { notEasierThan: { namespace: than.namespace, podGroup: podGroupName(than) } }),
         };
-        failed[action] = ref;
+        failed[action] = { ref, notEasierThan: than };
         this.failedAttempts.set(a.workload, failed);
         return ref;
       });
@@ -846,6 +845,12 @@ export function podGroupName(w: { name: string; uid: string }): string {
 }
 
 type CycleAction = "allocate" | "consolidation" | "reclaim" | "preempt";
+
+/** A pending workload's last failed attempt of an action, and the job it was no easier than (a pod group names one workload). */
+interface FailedAttempt {
+  readonly ref: CycleAttemptRef;
+  readonly notEasierThan: Workload | undefined;
+}
 
 /**
  * The row remapper's XIDs on Ampere and later (NVIDIA Xid catalogue: 63 a row marked for
