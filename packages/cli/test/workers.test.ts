@@ -59,19 +59,7 @@ describe("run --workers k", () => {
   it("serves every worker's targets from one scrape server and one /sd", async () => {
     let live: LiveProcess | undefined;
     try {
-      live = startLive([
-        "--speed",
-        "60",
-        "--interval",
-        "2s",
-        "--duration",
-        "20s",
-        "--listen",
-        "127.0.0.1:0",
-        "--workers",
-        "2",
-        scenario,
-      ]);
+      live = startLive(["--speed", "60", "--interval", "2s", "--duration", "20s", "--listen", "127.0.0.1:0", "--workers", "2", scenario]);
       const base = await live.scrapeUrl();
       let listed: Array<{ labels: Record<string, string> }> = [];
       for (let tries = 0; listed.length === 0 && tries < 100; tries++) {
