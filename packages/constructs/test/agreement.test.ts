@@ -13,8 +13,21 @@ const file = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.
 const HOUR = 3_600_000;
 const INTERVAL = 5 * 60_000;
 
-function samplesOf(collected: readonly TargetSamples[], name: string): Sample[] {
-  return collected.flatMap((t) => t.samples.filter((s) => s.family.name === name));
+/** Each scrape's samples by family name, indexed once: every check reads several families of it. */
+const byFamily = new WeakMap<readonly TargetSamples[], Map<string, Sample[]>>();
+function samplesOf(collected: readonly TargetSamples[], name: string): readonly Sample[] {
+  let index = byFamily.get(collected);
+  if (index === undefined) {
+    index = new Map();
+    for (const t of collected)
+      for (const s of t.samples) {
+        const list = index.get(s.family.name);
+        if (list === undefined) index.set(s.family.name, [s]);
+        else list.push(s);
+      }
+    byFamily.set(collected, index);
+  }
+  return index.get(name) ?? [];
 }
 
 type Check = (view: ClusterView, collected: TargetSamples[], problems: string[]) => void;

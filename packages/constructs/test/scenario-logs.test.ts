@@ -14,30 +14,35 @@ import { describe, expect, it } from "vitest";
 
 const HOUR = 3_600_000;
 
-/** The scheduler's log lines of a scenario's first `hours`, without colour codes, caller⇥message. */
-function schedulerLines(scenario: string, hours: number): string[] {
+/**
+ * The scheduler's log lines of a scenario's first `hours` by caller: each line's
+ * "[session] [action] message" as written, colour codes still in (stripped when a line is read).
+ */
+function schedulerLines(scenario: string, hours: number): Map<string, string[]> {
   const { blueprint } = loadBlueprint(fileURLToPath(new URL(`../../../blueprints/scenarios/${scenario}.yaml`, import.meta.url)));
   const simulation = new Simulation(blueprint);
   const logs = new ClusterLogs(blueprint, undefined, { events: false, scheduler: true });
   simulation.onEvent(logs.record);
-  const lines: string[] = [];
+  const byCaller = new Map<string, string[]>();
   for (let t = HOUR / 4; t <= hours * HOUR; t += HOUR / 4) {
     simulation.runUntil(t);
-    // Strip ESC[..m colour codes and the timestamp and level: caller⇥[session] [action] message.
-    for (const r of logs.drain(simulation.view()))
-      lines.push(
-        r.body
-          .replace(/.\[\d+m/g, "")
-          .split("\t")
-          .slice(2)
-          .join("\t"),
-      );
+    // timestamp⇥level⇥caller⇥[session] [action] message
+    for (const { body } of logs.drain(simulation.view())) {
+      const level = body.indexOf("\t");
+      const caller = body.indexOf("\t", level + 1);
+      const message = body.indexOf("\t", caller + 1);
+      const key = body.slice(caller + 1, message);
+      const lines = byCaller.get(key);
+      if (lines === undefined) byCaller.set(key, [body.slice(message + 1)]);
+      else lines.push(body.slice(message + 1));
+    }
   }
-  return lines;
+  return byCaller;
 }
 
-const has = (lines: readonly string[], caller: string, message: RegExp) =>
-  lines.some((l) => l.startsWith(`${caller}\t`) && message.test(l));
+/** Whether a line of `caller`, without its ESC[..m colour codes, matches `message`. */
+const has = (lines: ReadonlyMap<string, readonly string[]>, caller: string, message: RegExp) =>
+  (lines.get(caller) ?? []).some((l) => message.test(l.replace(/.\[\d+m/g, "")));
 
 describe("the scheduler's log of each shipped scenario", () => {
   it.each([
