@@ -40,9 +40,13 @@ describe("gpusynth leakcheck on OTLP-JSON", () => {
 
   beforeAll(async () => {
     const { output } = captureOutput();
-    expect(await main(["run", "--offline", "--duration", "40m", "--otlp-json", metrics, "--otlp-json-logs", logs, scenario], output)).toBe(
-      0,
-    );
+    // Scraped every minute: every name is on a series for minutes at a time.
+    expect(
+      await main(
+        ["run", "--offline", "--duration", "40m", "--interval", "1m", "--otlp-json", metrics, "--otlp-json-logs", logs, scenario],
+        output,
+      ),
+    ).toBe(0);
   }, 60_000);
 
   it("finds every sensitive name of the blueprint in gpusynth's raw output and exits 1", async () => {
