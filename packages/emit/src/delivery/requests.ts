@@ -101,22 +101,32 @@ const SAMPLE_POINTS = 1_024;
 /** The ResourceMetrics holding only the referenced points (refs in document order). */
 function subset(metrics: ResourceMetrics, refs: readonly PointRef[]): ResourceMetrics {
   const scopes: ScopeMetrics[] = [];
-  let i = 0;
-  while (i < refs.length) {
-    const s = (refs[i] as PointRef).scope;
-    const scope = metrics.scopeMetrics[s] as ScopeMetrics;
+  for (let i = 0; i < refs.length; ) {
+    const s = addressed(refs, i).scope;
+    const scope = addressed(metrics.scopeMetrics, s);
     const kept: ScopeMetrics["metrics"] = [];
-    while (i < refs.length && (refs[i] as PointRef).scope === s) {
-      const m = (refs[i] as PointRef).metric;
-      const metric = scope.metrics[m] as ScopeMetrics["metrics"][number];
-      const first = (refs[i] as PointRef).point;
-      while (i < refs.length && (refs[i] as PointRef).scope === s && (refs[i] as PointRef).metric === m) i++;
-      const last = (refs[i - 1] as PointRef).point;
+    while (i < refs.length && addressed(refs, i).scope === s) {
+      const { metric: m, point: first } = addressed(refs, i);
+      const metric = addressed(scope.metrics, m);
+      // The run of points of this metric: refs are consecutive within it.
+      let last = first;
+      for (; i < refs.length; i++) {
+        const ref = addressed(refs, i);
+        if (ref.scope !== s || ref.metric !== m) break;
+        last = ref.point;
+      }
       kept.push({ ...metric, dataPoints: metric.dataPoints.slice(first, last + 1) } as typeof metric);
     }
     scopes.push({ scope: scope.scope, metrics: kept });
   }
   return { resource: metrics.resource, scopeMetrics: scopes };
+}
+
+/** The element a PointRef's index addresses: refs are built from the ResourceMetrics they index, so it exists. */
+function addressed<T>(list: readonly T[], index: number): T {
+  const item = list[index];
+  if (item === undefined) throw new Error(`a point reference addresses index ${index} of ${list.length}`);
+  return item;
 }
 
 /**
