@@ -144,10 +144,14 @@ Blueprint \`${result.blueprint}\`: ${gpus} GPUs in three node pools, ${result.wo
 goal under 1 s), 30 days take ${result.platform.thirtyDaySeconds} s, ${result.platform.thirtyDaysOverOneDay}× one day (goal at most 31×).
 
 Where the month's time goes: a day costs in proportion to the backlog, because every pending job is
-attempted again each scheduling cycle (as KAI does; the scheduler log writes those attempts). The
-platform's backlog keeps growing through the month — month-long workloads accumulate and take GPUs
-from training — so later days cost more; the time per attempted job stays flat, so nothing else
-grows with simulated time.
+attempted again in each scheduling cycle. KAI's actions try every job of every queue unless the
+SchedulingShard sets queueDepthPerAction, which is unset by default (NVIDIA/KAI-Scheduler v0.13.0
+@5d35ecab: pkg/scheduler/actions/allocate/allocate.go:46-75, pkg/scheduler/framework/session.go:397),
+and the scheduler's log writes each attempt. The platform's backlog grows through the month (on day 10,
+mostly 1,024-GPU pretraining gangs waiting for half their pool, and 1-GPU interactive and inference jobs
+held by their projects' quotas), so later days cost more; the time per attempted job stays flat, so
+nothing else grows with simulated time. A month within 31× of a day would need cycles that skip the
+jobs whose attempt cannot have changed, which KAI does not do.
 
 | day | seconds | pending at its end | jobs attempted | µs per attempt |
 |---|---|---|---|---|
