@@ -91,6 +91,11 @@ export class Scheduler {
     this.queues = queues;
     this.leafQueues = allQueues.filter((q) => !allQueues.some((child) => child.parent === q)).length;
     this.figuresBefore = new Float64Array(4 * allQueues.length);
+    this.pendingDemand = new Float64Array(3 * allQueues.length);
+    // updateFairShares finds a queue's slot by its declaration order.
+    allQueues.forEach((q, i) => {
+      if (q.order !== i) throw new Error(`queue ${q.name}/${q.pool} is declared ${q.order}th but listed ${i}th`);
+    });
   }
 
   private readonly leafQueues: number;
@@ -240,18 +245,16 @@ export class Scheduler {
 
   /** plugins/proportion: fair share per queue, department level first, then projects. */
   private updateFairShares(pending: readonly Workload[]): void {
-    const pendingOf = new Map<Queue, { gpus: number; cpuMilli: number; memoryBytes: number }>();
+    // What each project queue's pending workloads ask for: GPUs, CPU millicores, memory bytes,
+    // at 3 × the queue's index (its declaration order).
+    const demand = this.pendingDemand;
+    demand.fill(0);
     for (const w of pending) {
       // A pending workload's demand is counted in its preferred node pool only.
-      const queue = this.preferredQueue(w);
-      let demand = pendingOf.get(queue);
-      if (demand === undefined) {
-        demand = { gpus: 0, cpuMilli: 0, memoryBytes: 0 };
-        pendingOf.set(queue, demand);
-      }
-      demand.gpus += w.gpus;
-      demand.cpuMilli += w.gpus * w.cpuMilliPerGpu;
-      demand.memoryBytes += w.gpus * w.memoryBytesPerGpu;
+      const at = 3 * this.preferredQueue(w).order;
+      demand[at] = (demand[at] ?? 0) + w.gpus;
+      demand[at + 1] = (demand[at + 1] ?? 0) + w.gpus * w.cpuMilliPerGpu;
+      demand[at + 2] = (demand[at + 2] ?? 0) + w.gpus * w.memoryBytesPerGpu;
     }
     const before = this.figuresBefore;
     const queues = this.allQueues;
@@ -263,10 +266,10 @@ export class Scheduler {
         before[4 * i + 2] = q.requestedMemoryBytes;
         before[4 * i + 3] = q.fairShare;
       }
-      const demand = q.level === "project" ? pendingOf.get(q) : undefined;
-      q.requested = q.level === "project" ? q.allocated + (demand?.gpus ?? 0) : 0;
-      q.requestedCpuMilli = q.level === "project" ? q.allocatedCpuMilli + (demand?.cpuMilli ?? 0) : 0;
-      q.requestedMemoryBytes = q.level === "project" ? q.allocatedMemoryBytes + (demand?.memoryBytes ?? 0) : 0;
+      const project = q.level === "project";
+      q.requested = project ? q.allocated + (demand[3 * i] ?? 0) : 0;
+      q.requestedCpuMilli = project ? q.allocatedCpuMilli + (demand[3 * i + 1] ?? 0) : 0;
+      q.requestedMemoryBytes = project ? q.allocatedMemoryBytes + (demand[3 * i + 2] ?? 0) : 0;
     }
     for (const q of queues)
       if (q.parent !== null) {
@@ -287,6 +290,8 @@ export class Scheduler {
         q.revision++;
     }
   }
+  /** Each project queue's pending demand (3 figures a queue), worked out again at each update. */
+  private readonly pendingDemand: Float64Array;
   /** Each queue's request and fair share before a cycle's update (4 figures a queue), to notice changes. */
   private readonly figuresBefore: Float64Array;
 
@@ -749,7 +754,8 @@ function queueKey(queue: Queue, job: Workload): [number, number, number, number]
 
 function compareKeys(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < a.length; i++) {
-    const [x, y] = [a[i] ?? 0, b[i] ?? 0];
+    const x = a[i] ?? 0;
+    const y = b[i] ?? 0;
     if (x !== y) return x - y;
   }
   return 0;
