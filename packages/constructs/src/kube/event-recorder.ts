@@ -72,22 +72,24 @@ export class EventRecorder {
    * since the last one (they still raise the cached count, as eventObserve runs first).
    */
   record(input: EventInput, nowMs: number, observations = 1): EventWrite | undefined {
+    const keys = cacheKeys(input);
     // Aggregated events share one object keyed without the message (its message is the latest).
-    const { event, key } = this.aggregate(input, nowMs);
+    const { event, key } = this.aggregate(input, keys, nowMs);
     const known = this.observed.get(key);
     const observed =
       known === undefined
         ? { name: `${event.object.name}.${(BigInt(nowMs) * 1_000_000n).toString(16)}`, count: 1, firstMs: nowMs }
         : { ...known, count: known.count + observations };
     this.observed.set(key, observed);
-    this.remember(input.object.uid, key, aggregateKey(input), spamKey(input));
-    if (!this.allow(input, nowMs)) return undefined;
+    // A known key was remembered with the others when it was first observed (forget drops all three).
+    if (known === undefined) this.remember(input.object.uid, key, keys.aggregate, keys.spam);
+    if (!this.allow(keys.spam, nowMs)) return undefined;
     return { ...event, name: observed.name, count: observed.count, firstMs: observed.firstMs, lastMs: nowMs, patch: known !== undefined };
   }
 
   /** When the spam filter will next let an event about this source and object through. */
   nextAllowedMs(input: EventInput, nowMs: number): number {
-    const bucket = this.bucketAt(spamKey(input), nowMs);
+    const bucket = this.bucketAt(cacheKeys(input).spam, nowMs);
     return bucket.credit >= SPAM_REFILL_MS ? nowMs : nowMs + (SPAM_REFILL_MS - bucket.credit);
   }
 
@@ -110,8 +112,8 @@ export class EventRecorder {
     for (const key of keys) set.add(key);
   }
 
-  private aggregate(input: EventInput, nowMs: number): { event: EventInput; key: string } {
-    const key = aggregateKey(input);
+  private aggregate(input: EventInput, keys: CacheKeys, nowMs: number): { event: EventInput; key: string } {
+    const key = keys.aggregate;
     let entry = this.aggregates.get(key);
     if (entry === undefined || nowMs - entry.lastMs > AGGREGATE_INTERVAL_MS) {
       entry = { messages: new Set(), lastMs: nowMs };
@@ -119,12 +121,12 @@ export class EventRecorder {
     }
     entry.messages.add(input.message);
     entry.lastMs = nowMs;
-    if (entry.messages.size <= AGGREGATE_MAX_EVENTS) return { event: input, key: eventKey(input) };
+    if (entry.messages.size <= AGGREGATE_MAX_EVENTS) return { event: input, key: `${key}\u0000${input.message}` };
     return { event: { ...input, message: `${COMBINED_PREFIX}${input.message}` }, key };
   }
 
-  private allow(input: EventInput, nowMs: number): boolean {
-    const bucket = this.bucketAt(spamKey(input), nowMs);
+  private allow(spamKey: string, nowMs: number): boolean {
+    const bucket = this.bucketAt(spamKey, nowMs);
     if (bucket.credit < SPAM_REFILL_MS) return false;
     bucket.credit -= SPAM_REFILL_MS;
     return true;
@@ -143,18 +145,18 @@ export class EventRecorder {
   }
 }
 
-function objectKey(o: InvolvedObject): string {
-  return [o.kind, o.namespace, o.name, o.uid, o.apiVersion].join("\u0000");
+/**
+ * events_cache.go's keys, made once per recording (the cache looks each up): the spam filter's
+ * per source and object, the aggregator's without the message, and the event's own with it
+ * (`${aggregate}\u0000${message}`, made only where it is used).
+ */
+interface CacheKeys {
+  readonly spam: string;
+  readonly aggregate: string;
 }
 
-function spamKey(e: EventInput): string {
-  return [e.source.component, e.source.host, objectKey(e.object)].join("\u0000");
-}
-
-function aggregateKey(e: EventInput): string {
-  return [e.source.component, e.source.host, objectKey(e.object), e.type, e.reason].join("\u0000");
-}
-
-function eventKey(e: EventInput): string {
-  return [aggregateKey(e), e.message].join("\u0000");
+function cacheKeys(e: EventInput): CacheKeys {
+  const o = e.object;
+  const spam = `${e.source.component}\u0000${e.source.host}\u0000${o.kind}\u0000${o.namespace}\u0000${o.name}\u0000${o.uid}\u0000${o.apiVersion}`;
+  return { spam, aggregate: `${spam}\u0000${e.type}\u0000${e.reason}` };
 }
