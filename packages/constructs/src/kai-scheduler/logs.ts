@@ -46,6 +46,25 @@ const THERE_ARE: Readonly<Partial<Record<Action, string>>> = {
 
 const SESSION_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
+/** The lines every cycle writes with the same words, made once. */
+const START_LINE: Line = { v: 1, caller: "scheduler/scheduler.go:116", msg: "Start scheduling ..." };
+const SNAPSHOT_LINE: Line = { v: 2, caller: "framework/session.go:353", msg: "Taking cluster snapshot ..." };
+const SNAPSHOT_PLUGIN_LINE: Line = { v: 3, caller: "snapshot/snapshot.go:78", msg: "Snapshot plugin registering get-snapshot" };
+const END_LINE: Line = { v: 1, caller: "scheduler/scheduler.go:138", msg: "End scheduling ..." };
+const ENTER_LINE = perAction((action): Line => ({ v: 2, caller: ENTER_LEAVE[action][0], action, msg: `Enter ${TITLE[action]} ...` }));
+const LEAVE_LINE = perAction((action): Line => ({ v: 2, caller: ENTER_LEAVE[action][1], action, msg: `Leaving ${TITLE[action]} ...` }));
+
+/** A value for each action. */
+function perAction<T>(make: (action: Action) => T): Readonly<Record<Action, T>> {
+  return {
+    allocate: make("allocate"),
+    consolidation: make("consolidation"),
+    reclaim: make("reclaim"),
+    preempt: make("preempt"),
+    stalegangeviction: make("stalegangeviction"),
+  };
+}
+
 export interface SchedulerLogOptions {
   /** KAI --v; lines above it are not written. */
   readonly verbosity: number;
@@ -81,7 +100,7 @@ export function colour(text: string): string {
 
 const LEVEL_INFO = "\u001b[34mINFO\u001b[0m";
 /** The coloured action of the message prefix, fixed per action. */
-const ACTION_COLOUR: Readonly<Record<Action, string>> = Object.fromEntries(ACTIONS.map((a) => [a, colour(a)])) as Record<Action, string>;
+const ACTION_COLOUR = perAction(colour);
 
 interface Line {
   readonly v: number;
@@ -227,8 +246,8 @@ export class SchedulerLog {
   private writeCycle(out: LogRecordOut[], cycle: Cycle, { startMs, durationMs }: CycleTiming): void {
     const session = stableChars(SESSION_ALPHABET, 6, `session/${startMs}`);
     const lines: Line[] = [
-      { v: 1, caller: "scheduler/scheduler.go:116", msg: "Start scheduling ..." },
-      { v: 2, caller: "framework/session.go:353", msg: "Taking cluster snapshot ..." },
+      START_LINE,
+      SNAPSHOT_LINE,
       {
         v: 2,
         caller: "framework/session.go:361",
@@ -251,7 +270,7 @@ export class SchedulerLog {
     // Then it divides the resources among the queues, logging each queue's result.
     if (this.options.tallyDivision !== true) for (const entry of divisionOrder(cycle.division, session)) lines.push(divisionLine(entry));
     else if (this.options.verbosity >= DIVISION_V) this.tallyCount += cycle.division.length;
-    lines.push({ v: 3, caller: "snapshot/snapshot.go:78", msg: "Snapshot plugin registering get-snapshot" });
+    lines.push(SNAPSHOT_PLUGIN_LINE);
 
     const afterAllocate = cycle.allocate.filter((a) => a.outcome !== "allocated").length;
     const reclaimed = cycle.reclaim.filter((a) => a.outcome === "reclaimed").length;
@@ -270,8 +289,7 @@ export class SchedulerLog {
       stalegangeviction: [],
     };
     for (const action of ACTIONS) {
-      const [enter, leave] = ENTER_LEAVE[action];
-      lines.push({ v: 2, caller: enter, action, msg: `Enter ${TITLE[action]} ...` });
+      lines.push(ENTER_LINE[action]);
       const thereAre = THERE_ARE[action];
       if (thereAre !== undefined)
         lines.push({
@@ -281,27 +299,41 @@ export class SchedulerLog {
           msg: `There are <${jobsIn[action]}> PodGroupInfos and <${cycle.leafQueues}> Queues in total for scheduling`,
         });
       for (const attempt of attempts[action]) lines.push(...attempt);
-      lines.push({ v: 2, caller: leave, action, msg: `Leaving ${TITLE[action]} ...` });
+      lines.push(LEAVE_LINE[action]);
     }
-    lines.push({ v: 1, caller: "scheduler/scheduler.go:138", msg: "End scheduling ..." });
+    lines.push(END_LINE);
 
-    const sid = colour(session);
-    const plain = `[${sid}] `;
-    const written = lines.filter((line) => line.v <= this.options.verbosity);
+    const plain = `[${colour(session)}] `;
+    // The message prefix per action, made once a cycle: "[session] [action] ".
+    const prefixes = new Map<Action, string>();
+    const prefixOf = (action: Action | undefined): string => {
+      if (action === undefined) return plain;
+      let prefix = prefixes.get(action);
+      if (prefix === undefined) {
+        prefix = `${plain}[${ACTION_COLOUR[action]}] `;
+        prefixes.set(action, prefix);
+      }
+      return prefix;
+    };
+    const verbosity = this.options.verbosity;
+    let written = 0;
+    for (const line of lines) if (line.v <= verbosity) written++;
     // The lines spread over the cycle's duration, the last one ("End scheduling") at its end.
-    const step = written.length > 1 ? durationMs / (written.length - 1) : 0;
-    written.forEach((line, i) => {
-      const prefix = line.action === undefined ? plain : `${plain}[${ACTION_COLOUR[line.action]}] `;
+    const step = written > 1 ? durationMs / (written - 1) : 0;
+    let i = 0;
+    for (const line of lines) {
+      if (line.v > verbosity) continue;
       const timeMs = this.clock(this.startMs + Math.floor(startMs + i * step));
+      i++;
       out.push({
         area: "scheduler",
         receiver: "filelog",
         resource: this.resource,
         timeMs,
-        body: `${this.timestamp(timeMs)}\t${LEVEL_INFO}\t${line.caller}\t${prefix}${line.msg}`,
+        body: `${this.timestamp(timeMs)}\t${LEVEL_INFO}\t${line.caller}\t${prefixOf(line.action)}${line.msg}`,
         attributes: this.attributes,
       });
-    });
+    }
   }
 }
 
