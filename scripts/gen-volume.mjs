@@ -2,14 +2,14 @@
 // measured on the four shipped cluster blueprints (packages/cli/src/volume.ts) over the run
 // check-signals makes, which measures again and compares.
 import { writeFileSync } from "node:fs";
-import { collectInventories } from "../packages/cli/dist/inventory-pool.js";
+import { blueprintFiles, collectInventories } from "../packages/cli/dist/inventory-pool.js";
 import { volumeMarkdown, volumeOf, volumeRun } from "../packages/cli/dist/volume.js";
 
 const files = ["lab", "enterprise", "platform", "hyperscale"].map(
   (name) => new URL(`../blueprints/${name}.yaml`, import.meta.url).pathname,
 );
 const inventories = await collectInventories(
-  files,
+  blueprintFiles(files),
   (_file, blueprint) => volumeRun(blueprint).durationMs,
   (_file, blueprint) => volumeRun(blueprint).intervalMs,
 );

@@ -1,12 +1,14 @@
 /**
  * Inventories of several blueprints at once, one worker thread per core: each blueprint's run
  * is independent and single-threaded, so check-signals and `just gen` finish in the time of the
- * longest run rather than the sum of all. Every blueprint is loaded here first, so a bad one
- * is the same BlueprintError as anywhere else before any worker starts.
+ * longest run rather than the sum of all. Callers load every blueprint first (blueprintFiles), so
+ * a bad one is the same BlueprintError as anywhere else before any worker starts, and a caller that
+ * chooses among blueprints by their content parses each once.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
+import { shardGpus, WHOLE_RUN } from "@gpusynth/constructs";
 import { collectInventory, type Inventory, mergeInventories } from "./inventory.js";
 
 export interface InventoryJob {
@@ -26,9 +28,20 @@ const SPLIT_FROM_GPUS = 1024;
 /** What a worker sends back: the inventory, or the message of what went wrong. */
 export type InventoryReply = { readonly inventory: Inventory } | { readonly error: string };
 
+/** A blueprint file and what it declares. */
+export interface BlueprintFile {
+  readonly file: string;
+  readonly blueprint: Blueprint;
+}
+
+/** Loads each file (a BlueprintError names the first bad one). */
+export function blueprintFiles(files: readonly string[]): BlueprintFile[] {
+  return files.map((file) => ({ file, blueprint: loadBlueprint(file).blueprint }));
+}
+
 /** The inventories of `files`, in their order; at most one worker per core. */
 export async function collectInventories(
-  files: readonly string[],
+  files: readonly BlueprintFile[],
   /** Simulated time per blueprint: one for all, or per file. */
   duration: number | ((file: string, blueprint: Blueprint) => number),
   /** Simulated time between collections: one for all, or per file. */
@@ -37,19 +50,16 @@ export async function collectInventories(
   onProgress?: (done: number, running: readonly string[]) => void,
 ): Promise<Inventory[]> {
   // One record per blueprint: what it runs, the inventories of its windows, the windows left.
-  const runs = files.map((file) => {
-    const blueprint = loadBlueprint(file).blueprint;
-    return {
-      file,
-      name: blueprint.cluster.name,
-      blueprint,
-      durationMs: typeof duration === "number" ? duration : duration(file, blueprint),
-      intervalMs: typeof interval === "number" ? interval : interval(file, blueprint),
-      gpus: blueprint.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0),
-      parts: [] as Inventory[],
-      windowsLeft: 0,
-    };
-  });
+  const runs = files.map(({ file, blueprint }) => ({
+    file,
+    name: blueprint.cluster.name,
+    blueprint,
+    durationMs: typeof duration === "number" ? duration : duration(file, blueprint),
+    intervalMs: typeof interval === "number" ? interval : interval(file, blueprint),
+    gpus: shardGpus(blueprint.nodePools, WHOLE_RUN),
+    parts: [] as Inventory[],
+    windowsLeft: 0,
+  }));
   const workers = Math.min(files.length, availableParallelism());
   // One blueprint, or one core: a worker would only add its start-up.
   if (workers <= 1) return runs.map((run) => collectInventory(run.blueprint, run.durationMs, run.intervalMs));

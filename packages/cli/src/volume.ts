@@ -45,9 +45,8 @@ export const BEYOND_SHARD_VOLUME_RUN = { durationMs: 86_400_000, intervalMs: 7_2
 
 /** The run a blueprint's documented volume comes from. */
 export function volumeRun(blueprint: Blueprint): { readonly durationMs: number; readonly intervalMs: number } {
-  const gpus = shardGpus(blueprint.nodePools, WHOLE_RUN);
-  if (gpus > MAX_SHARD_GPUS) return BEYOND_SHARD_VOLUME_RUN;
-  return gpus > LARGE_CLUSTER_GPUS ? LARGE_CLUSTER_VOLUME_RUN : VOLUME_RUN;
+  if (beyondOneShard(blueprint)) return BEYOND_SHARD_VOLUME_RUN;
+  return shardGpus(blueprint.nodePools, WHOLE_RUN) > LARGE_CLUSTER_GPUS ? LARGE_CLUSTER_VOLUME_RUN : VOLUME_RUN;
 }
 
 /** Whether a blueprint has more GPUs than one shard emits (it runs as several: docs/emission.md, "Shards"). */

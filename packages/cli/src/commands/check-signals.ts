@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
-import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
+import type { Blueprint } from "@gpusynth/blueprint";
 import type { Inventory } from "../inventory.js";
-import { collectInventories } from "../inventory-pool.js";
+import { blueprintFiles, collectInventories } from "../inventory-pool.js";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
 import { Progress } from "../progress.js";
@@ -50,10 +50,10 @@ export async function checkSignalsCommand(args: readonly string[], output: Outpu
   const intervalOf = (_file: string, blueprint: Blueprint) =>
     values.interval === undefined && values.duration === undefined ? volumeRun(blueprint).intervalMs : intervalMs;
   // A blueprint beyond one shard takes a minute and gigabytes: checked when named.
-  const shipped = shippedBlueprints();
-  const files = positionals.length > 0 ? positionals : shipped.filter((file) => !beyondOneShard(loadBlueprint(file).blueprint));
-  const left = positionals.length > 0 ? [] : shipped.filter((file) => !files.includes(file));
-  for (const file of left)
+  const named = blueprintFiles(positionals.length > 0 ? positionals : shippedBlueprints());
+  const files = positionals.length > 0 ? named : named.filter(({ blueprint }) => !beyondOneShard(blueprint));
+  const left = named.filter((run) => !files.includes(run));
+  for (const { file } of left)
     output.err(
       `check-signals: leaving out ${relative(process.cwd(), file)} (beyond one shard: about a minute and 3 GB; name it to check it)\n`,
     );
