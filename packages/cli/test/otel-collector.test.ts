@@ -1,0 +1,199 @@
+/**
+ * otel-collector.yaml in a real OpenTelemetry Collector (deploy/otelcol/builder.yaml, v0.161.0),
+ * the shipped file unchanged: its endpoints and salt come from the environment. Two scenarios run
+ * live at once and push their metrics and logs into it, one over OTLP/gRPC and one over
+ * OTLP/HTTP. The collector remote-writes the metrics into a real Prometheus and sends the logs to
+ * a real log backend (VictoriaLogs); a second configuration file, merged over the shipped one as
+ * `otelcol --config a --config b` merges, taps the same receiver twice more: the logs as the
+ * pipeline left them (a file exporter, OTLP-JSON), and everything untransformed (a second
+ * Prometheus and file), so each check can fail — the names are there before the transform.
+ *
+ * The real transform processor is the judge of the statements: `gpusynth leakcheck` finds no
+ * blueprint name in what the collector exported, and finds them in the untransformed copy; the
+ * journeys' joins on namespace and pod answer as in clear.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+import { PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { scanOtlpRequest } from "../src/leakcheck/scan.js";
+import { sensitiveNames } from "../src/leakcheck/sensitive.js";
+import { main } from "../src/main.js";
+import { captureOutput } from "./helpers.js";
+import { deliveryReport, startLive } from "./live-process.js";
+import { Collector, otelcolBinary, validateCollectorConfig } from "./otel-collector.js";
+import { VictoriaLogs, victoriaLogsBinary } from "./victoria-logs.js";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const SHIPPED = join(root, "otel-collector.yaml");
+const SALT = "a-test-salt-0123456789";
+/**
+ * One scenario per transport (their names differ, so each leakcheck reads one blueprint's), half
+ * a simulated hour each: the storm's preemptions and evictions, and the crash loop's restarts.
+ * The scheduler's log at V=3 writes every job's attempt each second; crash-loop keeps V=2 (its
+ * actions) to hold the volume down.
+ */
+const RUNS = [
+  { blueprint: "blueprints/scenarios/preemption-storm.yaml", protocol: "grpc", verbosity: "3" },
+  { blueprint: "blueprints/scenarios/crash-loop.yaml", protocol: "http/protobuf", verbosity: "2" },
+] as const;
+
+interface LogsRequest {
+  resourceLogs?: Array<{ scopeLogs: Array<{ logRecords: unknown[] }> }>;
+}
+const logLines = (file: string): LogsRequest[] =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as LogsRequest);
+const recordCount = (file: string) =>
+  logLines(file).reduce(
+    (n, r) => n + (r.resourceLogs ?? []).reduce((m, rl) => m + rl.scopeLogs.reduce((k, sl) => k + sl.logRecords.length, 0), 0),
+    0,
+  );
+
+describe.skipIf(otelcolBinary === "" || victoriaLogsBinary === "" || prometheusBinary === "")(
+  "otel-collector.yaml in a real collector",
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), "gpusynth-otelcol-"));
+    const files = { logs: join(dir, "logs.jsonl"), clearLogs: join(dir, "clear-logs.jsonl") };
+    let pseudonymised: PrometheusServer;
+    let clear: PrometheusServer;
+    let logBackend: VictoriaLogs;
+    let collector: Collector | undefined;
+    let env: Record<string, string>;
+    /** The time of the last pushed sample, where both Prometheus servers are queried. */
+    let at = 0;
+
+    const leakcheck = async (blueprint: string, source: string[]) => {
+      const { output, text } = captureOutput();
+      const code = await main(["leakcheck", "--blueprint", join(root, blueprint), ...source, "--limit", "3"], output);
+      return { code, text: text.out };
+    };
+    const query = async (server: PrometheusServer, promql: string, atMs?: number) =>
+      Number((await server.query(promql, atMs))[0]?.value[1] ?? 0);
+
+    beforeAll(async () => {
+      [pseudonymised, clear, logBackend] = await Promise.all([
+        PrometheusServer.startRemoteWriteReceiver(),
+        PrometheusServer.startRemoteWriteReceiver(),
+        VictoriaLogs.start(),
+      ]);
+      await Promise.all([pseudonymised, clear].map((p) => waitUntilUp(`${p.api}/-/ready`)));
+      env = {
+        GPUSYNTH_PSEUDONYM_SALT: SALT,
+        PROMETHEUS_REMOTE_WRITE: `${pseudonymised.api}/api/v1/write`,
+        LOGS_OTLP_ENDPOINT: logBackend.otlpEndpoint,
+      };
+      // The taps: the shipped logs pipeline also writes a file, and an untransformed copy of
+      // everything goes to the second Prometheus (with the shipped exporter's settings) and a file.
+      const shipped = parse(readFileSync(SHIPPED, "utf8")) as {
+        exporters: { prometheus_remote_write: Record<string, unknown> };
+        service: { pipelines: { logs: { exporters: string[] } } };
+      };
+      const taps = join(dir, "taps.yaml");
+      writeFileSync(
+        taps,
+        stringify({
+          exporters: {
+            "file/logs": { path: files.logs },
+            "file/clear-logs": { path: files.clearLogs },
+            "prometheus_remote_write/clear": { ...shipped.exporters.prometheus_remote_write, endpoint: `${clear.api}/api/v1/write` },
+          },
+          service: {
+            pipelines: {
+              logs: { exporters: [...shipped.service.pipelines.logs.exporters, "file/logs"] },
+              "metrics/clear": { receivers: ["otlp"], processors: ["batch"], exporters: ["prometheus_remote_write/clear"] },
+              "logs/clear": { receivers: ["otlp"], processors: ["batch"], exporters: ["file/clear-logs"] },
+            },
+          },
+        }),
+      );
+      collector = await Collector.start([SHIPPED, taps], env);
+      const { OTLP_GRPC_ENDPOINT, OTLP_HTTP_ENDPOINT } = collector.endpoints;
+      const lives = RUNS.map(({ blueprint, protocol, verbosity }) =>
+        startLive(
+          ["--speed", "600", "--interval", "1s", "--duration", "3s", "--scheduler-verbosity", verbosity, "--listen", "none", blueprint],
+          {
+            OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+            OTEL_EXPORTER_OTLP_ENDPOINT: `http://${protocol === "grpc" ? OTLP_GRPC_ENDPOINT : OTLP_HTTP_ENDPOINT}`,
+          },
+        ),
+      );
+      for (const live of lives) {
+        const { code } = await live.exited();
+        expect(code, live.stderr()).toBe(0);
+        for (const signal of ["metrics", "logs"] as const)
+          expect(deliveryReport(live.stderr(), signal).nothingLost, live.stderr()).toBe(true);
+      }
+      // Stopping the collector flushes its batches and exporters: everything it took is out.
+      await collector.stop();
+      at = await query(clear, "max(timestamp(DCGM_FI_DEV_GPU_UTIL))");
+    }, 90_000);
+
+    afterAll(async () => {
+      await collector?.stop();
+      await Promise.all([pseudonymised?.stop(), clear?.stop(), logBackend?.stop()]);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("is a configuration `otelcol validate` accepts", () => {
+      const { code, output } = validateCollectorConfig([SHIPPED], env);
+      expect(code, output).toBe(0);
+    });
+
+    it("runs without a warning or an error: no deprecated name, no statement the transform processor rewrote or failed", () => {
+      // The collector's console log: "<time>\t<level>\t<caller>\t<message>\t<fields>".
+      const complaints = (collector?.log() ?? "").split("\n").filter((line) => /^\S+\t(warn|error)\t/.test(line));
+      const rewritten = (collector?.log() ?? "").split("\n").filter((line) => line.includes("paths were modified to include their context"));
+      expect([...complaints, ...rewritten].map((line) => line.slice(0, 300))).toEqual([]);
+    });
+
+    it.each(RUNS)("leaves no name of $blueprint in clear in Prometheus, where the untransformed copy has them", async ({ blueprint }) => {
+      const before = await leakcheck(blueprint, ["--prometheus", clear.api]);
+      expect(before.code, before.text).toBe(1);
+      const after = await leakcheck(blueprint, ["--prometheus", pseudonymised.api]);
+      expect(after.text).toMatch(/leakcheck: none of \d+ sensitive names appears in clear/);
+      expect(after.code).toBe(0);
+    });
+
+    it.each(RUNS)("leaves no name of $blueprint in clear in the logs, where the untransformed copy has them", async ({ blueprint }) => {
+      const before = await leakcheck(blueprint, ["--otlp-json", files.clearLogs]);
+      expect(before.code, before.text).toBe(1);
+      const after = await leakcheck(blueprint, ["--otlp-json", files.logs]);
+      expect(after.text).toMatch(/leakcheck: none of \d+ sensitive names appears in clear/);
+      expect(after.code).toBe(0);
+    });
+
+    it("delivers every log record to the log backend, none of them naming a blueprint name in clear", async () => {
+      const records = recordCount(files.logs);
+      expect(records).toBeGreaterThan(100);
+      expect(recordCount(files.clearLogs)).toBe(records);
+      expect(await logBackend.count("*")).toBe(records);
+      const stored = await logBackend.query("*");
+      const names = RUNS.flatMap(({ blueprint }) => sensitiveNames(loadBlueprint(join(root, blueprint)).blueprint));
+      const leaks = stored.flatMap((row, i) => scanOtlpRequest(row, `row ${i}`, names));
+      expect(leaks.slice(0, 3)).toEqual([]);
+    });
+
+    it("answers the joins on namespace and pod as the names in clear do", async () => {
+      expect(at).toBeGreaterThan(0);
+      const joins = [
+        'count(DCGM_FI_DEV_GPU_UTIL{pod!=""})',
+        'count(DCGM_FI_DEV_GPU_UTIL{pod!=""} * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_info))',
+        'count(max by (namespace, pod) (kube_pod_status_phase{phase="Running"} == 1) * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_labels))',
+        "count(count by (namespace) (kube_pod_info))",
+        "count(kube_pod_container_status_restarts_total > 0)",
+      ];
+      for (const promql of joins) {
+        const [a, b] = [await query(pseudonymised, promql, at * 1000), await query(clear, promql, at * 1000)];
+        expect(b, promql).toBeGreaterThan(0);
+        expect(a, promql).toBe(b);
+      }
+    });
+  },
+);

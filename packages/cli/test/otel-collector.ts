@@ -1,0 +1,99 @@
+/**
+ * A real OpenTelemetry Collector for tests: the distribution of deploy/otelcol/builder.yaml
+ * (built by scripts/build-tools.sh), started with one or more configuration files — later ones
+ * merged over earlier ones, as `otelcol --config a --config b` does — on free ports, its own
+ * telemetry off (no fixed :8888 to collide on), and waited for through its health check. Always
+ * cleaned up: killed on stop() and, should a test runner die first, on process exit.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { freePort, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { builtTool } from "./built-tools.js";
+
+export const otelcolBinary = builtTool("otelcol");
+
+/** The addresses a started collector listens on (host:port), also set as its environment. */
+export interface CollectorEndpoints {
+  readonly OTLP_GRPC_ENDPOINT: string;
+  readonly OTLP_HTTP_ENDPOINT: string;
+  readonly HEALTH_CHECK_ENDPOINT: string;
+}
+
+/** Settings every test collector gets, merged last: its own metrics off. */
+const QUIET = "yaml:service::telemetry::metrics::level: none";
+
+export class Collector {
+  private output = "";
+
+  private constructor(
+    readonly endpoints: CollectorEndpoints,
+    private readonly child: ChildProcess,
+  ) {
+    child.stdout?.on("data", (chunk) => this.append(chunk));
+    child.stderr?.on("data", (chunk) => this.append(chunk));
+  }
+
+  /**
+   * Starts the collector with `configs` (files, or `yaml:` snippets as otelcol takes them) and
+   * `env`, and resolves once its health check answers. The receivers' and health check's
+   * endpoints are free loopback ports, passed as OTLP_GRPC_ENDPOINT, OTLP_HTTP_ENDPOINT and
+   * HEALTH_CHECK_ENDPOINT (the variables otel-collector.yaml reads).
+   */
+  static async start(configs: readonly string[], env: Record<string, string> = {}): Promise<Collector> {
+    const [grpc, http, health] = [await freePort(), await freePort(), await freePort()];
+    const endpoints: CollectorEndpoints = {
+      OTLP_GRPC_ENDPOINT: `127.0.0.1:${grpc}`,
+      OTLP_HTTP_ENDPOINT: `127.0.0.1:${http}`,
+      HEALTH_CHECK_ENDPOINT: `127.0.0.1:${health}`,
+    };
+    const child = spawn(
+      otelcolBinary,
+      [...configs, QUIET].flatMap((c) => ["--config", c]),
+      {
+        env: { ...process.env, ...endpoints, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const collector = new Collector(endpoints, child);
+    const kill = () => child.kill("SIGKILL");
+    process.once("exit", kill);
+    child.once("exit", () => process.removeListener("exit", kill));
+    try {
+      await Promise.race([
+        waitUntilUp(`http://${endpoints.HEALTH_CHECK_ENDPOINT}/`),
+        new Promise((_, reject) => child.once("exit", (code) => reject(new Error(`the collector exited (${code})`)))),
+      ]);
+    } catch (cause) {
+      kill();
+      throw new Error(`${(cause as Error).message}:\n${collector.log()}`);
+    }
+    return collector;
+  }
+
+  /** What the collector has written to stdout and stderr (the last megabyte). */
+  log(): string {
+    return this.output;
+  }
+
+  /** Stops it as a user would (SIGTERM: exporters flush), killing it after 10 s. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once("exit", resolve));
+    this.child.kill("SIGTERM");
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private append(chunk: Buffer): void {
+    this.output = (this.output + chunk.toString()).slice(-1_000_000);
+  }
+}
+
+/** `otelcol validate`: exit code and output for `configs` under `env`. */
+export function validateCollectorConfig(configs: readonly string[], env: Record<string, string>): { code: number | null; output: string } {
+  const result = spawnSync(otelcolBinary, ["validate", ...configs.flatMap((c) => ["--config", c])], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+  });
+  return { code: result.status, output: `${result.stdout}${result.stderr}` };
+}

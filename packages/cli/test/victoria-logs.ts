@@ -1,0 +1,68 @@
+/**
+ * A real log backend for tests: VictoriaLogs, built from its module by scripts/build-tools.sh,
+ * started on a free port with its own data directory, taking OTLP/HTTP logs at
+ * /insert/opentelemetry/v1/logs and answering LogsQL at /select/logsql/query. Always cleaned up.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { builtTool } from "./built-tools.js";
+
+export const victoriaLogsBinary = builtTool("victorialogs");
+
+export class VictoriaLogs {
+  private constructor(
+    readonly url: string,
+    private readonly child: ChildProcess,
+    private readonly cleanup: () => void,
+  ) {}
+
+  static async start(): Promise<VictoriaLogs> {
+    const dir = mkdtempSync(join(tmpdir(), "gpusynth-victorialogs-"));
+    const port = await freePort();
+    const child = spawn(victoriaLogsBinary, [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${dir}`], { stdio: "ignore" });
+    const cleanup = () => {
+      child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    };
+    process.once("exit", cleanup);
+    const url = `http://127.0.0.1:${port}`;
+    await waitUntilUp(`${url}/health`);
+    return new VictoriaLogs(url, child, cleanup);
+  }
+
+  /** The OTLP/HTTP base a collector's otlphttp exporter is given (it appends /v1/logs). */
+  get otlpEndpoint(): string {
+    return `${this.url}/insert/opentelemetry`;
+  }
+
+  /** The rows a LogsQL query returns (every stored field of each record), over all time. */
+  async query(logsql: string, limit = 100_000): Promise<Array<Record<string, string>>> {
+    await fetch(`${this.url}/internal/force_flush`);
+    const response = await fetch(`${this.url}/select/logsql/query`, {
+      method: "POST",
+      body: new URLSearchParams({ query: logsql, limit: String(limit) }),
+    });
+    if (!response.ok) throw new Error(`VictoriaLogs: ${response.status} ${await response.text()}`);
+    return (await response.text())
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Record<string, string>);
+  }
+
+  /** How many records a LogsQL filter matches, over all time. */
+  async count(filter: string): Promise<number> {
+    const [row] = await this.query(`${filter} | stats count() records`);
+    return Number(row?.records ?? 0);
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once("exit", resolve));
+    this.child.kill("SIGTERM");
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    this.cleanup();
+    process.removeListener("exit", this.cleanup);
+  }
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The Go tools of the real pipeline the tests drive, built from their own modules at pinned
+# releases into .cache/ (never committed):
+#
+#   otelcol       the OpenTelemetry Collector distribution of deploy/otelcol/builder.yaml, built by
+#                 the Collector Builder at the manifest's release -> .cache/otelcol/otelcol-gpusynth
+#   prometheus3   Prometheus 3 (its OTLP receiver; Debian's prometheus is 2.x)
+#                                                              -> .cache/prometheus3/prometheus
+#   victorialogs  VictoriaLogs, a log backend that takes OTLP logs -> .cache/victorialogs/victoria-logs
+#
+# Each is rebuilt only when its pin (or, for the collector, the manifest) changes: a stamp beside
+# the binary records what it was built from. The Go module and build caches are Go's defaults
+# (outside the checkout), so a fresh clone on a machine that built them once links in seconds
+# instead of compiling for minutes. Go 1.26 on the PATH; the Go module proxy reachable.
+# Usage: scripts/build-tools.sh [otelcol|prometheus3|victorialogs ...] (default: all three).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# One release for the builder and every collector module (see the manifest's header).
+OTELCOL_BUILDER=go.opentelemetry.io/collector/cmd/builder@v0.161.0
+OTELCOL_MANIFEST=deploy/otelcol/builder.yaml
+# Prometheus 3.x releases are the module's v0.3xx tags: v0.316.0 is Prometheus 3.16.0.
+PROMETHEUS3=github.com/prometheus/prometheus/cmd/prometheus@v0.316.0
+VICTORIALOGS=github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs@v1.52.2
+
+tools=("$@")
+[ "${#tools[@]}" -gt 0 ] || tools=(otelcol prometheus3 victorialogs)
+
+# True when $1/.stamp holds exactly $2: the binary there was built from that pin.
+built_from() { [ -f "$1/.stamp" ] && [ "$(cat "$1/.stamp")" = "$2" ]; }
+
+# go install of a main package at a pinned version into folder $2, stamped.
+install_pinned() {
+  local folder=$1 package=$2
+  if built_from "$folder" "$package"; then
+    echo "$package: already built in $folder"
+    return
+  fi
+  echo "$package: building into $folder (minutes on a cold Go cache)"
+  rm -rf "$folder" && mkdir -p "$folder"
+  GOBIN="$PWD/$folder" go install -trimpath -ldflags "-s -w" "$package"
+  echo "$package" > "$folder/.stamp"
+}
+
+build_otelcol() {
+  local folder=.cache/otelcol stamp
+  stamp="$OTELCOL_BUILDER $(sha256sum "$OTELCOL_MANIFEST" | cut -d' ' -f1)"
+  if built_from "$folder" "$stamp" && [ -x "$folder/otelcol-gpusynth" ]; then
+    echo "otelcol: already built from $OTELCOL_MANIFEST in $folder"
+    return
+  fi
+  echo "otelcol: building $OTELCOL_MANIFEST into $folder (about 8 minutes on a cold Go cache)"
+  rm -rf "$folder" && mkdir -p "$folder/bin"
+  GOBIN="$PWD/$folder/bin" go install "$OTELCOL_BUILDER"
+  # The manifest's output_path is .cache/otelcol/build, relative to the repository root.
+  "$folder/bin/builder" --config "$OTELCOL_MANIFEST" --ldflags "-s -w" > "$folder/build.log" 2>&1 || {
+    tail -n 40 "$folder/build.log"
+    exit 1
+  }
+  mv "$folder/build/otelcol-gpusynth" "$folder/otelcol-gpusynth"
+  echo "$stamp" > "$folder/.stamp"
+  "$folder/otelcol-gpusynth" --version
+}
+
+for tool in "${tools[@]}"; do
+  case "$tool" in
+    otelcol) build_otelcol ;;
+    prometheus3) install_pinned .cache/prometheus3 "$PROMETHEUS3" ;;
+    victorialogs) install_pinned .cache/victorialogs "$VICTORIALOGS" ;;
+    *)
+      echo "build-tools: unknown tool \"$tool\" (expected otelcol, prometheus3 or victorialogs)" >&2
+      exit 2
+      ;;
+  esac
+done
