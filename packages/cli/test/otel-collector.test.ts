@@ -12,6 +12,7 @@
  * blueprint name in what the collector exported, and finds them in the untransformed copy; the
  * journeys' joins on namespace and pod answer as in clear.
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -149,7 +150,9 @@ describe.skipIf(otelcolBinary === "" || victoriaLogsBinary === "" || prometheusB
     it("runs without a warning or an error: no deprecated name, no statement the transform processor rewrote or failed", () => {
       // The collector's console log: "<time>\t<level>\t<caller>\t<message>\t<fields>".
       const complaints = (collector?.log() ?? "").split("\n").filter((line) => /^\S+\t(warn|error)\t/.test(line));
-      const rewritten = (collector?.log() ?? "").split("\n").filter((line) => line.includes("paths were modified to include their context"));
+      const rewritten = (collector?.log() ?? "")
+        .split("\n")
+        .filter((line) => line.includes("paths were modified to include their context"));
       expect([...complaints, ...rewritten].map((line) => line.slice(0, 300))).toEqual([]);
     });
 
@@ -178,6 +181,36 @@ describe.skipIf(otelcolBinary === "" || victoriaLogsBinary === "" || prometheusB
       const names = RUNS.flatMap(({ blueprint }) => sensitiveNames(loadBlueprint(join(root, blueprint)).blueprint));
       const leaks = stored.flatMap((row, i) => scanOtlpRequest(row, `row ${i}`, names));
       expect(leaks.slice(0, 3)).toEqual([]);
+    });
+
+    it("gives a name one pseudonym, the salted SHA-256 of it, in labels, log attributes and event bodies", async () => {
+      const values = async (server: PrometheusServer, label: string, family: string) =>
+        new Set((await server.query(`count by (${label}) (${family})`, at * 1000)).map((s) => s.metric[label] as string));
+      const sha256 = (text: string) =>
+        createHash("sha256")
+          .update(SALT + text)
+          .digest("hex");
+      const namespaces = await values(pseudonymised, "namespace", "kube_pod_info");
+      expect(namespaces).toEqual(new Set([...(await values(clear, "namespace", "kube_pod_info"))].map(sha256)));
+      const containers = await values(pseudonymised, "container", "kube_pod_container_info");
+      expect(containers).toEqual(new Set([...(await values(clear, "container", "kube_pod_container_info"))].map(sha256)));
+      // The events name the same namespaces and containers under the same pseudonyms.
+      const logged = { namespaces: new Set<string>(), containers: new Set<string>() };
+      for (const request of logLines(files.logs))
+        for (const rl of request.resourceLogs ?? [])
+          for (const sl of rl.scopeLogs)
+            for (const record of sl.logRecords as Array<{
+              attributes: Array<{ key: string; value: { stringValue?: string } }>;
+              body?: { stringValue?: string };
+            }>) {
+              const namespace = record.attributes.find((a) => a.key === "k8s.namespace.name")?.value.stringValue;
+              if (namespace !== undefined && namespaces.has(namespace)) logged.namespaces.add(namespace);
+              const container = /^(?:Created|Started) container ([0-9a-f]{64})$/.exec(record.body?.stringValue ?? "")?.[1];
+              if (container !== undefined) logged.containers.add(container);
+            }
+      expect(logged.namespaces.size).toBeGreaterThan(0);
+      expect(logged.containers.size).toBeGreaterThan(0);
+      for (const container of logged.containers) expect(containers).toContain(container);
     });
 
     it("answers the joins on namespace and pod as the names in clear do", async () => {

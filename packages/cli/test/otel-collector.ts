@@ -35,15 +35,19 @@ export class Collector {
   /**
    * Starts the collector with `configs` (files, or `yaml:` snippets as otelcol takes them) and
    * `env`, and resolves once its health check answers. The receivers' and health check's
-   * endpoints are free loopback ports, passed as OTLP_GRPC_ENDPOINT, OTLP_HTTP_ENDPOINT and
-   * HEALTH_CHECK_ENDPOINT (the variables otel-collector.yaml reads).
+   * endpoints are free loopback ports unless `endpoints` names them, passed as
+   * OTLP_GRPC_ENDPOINT, OTLP_HTTP_ENDPOINT and HEALTH_CHECK_ENDPOINT (the variables
+   * otel-collector.yaml reads).
    */
-  static async start(configs: readonly string[], env: Record<string, string> = {}): Promise<Collector> {
-    const [grpc, http, health] = [await freePort(), await freePort(), await freePort()];
+  static async start(
+    configs: readonly string[],
+    env: Record<string, string> = {},
+    preset: Partial<CollectorEndpoints> = {},
+  ): Promise<Collector> {
     const endpoints: CollectorEndpoints = {
-      OTLP_GRPC_ENDPOINT: `127.0.0.1:${grpc}`,
-      OTLP_HTTP_ENDPOINT: `127.0.0.1:${http}`,
-      HEALTH_CHECK_ENDPOINT: `127.0.0.1:${health}`,
+      OTLP_GRPC_ENDPOINT: preset.OTLP_GRPC_ENDPOINT ?? `127.0.0.1:${await freePort()}`,
+      OTLP_HTTP_ENDPOINT: preset.OTLP_HTTP_ENDPOINT ?? `127.0.0.1:${await freePort()}`,
+      HEALTH_CHECK_ENDPOINT: preset.HEALTH_CHECK_ENDPOINT ?? `127.0.0.1:${await freePort()}`,
     };
     const child = spawn(
       otelcolBinary,

@@ -1,20 +1,43 @@
 /**
  * The shape of what an OpenTelemetry Collector's `prometheus` receiver sends after scraping a
- * real exporter, which gpusynth reproduces (opentelemetry-collector-contrib
- * receiver/prometheusreceiver at v0.145.0; internal/transaction.go, prom_to_otlp.go,
- * metricfamily.go, metrics_adjuster.go, read at commits 3513e3e5, 67a3f1d3, abc5e17d, a097983e):
- * one ResourceMetrics per target and scrape; resource service.name = job, service.instance.id
- * = host:port, server.address (when not loopback), server.port, url.scheme; this scope; names
- * verbatim; unit empty; counters monotonic cumulative sums, gauges gauges; double values.
+ * real exporter, which gpusynth reproduces — opentelemetry-collector-contrib
+ * receiver/prometheusreceiver at v0.161.0 (the release deploy/otelcol/builder.yaml builds, and
+ * packages/cli/test/collector-scrape.test.ts compares with): `internal/transaction.go`,
+ * `internal/prom_to_otlp.go`, `internal/metricfamily.go`. One ResourceMetrics per target and
+ * scrape; the resource from the target's job, instance and discovery labels (CreateResource);
+ * this scope; names verbatim; unit empty; counters monotonic cumulative sums, gauges gauges;
+ * double values.
  */
-import type { ScrapeTarget } from "@gpusynth/constructs";
+import type { KubernetesEndpoint, ScrapeTarget } from "@gpusynth/constructs";
 
 /** Scope name since collector-contrib PR #34589 (Aug 2024); version = the collector build. */
 export const RECEIVER_SCOPE_NAME = "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver";
-export const RECEIVER_SCOPE_VERSION = "0.145.0";
+export const RECEIVER_SCOPE_VERSION = "0.161.0";
 
 const LOOPBACK = /^(localhost|127\.|0\.0\.0\.0$|::1$|\[::1\])/;
 
+/**
+ * The receiver's map from Kubernetes discovery's meta labels to resource attributes
+ * (`kubernetesDiscoveryToResourceAttributes` in prom_to_otlp.go at v0.161.0), for the labels
+ * gpusynth's discovery sets.
+ */
+const RESOURCE_OF_META_LABEL: Readonly<Record<string, string>> = {
+  __meta_kubernetes_pod_name: "k8s.pod.name",
+  __meta_kubernetes_pod_container_name: "k8s.container.name",
+  __meta_kubernetes_namespace: "k8s.namespace.name",
+  __meta_kubernetes_pod_node_name: "k8s.node.name",
+};
+
+/** The labels service discovery gives a target beside its address: job, instance, and Kubernetes' meta labels. */
+export function discoveryLabels(target: ScrapeTarget): Record<string, string> {
+  return {
+    job: target.job,
+    instance: `${target.host}:${target.port}`,
+    ...(target.kubernetes === undefined ? {} : kubernetesMetaLabels(target.kubernetes, target.node)),
+  };
+}
+
+/** The resource the receiver makes of a target from its discovery labels (CreateResource). */
 export function targetResourceAttributes(target: ScrapeTarget): Record<string, string> {
   const attributes: Record<string, string> = {
     "service.name": target.job,
@@ -23,9 +46,42 @@ export function targetResourceAttributes(target: ScrapeTarget): Record<string, s
     "url.scheme": "http",
   };
   if (!LOOPBACK.test(target.host)) attributes["server.address"] = target.host;
+  if (target.kubernetes !== undefined)
+    for (const [label, value] of Object.entries(kubernetesMetaLabels(target.kubernetes, target.node))) {
+      const key = RESOURCE_OF_META_LABEL[label];
+      if (key !== undefined && value !== "") attributes[key] = value;
+    }
   return attributes;
 }
 
 export function targetKey(target: ScrapeTarget): string {
   return `${target.job}/${target.host}:${target.port}`;
+}
+
+/**
+ * The meta labels Prometheus' Kubernetes discovery (role `endpoints`, the Prometheus Operator's
+ * default for a ServiceMonitor) attaches to an endpoint backed by a pod: names from Prometheus'
+ * kubernetes_sd_config documentation (signals/dcgm.md, "Scrape target").
+ */
+function kubernetesMetaLabels(endpoint: KubernetesEndpoint, node: string | undefined): Record<string, string> {
+  const labels: Record<string, string> = {
+    __meta_kubernetes_namespace: endpoint.namespace,
+    __meta_kubernetes_service_name: endpoint.service,
+    __meta_kubernetes_endpoint_port_name: endpoint.portName,
+    __meta_kubernetes_endpoint_ready: "true",
+    __meta_kubernetes_endpoint_address_target_kind: "Pod",
+    __meta_kubernetes_endpoint_address_target_name: endpoint.pod,
+    __meta_kubernetes_pod_name: endpoint.pod,
+    __meta_kubernetes_pod_container_name: endpoint.container,
+    __meta_kubernetes_pod_phase: "Running",
+    __meta_kubernetes_pod_ready: "true",
+  };
+  if (node !== undefined) labels.__meta_kubernetes_pod_node_name = node;
+  for (const [key, value] of Object.entries(endpoint.serviceLabels)) {
+    // Prometheus sanitises a label key into a label name (every other character becomes `_`).
+    const name = key.replace(/[^a-zA-Z0-9_]/g, "_");
+    labels[`__meta_kubernetes_service_label_${name}`] = value;
+    labels[`__meta_kubernetes_service_labelpresent_${name}`] = "true";
+  }
+  return labels;
 }

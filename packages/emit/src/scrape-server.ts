@@ -9,10 +9,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { KubernetesEndpoint, ScrapeTarget, TargetSamples } from "@gpusynth/constructs";
+import type { ScrapeTarget, TargetSamples } from "@gpusynth/constructs";
 import { exposition } from "./exposition.js";
 import { closeNow, listenGuarded, originTarget } from "./http-guard.js";
-import { targetKey } from "./receiver.js";
+import { discoveryLabels, targetKey } from "./receiver.js";
 
 export const SD_PATH = "/sd";
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -95,10 +95,8 @@ export class ScrapeServer {
     return [...this.byPath.values()].map(({ key, target }) => ({
       targets: [self],
       labels: {
-        job: target.job,
-        instance: `${target.host}:${target.port}`,
+        ...discoveryLabels(target),
         __metrics_path__: targetPath(key),
-        ...(target.kubernetes === undefined ? {} : kubernetesMetaLabels(target.kubernetes, target.node)),
       },
     }));
   }
@@ -112,32 +110,4 @@ function respond(res: ServerResponse, path: string, text: string | undefined): v
   if (text === undefined)
     res.writeHead(404, { "content-type": "text/plain" }).end(`no such target: ${path}\nsee ${SD_PATH} for the list\n`);
   else res.writeHead(200, { "content-type": CONTENT_TYPE }).end(text);
-}
-
-/**
- * The meta labels Prometheus' Kubernetes discovery (role `endpoints`, the Prometheus Operator's
- * default for a ServiceMonitor) attaches to an endpoint backed by a pod: names from Prometheus'
- * kubernetes_sd_config documentation (signals/dcgm.md, "Scrape target").
- */
-function kubernetesMetaLabels(endpoint: KubernetesEndpoint, node: string | undefined): Record<string, string> {
-  const labels: Record<string, string> = {
-    __meta_kubernetes_namespace: endpoint.namespace,
-    __meta_kubernetes_service_name: endpoint.service,
-    __meta_kubernetes_endpoint_port_name: endpoint.portName,
-    __meta_kubernetes_endpoint_ready: "true",
-    __meta_kubernetes_endpoint_address_target_kind: "Pod",
-    __meta_kubernetes_endpoint_address_target_name: endpoint.pod,
-    __meta_kubernetes_pod_name: endpoint.pod,
-    __meta_kubernetes_pod_container_name: endpoint.container,
-    __meta_kubernetes_pod_phase: "Running",
-    __meta_kubernetes_pod_ready: "true",
-  };
-  if (node !== undefined) labels.__meta_kubernetes_pod_node_name = node;
-  for (const [key, value] of Object.entries(endpoint.serviceLabels)) {
-    // Prometheus sanitises a label key into a label name (every other character becomes `_`).
-    const name = key.replace(/[^a-zA-Z0-9_]/g, "_");
-    labels[`__meta_kubernetes_service_label_${name}`] = value;
-    labels[`__meta_kubernetes_service_labelpresent_${name}`] = "true";
-  }
-  return labels;
 }

@@ -3,10 +3,10 @@
  * target's (the JS SDK binds one Resource to one MeterProvider) and a reader collected on demand,
  * whose MetricProducer — the SDK's extension point for metrics from outside its instruments —
  * hands over the target's samples exactly as the collector's prometheus receiver shapes a
- * scrape: its scope, names verbatim, no unit, double values; point time = scrape time;
- * cumulative start = the series' first scrape (reset when the value goes down); gauges without
- * a start time; only the series the target exposes right now. Nothing is rewritten after
- * collection.
+ * scrape: its scope, names verbatim, no unit, double values; point time = scrape time; no start
+ * time (the receiver sets one only from OpenMetrics' `_created` samples, which the vendors'
+ * text format has none of); only the series the target exposes right now. Nothing is rewritten
+ * after collection.
  */
 
 import type { MetricFamily, Sample, ScrapeTarget } from "@gpusynth/constructs";
@@ -25,7 +25,6 @@ import {
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
 import { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
-import { StartTimeAdjuster } from "./start-times.js";
 
 const NO_TIME: HrTime = [0, 0];
 const SCOPE = { name: RECEIVER_SCOPE_NAME, version: RECEIVER_SCOPE_VERSION };
@@ -47,7 +46,6 @@ class OnDemandReader extends MetricReader {
 class ScrapeProducer implements MetricProducer {
   private samples: readonly Sample[] = [];
   private timeMs = 0;
-  private readonly starts = new StartTimeAdjuster();
   private readonly descriptors = new Map<MetricFamily, MetricData["descriptor"]>();
 
   set(samples: readonly Sample[], timeMs: number): void {
@@ -58,7 +56,6 @@ class ScrapeProducer implements MetricProducer {
   async collect(): Promise<CollectionResult> {
     const time = hrTime(this.timeMs);
     const byFamily = new Map<MetricFamily, DataPoint<number>[]>();
-    const seen = new Set<string>();
     for (const sample of this.samples) {
       const family = sample.family;
       let points = byFamily.get(family);
@@ -66,15 +63,8 @@ class ScrapeProducer implements MetricProducer {
         points = [];
         byFamily.set(family, points);
       }
-      let startTime = NO_TIME;
-      if (family.type === "counter") {
-        const key = `${family.name}\u0000${JSON.stringify(sample.labels)}`;
-        seen.add(key);
-        startTime = hrTime(this.starts.startOf(key, sample.value, this.timeMs));
-      }
-      points.push({ attributes: sample.labels, startTime, endTime: time, value: sample.value });
+      points.push({ attributes: sample.labels, startTime: NO_TIME, endTime: time, value: sample.value });
     }
-    this.starts.retain(seen);
     const metrics = [...byFamily].map(([family, points]) => this.metricOf(family, points));
     const resourceMetrics: ResourceMetrics = {
       resource: UNREAD_RESOURCE,

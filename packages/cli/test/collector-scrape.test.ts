@@ -1,0 +1,222 @@
+/**
+ * "What a collector's receivers would produce", measured: a live run of the lab both serves its
+ * targets and pushes OTLP, while a real collector (deploy/otelcol/builder.yaml, v0.161.0) scrapes
+ * it through /sd with its `prometheus` receiver and takes the push with its `otlp` receiver, each
+ * written to its own file exporter. The two are compared family by family: name, type, unit,
+ * monotonicity, temporality, start time, value type, every attribute key and value, the
+ * resources and the scope. The differences that remain are the ones docs/emission.md documents,
+ * with the receiver's source as the reason, and each is asserted here as it is, so a change on
+ * either side shows.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { freePort } from "../../emit/test/prometheus-server.js";
+import { deliveryReport, ensureStopped, startLive } from "./live-process.js";
+import { Collector, otelcolBinary } from "./otel-collector.js";
+
+interface KeyValue {
+  key: string;
+  value: Record<string, unknown>;
+}
+interface Point {
+  attributes?: KeyValue[];
+  startTimeUnixNano?: string;
+  asDouble?: number;
+  asInt?: string;
+}
+interface Metric {
+  name: string;
+  description?: string;
+  unit?: string;
+  metadata?: KeyValue[];
+  gauge?: { dataPoints: Point[] };
+  sum?: { dataPoints: Point[]; aggregationTemporality?: number; isMonotonic?: boolean };
+}
+interface MetricsRequest {
+  resourceMetrics?: Array<{
+    resource: { attributes?: KeyValue[] };
+    scopeMetrics: Array<{ scope: { name: string; version?: string }; metrics: Metric[] }>;
+  }>;
+}
+
+const attributes = (list: KeyValue[] | undefined): Record<string, unknown> =>
+  Object.fromEntries((list ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
+const sorted = (record: Record<string, unknown>) => JSON.stringify(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+
+/** One family of one target, as a consumer sees it over the whole run. */
+interface Family {
+  shape: {
+    type: string;
+    unit: string;
+    description: string;
+    temporality: number | undefined;
+    monotonic: boolean | undefined;
+    startTimes: string[];
+    valueTypes: string[];
+  };
+  metadata: Record<string, unknown>;
+  series: Set<string>;
+}
+
+/** What one file exporter wrote: the resources, scopes and families by target. */
+function read(file: string) {
+  const resources = new Map<string, Record<string, unknown>>();
+  const scopes = new Set<string>();
+  const families = new Map<string, Family>();
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (line === "") continue;
+    for (const rm of (JSON.parse(line) as MetricsRequest).resourceMetrics ?? []) {
+      const resource = attributes(rm.resource.attributes);
+      const target = `${resource["service.name"]}/${resource["service.instance.id"]}`;
+      resources.set(target, resource);
+      for (const sm of rm.scopeMetrics) {
+        scopes.add(JSON.stringify(sm.scope));
+        for (const m of sm.metrics) {
+          const data = m.gauge ?? m.sum;
+          const points = data?.dataPoints ?? [];
+          const key = `${target} ${m.name}`;
+          const family = families.get(key) ?? {
+            shape: {
+              type: m.gauge !== undefined ? "gauge" : m.sum !== undefined ? "sum" : Object.keys(m).join(),
+              unit: m.unit ?? "",
+              description: m.description ?? "",
+              temporality: m.sum?.aggregationTemporality,
+              monotonic: m.sum?.isMonotonic,
+              startTimes: [],
+              valueTypes: [],
+            },
+            metadata: attributes(m.metadata),
+            series: new Set<string>(),
+          };
+          for (const p of points) {
+            family.series.add(sorted(attributes(p.attributes)));
+            const start = p.startTimeUnixNano === undefined || p.startTimeUnixNano === "0" ? "none" : "set";
+            // The file exporter's JSON leaves a zero value out, as proto3 JSON does: no asInt is a double.
+            const value = p.asInt !== undefined ? "int" : "double";
+            if (!family.shape.startTimes.includes(start)) family.shape.startTimes.push(start);
+            if (!family.shape.valueTypes.includes(value)) family.shape.valueTypes.push(value);
+          }
+          families.set(key, family);
+        }
+      }
+    }
+  }
+  return { resources, scopes, families };
+}
+
+/**
+ * The series the receiver adds to every scrape, about the scrape itself (Prometheus'
+ * scrape/scrape.go at v0.314.0, the version receiver/prometheusreceiver v0.161.0 requires).
+ */
+const RECEIVER_OWN = [
+  "scrape_duration_seconds",
+  "scrape_samples_post_metric_relabeling",
+  "scrape_samples_scraped",
+  "scrape_series_added",
+  "up",
+];
+
+describe.skipIf(otelcolBinary === "")("a collector's prometheus receiver scraping gpusynth, next to gpusynth's own push", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gpusynth-scrape-"));
+  const files = { pushed: join(dir, "pushed.jsonl"), scraped: join(dir, "scraped.jsonl") };
+  let pushed: ReturnType<typeof read>;
+  let scraped: ReturnType<typeof read>;
+
+  beforeAll(async () => {
+    const listen = `127.0.0.1:${await freePort()}`;
+    const config = join(dir, "collector.yaml");
+    writeFileSync(
+      config,
+      stringify({
+        receivers: {
+          otlp: { protocols: { grpc: { endpoint: "${env:OTLP_GRPC_ENDPOINT}" } } },
+          // The scrape block docs/emission.md gives, every second.
+          // discovery_reload_on_startup: the targets of the first discovery are scraped at once,
+          // not after the scrape manager's first 5 s reload tick.
+          prometheus: {
+            discovery_reload_on_startup: true,
+            config: {
+              scrape_configs: [
+                {
+                  job_name: "gpusynth",
+                  scrape_interval: "1s",
+                  scrape_timeout: "1s",
+                  http_sd_configs: [{ url: `http://${listen}/sd`, refresh_interval: "1s" }],
+                },
+              ],
+            },
+          },
+        },
+        exporters: { "file/pushed": { path: files.pushed }, "file/scraped": { path: files.scraped } },
+        extensions: { health_check: { endpoint: "${env:HEALTH_CHECK_ENDPOINT}" } },
+        service: {
+          extensions: ["health_check"],
+          pipelines: {
+            "metrics/pushed": { receivers: ["otlp"], exporters: ["file/pushed"] },
+            "metrics/scraped": { receivers: ["prometheus"], exporters: ["file/scraped"] },
+          },
+        },
+      }),
+    );
+    // gpusynth first, so the receiver's first discovery finds every target; its push waits in
+    // its queue until the collector is up (docs/emission.md, "Delivery guarantees"). At ×1 the lab
+    // barely changes in a few seconds, so the scrapes and the pushes see the same series.
+    const grpc = `127.0.0.1:${await freePort()}`;
+    const live = startLive(["--listen", listen, "--interval", "1s", "--duration", "6s", "--logs", "none", "blueprints/lab.yaml"], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://${grpc}`,
+    });
+    await live.scrapeUrl();
+    const collector = await Collector.start([config], {}, { OTLP_GRPC_ENDPOINT: grpc });
+    try {
+      const { code } = await live.exited();
+      expect(code, live.stderr()).toBe(0);
+      expect(deliveryReport(live.stderr(), "metrics").nothingLost, live.stderr()).toBe(true);
+    } finally {
+      ensureStopped(live);
+      await collector.stop();
+    }
+    pushed = read(files.pushed);
+    scraped = read(files.scraped);
+  }, 60_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("gives every target the same resource attributes and scope", () => {
+    expect(pushed.resources.size).toBe(8);
+    expect(Object.fromEntries(pushed.resources)).toEqual(Object.fromEntries(scraped.resources));
+    // dcgm-exporter's pods: their discovery labels become the receiver's k8s.* attributes.
+    const dcgm = [...pushed.resources.values()].filter((r) => r["service.name"] === "nvidia-dcgm-exporter");
+    expect(dcgm.length).toBe(4);
+    for (const r of dcgm) expect(Object.keys(r)).toEqual(expect.arrayContaining(["k8s.pod.name", "k8s.namespace.name", "k8s.node.name"]));
+    expect([...pushed.scopes]).toEqual([...scraped.scopes]);
+  });
+
+  it("sends every family of every target the receiver produces, and only the receiver's own scrape series besides", () => {
+    const own = [...scraped.families.keys()].filter((k) => !pushed.families.has(k));
+    expect([...new Set(own.map((k) => k.split(" ")[1]))].sort()).toEqual(RECEIVER_OWN);
+    expect(own.length).toBe(RECEIVER_OWN.length * scraped.resources.size);
+    expect([...pushed.families.keys()].filter((k) => !scraped.families.has(k))).toEqual([]);
+  });
+
+  it("gives each family the receiver's name, type, unit, temporality, monotonicity, start time and value type", () => {
+    expect(pushed.families.size).toBeGreaterThan(100);
+    for (const [key, family] of pushed.families) expect(family.shape, key).toEqual(scraped.families.get(key)?.shape);
+  });
+
+  it("sends the series the receiver scraped, with every attribute key and value", () => {
+    for (const [key, family] of pushed.families)
+      expect([...family.series].sort(), key).toEqual([...(scraped.families.get(key)?.series ?? [])].sort());
+  });
+
+  it("lacks only the receiver's metric metadata, prometheus.type, which the OpenTelemetry JS SDK has no field for", () => {
+    for (const [key, family] of scraped.families) {
+      const name = key.split(" ")[1] as string;
+      if (RECEIVER_OWN.includes(name)) continue;
+      expect(family.metadata, key).toEqual({ "prometheus.type": family.shape.type === "sum" ? "counter" : "gauge" });
+      expect(pushed.families.get(key)?.metadata, key).toEqual({});
+    }
+  });
+});
