@@ -61,9 +61,10 @@ typecheck: build
     npx tsc -p tsconfig.test.json
 
 # Regenerate blueprints/blueprint.schema.json from the zod schema, signals/receiver-names.json
-# from a real OTLP receiver (VictoriaMetrics), signals/name-fidelity.md from the translation rules
-# and those measurements, signals/volume.md from runs of the shipped blueprints, and the
-# determinism test's golden event-log hashes (the tests check that the last three still hold).
+# from every path's real software (the collector's exporters, Prometheus 3, VictoriaMetrics:
+# scripts/build-tools.sh and fetch-trixie.sh provide them), signals/name-fidelity.md from those
+# measurements, signals/volume.md from runs of the shipped blueprints, and the determinism
+# test's golden event-log hashes (the tests check that the last three still hold).
 gen: build
     node scripts/gen-schema.mjs
     node scripts/measure-receiver-names.mjs
@@ -114,6 +115,7 @@ env-check:
     command -v prometheus >/dev/null && echo "env-check: $(prometheus --version 2>&1 | head -1)" || echo "env-check: no prometheus (the PromQL tests skip; .ci/run installs it)"
     command -v chromium >/dev/null && echo "env-check: $(chromium --version 2>/dev/null)" || echo "env-check: no chromium (the report's browser test skips; .ci/run installs it)"
     test -x .cache/victoria-metrics/usr/bin/victoria-metrics && echo "env-check: VictoriaMetrics in .cache/" || echo "env-check: no VictoriaMetrics (its OTLP test skips; bash scripts/fetch-trixie.sh)"
+    for tool in otelcol/otelcol-gpusynth prometheus3/prometheus victorialogs/victoria-logs; do test -x ".cache/$tool" && echo "env-check: .cache/$tool ($(cat ".cache/$(dirname $tool)/.stamp" | cut -d' ' -f1))" || echo "env-check: no .cache/$tool (its tests skip; bash scripts/build-tools.sh $(dirname $tool))"; done
 
 # Documentation that states facts the code must keep: README, docs/ queries and API routes.
 docs-check: build
@@ -134,6 +136,11 @@ report-screenshots: build
 # compose/: the collector, Prometheus, Loki and Grafana wiring, checked without Docker.
 compose-check: build
     npx vitest run packages/cli/test/compose.test.ts packages/cli/test/collector-config.test.ts
+
+# otel-collector.yaml in the real collector, and its prometheus receiver scraping gpusynth beside
+# the push (the collector, Prometheus 3 and VictoriaLogs from `bash scripts/build-tools.sh`).
+collector-check: build
+    npx vitest run packages/cli/test/otel-collector.test.ts packages/cli/test/collector-scrape.test.ts
 
 # deploy/kubernetes rendered by kustomize and validated against the Kubernetes API schemas.
 deploy-check:

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { freePort } from "../../emit/test/prometheus-server.js";
 import { deliveryReport, ensureStopped, startLive } from "./live-process.js";
-import { Collector, otelcolBinary } from "./otel-collector.js";
+import { Collector, collectorVariable, otelcolBinary } from "./otel-collector.js";
 
 interface KeyValue {
   key: string;
@@ -132,7 +132,7 @@ describe.skipIf(otelcolBinary === "")("a collector's prometheus receiver scrapin
       config,
       stringify({
         receivers: {
-          otlp: { protocols: { grpc: { endpoint: "${env:OTLP_GRPC_ENDPOINT}" } } },
+          otlp: { protocols: { grpc: { endpoint: collectorVariable("OTLP_GRPC_ENDPOINT") } } },
           // The scrape block docs/emission.md gives, every second.
           // discovery_reload_on_startup: the targets of the first discovery are scraped at once,
           // not after the scrape manager's first 5 s reload tick.
@@ -151,7 +151,7 @@ describe.skipIf(otelcolBinary === "")("a collector's prometheus receiver scrapin
           },
         },
         exporters: { "file/pushed": { path: files.pushed }, "file/scraped": { path: files.scraped } },
-        extensions: { health_check: { endpoint: "${env:HEALTH_CHECK_ENDPOINT}" } },
+        extensions: { health_check: { endpoint: collectorVariable("HEALTH_CHECK_ENDPOINT") } },
         service: {
           extensions: ["health_check"],
           pipelines: {

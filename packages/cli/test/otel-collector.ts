@@ -18,6 +18,9 @@ export interface CollectorEndpoints {
   readonly HEALTH_CHECK_ENDPOINT: string;
 }
 
+/** A collector configuration's reference to an environment variable, `${env:NAME}`. */
+export const collectorVariable = (name: keyof CollectorEndpoints): string => `$\{env:${name}}`;
+
 /** Settings every test collector gets, merged last: its own metrics off. */
 const QUIET = "yaml:service::telemetry::metrics::level: none";
 

@@ -2,21 +2,19 @@
  * gpusynth's OTLP in a receiver someone else wrote: a live run pushes OTLP/HTTP protobuf into
  * VictoriaMetrics 1.112 (Debian trixie's package, fetched by scripts/fetch-trixie.sh),
  * once as it stores names by default and once with -opentelemetry.usePrometheusNaming. The names
- * it stored are compared with signals/name-fidelity.md: verbatim by default, and path 4
- * (Prometheus 3's default translation, which gpusynth derives from the translators' rules) with
- * Prometheus naming — so the derived column is checked against a real implementation.
+ * it stored are compared with what signals/receiver-names.json measured by sending each family
+ * alone (scripts/measure-receiver-names.mjs): a whole run's names are the probes' names.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freePort, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { readReceiverNames } from "../src/commands/fidelity.js";
 import { startLive } from "./live-process.js";
 import { victoriaMetricsBinary } from "./victoria-metrics.js";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
 const binary = victoriaMetricsBinary("victoria-metrics");
 
 /** The metric names VictoriaMetrics stored from a short live run of gpu-fault.yaml. */
@@ -60,16 +58,9 @@ async function storedNames(flags: readonly string[]): Promise<string[]> {
   }
 }
 
-/** signals/name-fidelity.md: each family's name on path 4 ("same": the vendor's name). */
-function path4Names(): Map<string, string> {
-  const rows = readFileSync(join(root, "signals/name-fidelity.md"), "utf8").matchAll(/^\| `([^`]+)` \| \w+ \|(.*)\|$/gm);
-  const names = new Map<string, string>();
-  for (const [, family, rest] of rows) {
-    const cells = (rest as string).split("|").map((c) => c.trim());
-    const path4 = cells[3] as string;
-    names.set(family as string, path4 === "same" ? (family as string) : (/`([^`]+)`/.exec(path4)?.[1] as string));
-  }
-  return names;
+/** What signals/receiver-names.json measured on one VictoriaMetrics path: each family's stored name. */
+function measuredNames(path: "vm-default" | "vm-prometheus-naming"): Map<string, string> {
+  return new Map(Object.entries(readReceiverNames().paths[path]?.families ?? {}).map(([family, stored]) => [family, stored.name]));
 }
 
 describe.skipIf(binary === "")("gpusynth's OTLP stored by VictoriaMetrics 1.112", () => {
@@ -80,15 +71,15 @@ describe.skipIf(binary === "")("gpusynth's OTLP stored by VictoriaMetrics 1.112"
   }, 60_000);
 
   it("keeps every family's vendor name by default", () => {
-    const documented = path4Names();
+    const documented = measuredNames("vm-default");
     expect(verbatim.length).toBeGreaterThan(50);
     // Each stored name is a documented family's own name: nothing renamed, nothing invented.
-    for (const name of verbatim) expect(documented.has(name), name).toBe(true);
+    for (const name of verbatim) expect(documented.get(name), name).toBe(name);
     expect(verbatim).toContain("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION");
   });
 
-  it("stores with -opentelemetry.usePrometheusNaming exactly the names name-fidelity.md derives for Prometheus 3", () => {
-    const names = path4Names();
+  it("stores with -opentelemetry.usePrometheusNaming exactly the names measured family by family for name-fidelity.md", () => {
+    const names = measuredNames("vm-prometheus-naming");
     const expected = [...new Set(verbatim.map((name) => names.get(name) as string))].sort();
     expect(prometheusNamed).toEqual(expected);
     expect(prometheusNamed).toContain("kai_preemption_attempts_total");

@@ -5,18 +5,17 @@ import { ClusterMetrics, LABEL_PATTERN, type MetricFamily } from "@gpusynth/cons
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
 import { DEFAULT_BLUEPRINT, SIGNALS_DIR } from "../repo-paths.js";
-import { NAME_PATHS, type OtlpMetric } from "../translation/prometheus-names.js";
 import { EXIT_OK } from "../usage.js";
 
 export const fidelityHelp = `Usage: gpusynth fidelity [blueprint]
 
-Prints, for every metric family gpusynth emits, the Prometheus name a user sees on each path
-from gpusynth's OTLP to a Prometheus server — a direct scrape; the collector's
-prometheusremotewrite exporter with its default translation and with suffixes off (what
-otel-collector.yaml configures); Prometheus' own OTLP receiver in 2.53 and in 3.x — following
-the translators' documented rules, and marks (✗) every name that differs from the vendor's.
-gpusynth sends metrics as a collector's prometheus receiver would after scraping: no unit,
-counters as cumulative monotonic sums, so counters are what the suffix rules touch.
+Prints, for every metric family gpusynth emits, the Prometheus name and label keys a user gets on
+each path from gpusynth's OTLP to a Prometheus-compatible store — the collector's
+prometheus_remote_write exporter with its defaults and as otel-collector.yaml sets it, the
+collector's prometheus exporter scraped by Prometheus, Prometheus 3's own OTLP receiver with and
+without suffixes, VictoriaMetrics with and without Prometheus naming — and marks (✗) every name
+that differs from the vendor's. Every column is measured on real software
+(signals/receiver-names.json, written by scripts/measure-receiver-names.mjs).
 
 Arguments:
   blueprint   YAML file whose emitted families are listed (default: blueprints/lab.yaml)
@@ -28,90 +27,70 @@ Example:
   gpusynth fidelity > signals/name-fidelity.md
 `;
 
-/** OTLP shape of a family as gpusynth emits it (the scrape path: unit "", counters monotonic). */
-const otlpOf = (family: MetricFamily): OtlpMetric => ({
-  name: family.name,
-  kind: family.type === "counter" ? "monotonic-sum" : "gauge",
-  unit: "",
-});
-
-/** What a real receiver stored for each family (signals/receiver-names.json, scripts/measure-receiver-names.mjs). */
-export interface ReceiverNames {
-  readonly receiver: string;
-  /** The converted Kubernetes label sent for families that carry `label_*` keys. */
-  readonly sentLabelForKubernetesLabels: string;
-  readonly modes: Readonly<Record<"default" | "usePrometheusNaming", Readonly<Record<string, { name: string; labels: string[] }>>>>;
+/** What arrived for one family on one path. */
+interface Stored {
+  readonly name: string;
+  readonly labels: readonly string[];
 }
 
-/** The measured receiver's columns, in this order. */
-const MEASURED_MODES = [
-  { mode: "default", title: "VictoriaMetrics 1.112 OTLP ingestion, default (measured)" },
-  { mode: "usePrometheusNaming", title: "VictoriaMetrics 1.112 OTLP ingestion, `-opentelemetry.usePrometheusNaming` (measured)" },
-] as const;
+/** What real receivers stored for each family (signals/receiver-names.json, scripts/measure-receiver-names.mjs). */
+export interface ReceiverNames {
+  readonly measuredWith: Readonly<Record<string, string>>;
+  /** The converted Kubernetes label sent for families that carry `label_*` keys. */
+  readonly sentLabelForKubernetesLabels: string;
+  /** The paths in column order. */
+  readonly paths: Readonly<Record<string, { readonly title: string; readonly families: Readonly<Record<string, Stored>> }>>;
+}
 
 export function readReceiverNames(): ReceiverNames {
   return JSON.parse(readFileSync(join(SIGNALS_DIR, "receiver-names.json"), "utf8")) as ReceiverNames;
 }
 
-/** A measured cell: the stored name as the derived cells write it, and any label key the receiver changed. */
-function measuredCell(family: MetricFamily, stored: { name: string; labels: string[] } | undefined, sentLabel: string): string {
+/** A cell: the stored name (or "same") and the label keys the path added, dropped or renamed. */
+function cell(family: MetricFamily, stored: Stored | undefined, sentLabel: string): string {
   if (stored === undefined) return "not measured";
-  const sent = family.labels.map((k) => (k === LABEL_PATTERN ? sentLabel : k)).sort();
+  const sent = family.labels.map((k) => (k === LABEL_PATTERN ? sentLabel : k));
   const name = stored.name === family.name ? "same" : `✗ \`${stored.name}\``;
-  const changed = sent.filter((k) => !stored.labels.includes(k));
+  const lost = sent.filter((k) => !stored.labels.includes(k));
   const added = stored.labels.filter((k) => !sent.includes(k));
-  return changed.length + added.length === 0 ? name : `${name}; labels ${changed.join(", ")} → ${added.join(", ") || "dropped"}`;
+  if (lost.length > 0) return `${name}; labels ${lost.join(", ")} → ${added.join(", ") || "dropped"}`;
+  return added.length > 0 ? `${name}; + ${added.map((k) => `\`${k}\``).join(", ")}` : name;
 }
 
 export function nameFidelityMarkdown(blueprint: Blueprint, measured: ReceiverNames = readReceiverNames()): string {
   const families = new ClusterMetrics(blueprint).families().sort((a, b) => a.name.localeCompare(b.name));
-  const rows = families.map((family) => {
-    const metric = otlpOf(family);
-    return [
-      `\`${family.name}\``,
-      family.type,
-      ...NAME_PATHS.slice(1).map((p) => {
-        const name = p.translate(metric);
-        return name === family.name ? "same" : `✗ \`${name}\``;
-      }),
-      ...MEASURED_MODES.map(({ mode }) => measuredCell(family, measured.modes[mode][family.name], measured.sentLabelForKubernetesLabels)),
-    ];
-  });
-  const measuredRenamed = (mode: (typeof MEASURED_MODES)[number]["mode"]) =>
-    families.filter((f) => measured.modes[mode][f.name]?.name !== f.name).length;
-  const renamed = (id: string) => {
-    const path = NAME_PATHS.find((p) => p.id === id);
-    return families.filter((f) => path?.translate(otlpOf(f)) !== f.name).length;
-  };
+  const paths = Object.values(measured.paths);
+  const rows = families.map((family) => [
+    `\`${family.name}\``,
+    family.type,
+    ...paths.map((p) => cell(family, p.families[family.name], measured.sentLabelForKubernetesLabels)),
+  ]);
+  const count = (path: (typeof paths)[number], differs: (f: MetricFamily, s: Stored | undefined) => boolean) =>
+    families.filter((f) => differs(f, path.families[f.name])).length;
+  const renamed = (p: (typeof paths)[number]) => count(p, (f, s) => s?.name !== f.name);
+  const relabelled = (p: (typeof paths)[number]) => count(p, (f, s) => cell(f, s, measured.sentLabelForKubernetesLabels).includes(";"));
   return [
     "# Name fidelity: the Prometheus names of gpusynth's families on each path",
     "",
-    "Generated by `gpusynth fidelity` (`just gen`); the rules are those of the pinned translators",
-    "(Prometheus 2.53.3 `storage/remote/otlptranslator/prometheus/normalize_name.go`,",
-    "prometheus/otlptranslator v1.0.0, collector-contrib prometheusremotewrite). gpusynth sends what a",
-    "collector's prometheus receiver sends after a scrape — no unit, counters as cumulative monotonic",
-    "sums — so the counters are the families a translation renames. ✗ marks a name that differs",
-    "from the vendor's (the direct-scrape name). Paths 1–5 are derived from those rules (no",
-    "collector or Prometheus 3 is in reach of these machines); paths 6 and 7 are measured: every",
-    `family is sent once to ${measured.receiver}`,
-    "as gpusynth sends it, with each of its label keys set, and the page shows the metric name and",
-    "label keys that receiver stored (signals/receiver-names.json, written by",
-    "`scripts/measure-receiver-names.mjs`; `just gen-check` measures again and fails on a",
-    "difference). Path 7 uses the same translation as path 4, so it checks the derived column against a",
-    "real implementation; a live run's names are compared too (packages/cli/test/victoria-metrics.test.ts).",
+    "Generated by `gpusynth fidelity` (`just gen`) from measurements on real software: every family",
+    "is sent once as gpusynth sends it (OTLP/HTTP protobuf as the collector's prometheus receiver",
+    "shapes a scrape: no unit, counters as cumulative monotonic sums), with each of its label keys",
+    "set, through each path, and the page shows the metric name and label keys the store then",
+    "holds (signals/receiver-names.json, written by `scripts/measure-receiver-names.mjs`;",
+    "`just gen-check` measures again and fails on any difference). ✗ marks a name that differs from",
+    "the vendor's (the direct-scrape name); `+` lists label keys the path adds to every series.",
+    "",
+    `Measured with: ${Object.values(measured.measuredWith).join("; ")}.`,
     "",
     "Paths:",
     "",
-    ...NAME_PATHS.slice(1).map((p, i) => `${i + 1}. ${p.title}`),
-    ...MEASURED_MODES.map((m, i) => `${NAME_PATHS.length + i}. ${m.title}`),
+    ...paths.map((p, i) => `${i + 1}. ${p.title}`),
     "",
-    `Renamed: ${[
-      ...NAME_PATHS.slice(1).map((p, i) => `path ${i + 1}: ${renamed(p.id)}`),
-      ...MEASURED_MODES.map((m, i) => `path ${NAME_PATHS.length + i}: ${measuredRenamed(m.mode)}`),
-    ].join(", ")} of ${families.length} families.`,
+    `Renamed: ${paths.map((p, i) => `path ${i + 1}: ${renamed(p)}`).join(", ")} of ${families.length} families.`,
+    `Labels changed: ${paths.map((p, i) => `path ${i + 1}: ${relabelled(p)}`).join(", ")} of ${families.length} families.`,
     "",
-    `| family | type | ${[...NAME_PATHS.slice(1), ...MEASURED_MODES].map((_, i) => `path ${i + 1}`).join(" | ")} |`,
-    `| --- | --- | ${[...NAME_PATHS.slice(1), ...MEASURED_MODES].map(() => "---").join(" | ")} |`,
+    `| family | type | ${paths.map((_, i) => `path ${i + 1}`).join(" | ")} |`,
+    `| --- | --- | ${paths.map(() => "---").join(" | ")} |`,
     ...rows.map((r) => `| ${r.join(" | ")} |`),
     "",
   ].join("\n");
