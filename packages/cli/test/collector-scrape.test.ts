@@ -11,11 +11,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { freePort } from "../../emit/test/prometheus-server.js";
 import { deliveryReport, ensureStopped, startLive } from "./live-process.js";
 import { Collector, collectorVariable, otelcolBinary } from "./otel-collector.js";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 interface KeyValue {
   key: string;
@@ -192,6 +195,18 @@ describe.skipIf(otelcolBinary === "")("a collector's prometheus receiver scrapin
     expect(dcgm.length).toBe(4);
     for (const r of dcgm) expect(Object.keys(r)).toEqual(expect.arrayContaining(["k8s.pod.name", "k8s.namespace.name", "k8s.node.name"]));
     expect([...pushed.scopes]).toEqual([...scraped.scopes]);
+  });
+
+  it("documents every resource attribute it sends, and the scope, in signals/receiver.md", () => {
+    const documented = readFileSync(join(root, "signals/receiver.md"), "utf8");
+    const rows = new Set([...documented.matchAll(/^\| `([^`]+)` +\|/gm)].map((m) => m[1]));
+    const sent = new Set([...pushed.resources.values()].flatMap((r) => Object.keys(r)));
+    expect([...sent].filter((key) => !rows.has(key))).toEqual([]);
+    for (const scope of pushed.scopes) {
+      const { name, version } = JSON.parse(scope) as { name: string; version: string };
+      expect(documented).toContain(`\`${name}\``);
+      expect(documented).toContain(`\`${version}\``);
+    }
   });
 
   it("sends every family of every target the receiver produces, and only the receiver's own scrape series besides", () => {
