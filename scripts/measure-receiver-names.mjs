@@ -327,8 +327,7 @@ const measured = `${JSON.stringify(
   },
   (key, value) => (key !== "" && value?.labels !== undefined ? JSON.stringify(value) : value),
   2,
-)
-  .replace(/"(\{\\"name.*\})"(,?)$/gm, (_, json, comma) => `${JSON.parse(`"${json}"`)}${comma}`)}\n`;
+).replace(/"(\{\\"name.*\})"(,?)$/gm, (_, json, comma) => `${JSON.parse(`"${json}"`)}${comma}`)}\n`;
 if (check) {
   if (!existsSync(OUT) || readFileSync(OUT, "utf8") !== measured) {
     console.error("signals/receiver-names.json disagrees with what the receivers store: run `just gen` and review the diff");

@@ -8,7 +8,7 @@
  * with the receiver's source as the reason, and each is asserted here as it is, so a change on
  * either side shows.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -110,6 +110,27 @@ function read(file: string) {
   return { resources, scopes, families };
 }
 
+/** The fewest scrapes of any of the lab's eight targets the receiver has written so far. */
+function scrapesPerTarget(file: string): number {
+  const scrapes = new Map<string, number>();
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+  // The last line may be half written.
+  for (const line of text.split("\n").slice(0, -1))
+    for (const rm of (JSON.parse(line) as MetricsRequest).resourceMetrics ?? []) {
+      const instance = String(attributes(rm.resource.attributes)["service.instance.id"]);
+      scrapes.set(instance, (scrapes.get(instance) ?? 0) + 1);
+    }
+  return scrapes.size < 8 ? 0 : Math.min(...scrapes.values());
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /**
  * The series the receiver adds to every scrape, about the scrape itself (Prometheus'
  * scrape/scrape.go at v0.314.0, the version receiver/prometheusreceiver v0.161.0 requires).
@@ -168,13 +189,17 @@ describe.skipIf(otelcolBinary === "")("a collector's prometheus receiver scrapin
     // its queue until the collector is up (docs/emission.md, "Delivery guarantees"). At ×1 the lab
     // barely changes in a few seconds, so the scrapes and the pushes see the same series.
     const grpc = `127.0.0.1:${await freePort()}`;
-    const live = startLive(["--listen", listen, "--interval", "1s", "--duration", "6s", "--logs", "none", "blueprints/lab.yaml"], {
+    const live = startLive(["--listen", listen, "--interval", "1s", "--logs", "none", "blueprints/lab.yaml"], {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://${grpc}`,
     });
     await live.scrapeUrl();
     const collector = await Collector.start([config], {}, { OTLP_GRPC_ENDPOINT: grpc });
     try {
-      const { code } = await live.exited();
+      // Until the receiver has scraped every target twice (a loaded machine may take longer
+      // than the usual two seconds), and then a second more of pushes.
+      await until(() => scrapesPerTarget(files.scraped) >= 2, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const { code } = await live.stop("SIGINT");
       expect(code, live.stderr()).toBe(0);
       expect(deliveryReport(live.stderr(), "metrics").nothingLost, live.stderr()).toBe(true);
     } finally {
