@@ -3,7 +3,7 @@
  * are not what they serve: read a request target without ever throwing, and answer what Node's
  * parser rejects with a 4xx instead of a reset. One hostile request must never end the run.
  */
-import type { IncomingMessage, Server } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 
@@ -63,6 +63,35 @@ export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
 function refuse(socket: Duplex, status: string): void {
   socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+}
+
+/**
+ * How long a connection may take over what it owes, as a scrape target or an API behind a load
+ * balancer would allow: a scraper sends its request as soon as it connects and its keep-alive
+ * reconnects are cheap, so seconds are plenty, and a client that connects and sends nothing (or
+ * stalls in its body) cannot hold a socket for Node's defaults of a minute and five minutes.
+ */
+export interface HttpTimeouts {
+  /** From the connection (or the end of the previous response) to the end of the request's headers: 408 after. */
+  readonly headersMs: number;
+  /** From the connection to the end of the whole request, body included: 408 after. */
+  readonly requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveMs: number;
+  /** How often connections are checked against the first two (they expire at most this late). */
+  readonly checkEveryMs: number;
+}
+
+export const HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 5_000, requestMs: 10_000, keepAliveMs: 5_000, checkEveryMs: 1_000 };
+
+/** An HTTP server answering with `listener`, held to `timeouts`. */
+export function createTimedServer(listener: RequestListener, timeouts: HttpTimeouts): Server {
+  const server = createServer(
+    { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs },
+    listener,
+  );
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  return server;
 }
 
 /** Starts `server` on host:port with the guards above for what Node's parser rejects. */

@@ -7,11 +7,11 @@
  * exporter's install is pinned, the `__meta_kubernetes_*` labels Kubernetes discovery would
  * attach: a scrape config can then relabel as a ServiceMonitor does (they are dropped otherwise).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ScrapeTarget, TargetSamples } from "@gpusynth/constructs";
 import { exposition } from "./exposition.js";
-import { closeNow, listenGuarded, originTarget } from "./http-guard.js";
+import { closeNow, createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts, listenGuarded, originTarget } from "./http-guard.js";
 import { discoveryLabels, targetKey } from "./receiver.js";
 
 export const SD_PATH = "/sd";
@@ -38,6 +38,8 @@ export class ScrapeServer {
   private server: Server | undefined;
   private byPath = new Map<string, ServedTarget>();
 
+  constructor(private readonly timeouts: HttpTimeouts = HTTP_TIMEOUTS) {}
+
   /** Replaces what every target exposes; targets not in `collected` are down (404). */
   update(collected: readonly TargetSamples[]): void {
     this.publish(collected.map(({ target, samples }) => ({ key: targetKey(target), target, exposition: () => exposition(samples) })));
@@ -55,13 +57,13 @@ export class ScrapeServer {
     const failed = (res: ServerResponse) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end("internal error\n");
     };
-    const server = createServer((req, res) => {
+    const server = createTimedServer((req, res) => {
       try {
         this.answer(req, res)?.catch(() => failed(res));
       } catch {
         failed(res);
       }
-    });
+    }, this.timeouts);
     this.server = server;
     return listenGuarded(server, host, port);
   }

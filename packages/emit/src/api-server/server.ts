@@ -6,10 +6,10 @@
  * account's client credentials (JSON), or POST /api/v2/token (OAuth2 form).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { runaiApi } from "@gpusynth/constructs";
-import { closeNow, listenGuarded, originTarget } from "../http-guard.js";
+import { closeNow, createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts, listenGuarded, originTarget } from "../http-guard.js";
 import { type ApiResponse, handle } from "./routes.js";
 
 export interface ApiCredentials {
@@ -46,7 +46,10 @@ export class ControlPlaneServer {
   /** Requests answered, by status code (for the run's closing report). */
   readonly answered = new Map<number, number>();
 
-  constructor(private readonly credentials: ApiCredentials) {}
+  constructor(
+    private readonly credentials: ApiCredentials,
+    private readonly timeouts: HttpTimeouts = HTTP_TIMEOUTS,
+  ) {}
 
   /** Starts answering from this control plane once it has observed the cluster; until then 503. */
   attach(controlPlane: runaiApi.ControlPlane): void {
@@ -54,7 +57,7 @@ export class ControlPlaneServer {
   }
 
   async listen(host: string, port: number): Promise<AddressInfo> {
-    const server = createServer((req, res) => {
+    const server = createTimedServer((req, res) => {
       this.respond(req)
         .then((response) => this.send(res, response))
         .catch(() => {
@@ -64,7 +67,7 @@ export class ControlPlaneServer {
           if (res.headersSent || req.socket.destroyed) return;
           this.send(res, error(500, "internal error"));
         });
-    });
+    }, this.timeouts);
     this.server = server;
     return listenGuarded(server, host, port);
   }
