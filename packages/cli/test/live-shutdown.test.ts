@@ -2,7 +2,8 @@
  * A live run ends within 2 s of SIGINT or SIGTERM whatever holds it: a client with a half-open
  * connection on the scrape port, an OTLP/HTTP endpoint that refuses or never answers, a --speed
  * the CPU cannot follow. Meanwhile the scrape server keeps answering with moving data: export
- * never freezes the run. A second signal ends it at once with 130.
+ * never freezes the run. A second signal ends it at once with 130. --duration ends it on time
+ * whatever the --interval and --speed.
  */
 import { createServer, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
@@ -120,5 +121,33 @@ describe("stopping a live run", () => {
     const { code, ms } = await live.stop("SIGINT");
     expect(code).toBe(130);
     expect(ms).toBeLessThanOrEqual(500);
+  }, 30_000);
+});
+
+describe("a live run's --duration", () => {
+  /** Starts a run and resolves with how long after it began serving it exited, and how. */
+  async function served(args: readonly string[]): Promise<{ code: number | null; ms: number; stderr: string }> {
+    live = startLive([...args, "--listen", "127.0.0.1:0", lab]);
+    await live.scrapeUrl();
+    const serving = Date.now();
+    const { code, at } = await live.exited();
+    return { code, ms: at - serving, stderr: live.stderr() };
+  }
+
+  it("is wall-clock time, not rounded up to the next --interval", async () => {
+    const { code, ms, stderr } = await served(["--duration", "2s", "--interval", "15s"]);
+    expect(code, stderr).toBe(0);
+    expect(ms).toBeGreaterThanOrEqual(1_900);
+    expect(ms).toBeLessThan(4_000);
+  }, 30_000);
+
+  it("ends the run at a --speed no CPU can follow, which says how far behind the wall clock it fell", async () => {
+    const { code, ms, stderr } = await served(["--speed", "1e9", "--interval", "1s", "--duration", "3s"]);
+    expect(code, stderr).toBe(0);
+    expect(ms).toBeLessThan(5_000);
+    expect(stderr).toMatch(
+      /the simulation cannot keep up with --speed 1000000000: \S+ simulated behind the wall clock; serving what it has/,
+    );
+    expect(stderr).toMatch(/gpusynth: stopped at .*, \S+ simulated behind the wall clock\n/);
   }, 30_000);
 });

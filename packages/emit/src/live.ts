@@ -46,6 +46,11 @@ export interface LiveOptions {
 
 export interface LiveStatus {
   readonly simulatedMs: SimulatedMs;
+  /**
+   * How far the simulation is behind the wall clock (simulated ms): where --speed says it should
+   * be now, less where the CPU got it. Zero while it keeps up.
+   */
+  readonly behindMs: number;
   /** The consumers' time that simulated instant is stamped with. */
   readonly stampedMs: UnixMs;
   readonly targets: number;
@@ -126,14 +131,15 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   if (run.controlPlane !== undefined) options.api?.server.attach(run.controlPlane);
   const pipeline = options.sink === undefined || workers !== undefined ? undefined : new MetricsPipeline(options.sink);
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
-  const statusOf = (view: ClusterView, targets: number): LiveStatus => ({
+  const statusOf = (view: ClusterView, targets: number, wantedMs: number): LiveStatus => ({
     simulatedMs: view.now,
+    behindMs: Math.max(0, wantedMs - view.now),
     stampedMs: clock.stamp(blueprint.time.start + view.now),
     targets,
     pending: view.pending.length,
     running: view.running.length,
   });
-  let status = statusOf(run.simulation.view(), 0);
+  let status = statusOf(run.simulation.view(), 0, 0);
   try {
     // The warm-up: simulated as fast as the CPU allows; its log records are nobody's news.
     await Promise.all([advance(run, servingMs, options.signal), untilAborted(workers?.advanceTo(servingMs), options.signal)]);
@@ -141,11 +147,16 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
     const wallStart = Date.now();
     clock.startServing(wallStart);
     workers?.serve(unixMs(wallStart));
-    // --duration is wall-clock time: the simulated time it covers is duration × speed.
+    // --duration is wall-clock time: the run ends then, with a last frame of what it has, whether
+    // or not the simulation kept up with --speed (at a speed no CPU can follow it falls behind,
+    // says by how much, and serves what it has).
+    const deadline = options.durationMs === undefined ? Number.POSITIVE_INFINITY : wallStart + options.durationMs;
     const endMs = options.durationMs === undefined ? Number.POSITIVE_INFINITY : servingMs + options.durationMs * options.speed;
     for (let tick = 0; !options.signal.aborted; tick++) {
-      const wantedMs = simulatedMs(Math.min(servingMs + (Date.now() - wallStart) * options.speed, endMs));
-      await advance(run, wantedMs, options.signal, options.intervalMs);
+      const now = Date.now();
+      const wantedMs = simulatedMs(Math.min(servingMs + (now - wallStart) * options.speed, endMs));
+      // Simulating may take until the next frame is due, and never past the end.
+      await advance(run, wantedMs, options.signal, Math.min(options.intervalMs, Math.max(0, deadline - now)));
       if (options.signal.aborted) break;
       const frame = run.frame();
       let targets = frame.targets.length;
@@ -159,10 +170,11 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
         await pipeline?.scrape(frame.targets, unixMs(Date.now()), options.signal);
       }
       await logsPipeline?.export(frame.logs);
-      status = statusOf(frame.view, targets);
+      status = statusOf(frame.view, targets, wantedMs);
       options.onTick?.(status);
-      if (run.now >= endMs) break;
-      await sleep(wallStart + (tick + 1) * options.intervalMs - Date.now(), options.signal);
+      if (run.now >= endMs || Date.now() >= deadline) break;
+      // The next frame is due an interval on, or at the end if that comes first.
+      await sleep(Math.min(wallStart + (tick + 1) * options.intervalMs, deadline) - Date.now(), options.signal);
     }
   } finally {
     await workers?.close();
@@ -170,5 +182,5 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
     // The pipeline shuts its sink down; with workers, the sink is shut down directly.
     await Promise.all([pipeline !== undefined ? pipeline.shutdown() : options.sink?.shutdown(), logsPipeline?.shutdown()]);
   }
-  return statusOf(run.simulation.view(), status.targets);
+  return statusOf(run.simulation.view(), status.targets, run.now + status.behindMs);
 }

@@ -107,6 +107,9 @@ export async function runLiveCommand(
         `gpusynth: warming up: simulating ${formatDuration(run.warmupMs)}${run.speed === 1 ? " or more (to the real time of day)" : ""} before serving\n`,
       );
     let lastLine = Number.NEGATIVE_INFINITY;
+    let toldBehind = false;
+    /** More than a frame's worth of simulated time behind: the CPU cannot follow --speed. */
+    const behind = (s: LiveStatus) => s.behindMs > run.intervalMs * run.speed;
     const status = await runLive(blueprint, {
       speed: run.speed,
       warmupMs: run.warmupMs,
@@ -122,6 +125,12 @@ export async function runLiveCommand(
       ...(api === undefined ? {} : { api: { server: api, retentionMs: blueprint.controlPlane.retention } }),
       signal: abort.signal,
       onTick: (s) => {
+        if (behind(s) && !toldBehind) {
+          toldBehind = true;
+          output.err(
+            `${output.interactive ? "\n" : ""}gpusynth: the simulation cannot keep up with --speed ${run.speed}: ${formatDuration(Math.round(s.behindMs / 1000) * 1000)} simulated behind the wall clock; serving what it has\n`,
+          );
+        }
         const line = statusLine(blueprint, s, deliveries);
         if (output.interactive) output.err(`\r${line}\u001b[K`);
         else if (performance.now() - lastLine > 60_000) {
@@ -131,7 +140,9 @@ export async function runLiveCommand(
       },
     });
     if (output.interactive) output.err("\n");
-    output.err(`gpusynth: stopped at ${formatStamp(status.stampedMs)}, the cluster's ${formatSimulated(blueprint, status.simulatedMs)}\n`);
+    output.err(
+      `gpusynth: stopped at ${formatStamp(status.stampedMs)}, the cluster's ${formatSimulated(blueprint, status.simulatedMs)}${behind(status) ? `, ${formatDuration(Math.round(status.behindMs / 1000) * 1000)} simulated behind the wall clock` : ""}\n`,
+    );
     if (deliveries !== undefined) {
       output.err(`${deliveryLine("metrics", "points", deliveries.metrics.stats())}\n`);
       if (deliveries.logs !== undefined) output.err(`${deliveryLine("logs", "log records", deliveries.logs.stats())}\n`);
@@ -268,5 +279,6 @@ function statusLine(blueprint: Blueprint, s: LiveStatus, deliveries: Deliveries 
     metrics === undefined
       ? ""
       : ` | OTLP ${count(metrics.delivered.items, "points")} sent, ${metrics.pending.requests} requests queued${metrics.outageSinceMs === undefined ? "" : " (receiver down)"}`;
-  return `${formatStamp(s.stampedMs)} | ${s.running} running, ${s.pending} pending | ${s.targets} targets${otlp} | blueprint calendar ${formatSimulated(blueprint, s.simulatedMs)}`;
+  const behind = s.behindMs > 0 ? ` (${formatDuration(Math.round(s.behindMs / 1000) * 1000)} behind)` : "";
+  return `${formatStamp(s.stampedMs)} | ${s.running} running, ${s.pending} pending | ${s.targets} targets${otlp} | blueprint calendar ${formatSimulated(blueprint, s.simulatedMs)}${behind}`;
 }
