@@ -3,8 +3,8 @@
  * cross-reference validation, with every problem located in the file (line, column, path).
  * Nothing here throws anything but BlueprintError for a user's mistake.
  */
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
-import { type Document, isCollection, isScalar, LineCounter, type Node, parseDocument } from "yaml";
+import { readFileSync, type Stats, statSync } from "node:fs";
+import { type Document, isCollection, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from "yaml";
 import { crossReferenceProblems } from "./cross-reference.js";
 import { unresolvedNames } from "./name-references.js";
 import { plausibilityWarnings } from "./plausibility.js";
@@ -24,14 +24,24 @@ export interface LoadedBlueprint {
 
 const fileProblem = (expected: string, found: string): BlueprintProblem => ({ severity: "error", path: [], expected, found });
 
+/** What stat says a path is, in a user's words, for what is not a regular file. */
+function kindOf(stat: Stats): string {
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isFIFO()) return "a named pipe (FIFO)";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
 export function loadBlueprint(file: string): LoadedBlueprint {
   let size: number;
-  let regular: boolean;
   try {
     const stat = statSync(file);
-    if (stat.isDirectory()) throw new BlueprintError(file, [fileProblem("a blueprint YAML file", "a directory")]);
+    // A pipe or a device has no size and may never end (/dev/zero), and opening a FIFO waits for
+    // a writer: only a regular file is read, so validate answers at once whatever it is given.
+    if (!stat.isFile()) throw new BlueprintError(file, [fileProblem("a blueprint YAML file (a regular file)", kindOf(stat))]);
     size = stat.size;
-    regular = stat.isFile();
   } catch (cause) {
     if (cause instanceof BlueprintError) throw cause;
     const code = (cause as NodeJS.ErrnoException).code ?? "unknown error";
@@ -42,36 +52,17 @@ export function loadBlueprint(file: string): LoadedBlueprint {
   }
   let bytes: Buffer;
   try {
-    // A device or a pipe has no size (stat says 0) and may never end (/dev/zero): read at most
-    // one byte more than a blueprint may have, and refuse it if that byte arrives.
-    bytes = regular ? readFileSync(file) : readBounded(file, MAX_BLUEPRINT_BYTES + 1);
+    bytes = readFileSync(file);
   } catch (cause) {
     throw new BlueprintError(file, [
       fileProblem("a readable blueprint YAML file", (cause as NodeJS.ErrnoException).code ?? "unknown error"),
     ]);
   }
+  // It may have grown since it was measured.
   if (bytes.length > MAX_BLUEPRINT_BYTES) {
-    const found = regular ? `${bytes.length} bytes` : `more than ${MAX_BLUEPRINT_BYTES} bytes (read from a device or pipe)`;
-    throw new BlueprintError(file, [fileProblem(`a blueprint of at most ${MAX_BLUEPRINT_BYTES} bytes`, found)]);
+    throw new BlueprintError(file, [fileProblem(`a blueprint of at most ${MAX_BLUEPRINT_BYTES} bytes`, `${bytes.length} bytes`)]);
   }
   return parseBlueprint(bytes.toString("utf8"), file);
-}
-
-/** Reads at most `limit` bytes of a file that has no size (a device, a FIFO). */
-function readBounded(file: string, limit: number): Buffer {
-  const buffer = Buffer.alloc(limit);
-  const fd = openSync(file, "r");
-  try {
-    let length = 0;
-    while (length < limit) {
-      const n = readSync(fd, buffer, length, limit - length, null);
-      if (n === 0) break;
-      length += n;
-    }
-    return buffer.subarray(0, length);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Parses and validates blueprint text; `file` names it in messages. */
@@ -128,6 +119,30 @@ export function parseBlueprint(text: string, file = "<blueprint>"): LoadedBluepr
   if (blockDepth > MAX_NESTING_DEPTH) {
     throw new BlueprintError(file, [fileProblem(`nesting of at most ${MAX_NESTING_DEPTH} levels`, `${blockDepth} levels`)]);
   }
+  // An alias names an anchor set before it (YAML 1.2 §7.1); one that names none is the user's
+  // mistake at that line, not an expansion the limit below refuses.
+  const unresolved: BlueprintProblem[] = [];
+  visit(doc, {
+    Alias(_, alias, ancestors) {
+      if (alias.resolve(doc) !== undefined) return;
+      const pos = lines.linePos(alias.range?.[0] ?? 0);
+      // The YAML path from the ancestors: a mapping's key, a sequence's index.
+      const path = ancestors.flatMap((node, i): Array<string | number> => {
+        const child = ancestors[i + 1] ?? alias;
+        if (isPair(node)) return node.value === child && isScalar(node.key) ? [String(node.key.value)] : [];
+        return isSeq(node) ? [node.items.indexOf(child as never)] : [];
+      });
+      unresolved.push({
+        severity: "error",
+        path,
+        expected: `an anchor &${alias.source} set before the alias`,
+        found: `*${alias.source} with no such anchor before it`,
+        line: pos.line,
+        column: pos.col,
+      });
+    },
+  });
+  if (unresolved.length > 0) throw new BlueprintError(file, unresolved);
   let data: unknown;
   try {
     // Aliases are legal YAML but a "billion laughs" document expands them exponentially.

@@ -50,9 +50,34 @@ function expectation(issue: Issue): string {
   }
 }
 
+/**
+ * Of several bounds one value breaks in the same direction (an integer's safe range and the
+ * field's own maximum, say), only the tightest: one value, one limit.
+ */
+function tightestBounds(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const tightest = new Map<string, z.core.$ZodIssue>();
+  const keyOf = (issue: z.core.$ZodIssue) =>
+    issue.code === "too_big" || issue.code === "too_small"
+      ? `${issue.code} ${JSON.stringify(issue.path, (_, v) => (typeof v === "symbol" ? String(v) : v))}`
+      : undefined;
+  const limit = (issue: z.core.$ZodIssue) =>
+    Number(issue.code === "too_big" ? issue.maximum : issue.code === "too_small" ? issue.minimum : Number.NaN);
+  for (const issue of issues) {
+    const key = keyOf(issue);
+    if (key === undefined) continue;
+    const known = tightest.get(key);
+    const tighter = known === undefined || (issue.code === "too_big" ? limit(issue) < limit(known) : limit(issue) > limit(known));
+    if (tighter) tightest.set(key, issue);
+  }
+  return issues.filter((issue) => {
+    const key = keyOf(issue);
+    return key === undefined || tightest.get(key) === issue;
+  });
+}
+
 export function problemsFromZod(issues: readonly z.core.$ZodIssue[]): BlueprintProblem[] {
   const problems: BlueprintProblem[] = [];
-  for (const raw of issues) {
+  for (const raw of tightestBounds(issues)) {
     const issue = raw as Issue;
     const path = issue.path.map((part) => (typeof part === "symbol" ? String(part) : part));
     if (issue.code === "unrecognized_keys") {

@@ -357,6 +357,24 @@ describe("bad blueprints", () => {
     expect(problems.map((p) => [p.line, p.expected])).toEqual([[2, "well-formed YAML"]]);
   });
 
+  it("reports an alias of an anchor no one set at its line and path, not as an excessive expansion", () => {
+    let problems: readonly BlueprintProblem[] = [];
+    try {
+      parseBlueprint(labText.replace(/^seed: .*$/m, "seed: *lucky"), "alias.yaml");
+    } catch (error) {
+      if (error instanceof BlueprintError) problems = error.problems;
+    }
+    const line = labText.split("\n").findIndex((l) => l.startsWith("seed:")) + 1;
+    expect(problems.map((p) => [formatPath(p.path), p.line, p.expected, p.found])).toEqual([
+      ["seed", line, "an anchor &lucky set before the alias", "*lucky with no such anchor before it"],
+    ]);
+  });
+
+  it("names one limit for a number beyond several (the seed's, not also JavaScript's safe integers)", () => {
+    const problems = problemsAfter((d) => d.set("seed", 1e20));
+    expect(problems.map((p) => [formatPath(p.path), p.expected])).toEqual([["seed", "a number at most 4294967295"]]);
+  });
+
   it("warns, as Run:ai recommends and does not enforce, when a department's quota is below its projects' sum", () => {
     const doc = parseDocument(labText);
     doc.setIn(["projects", 0, "nodePools", "default", "deserved"], 20);

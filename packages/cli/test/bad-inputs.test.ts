@@ -4,8 +4,8 @@
  * without a stack trace; an output that fails during a run is exit code 1 with the path and the
  * cause, and leaves no partial or temporary file behind.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
@@ -107,9 +107,19 @@ const cases: Case[] = [
     message: /deep\.yaml:66: error: \(document root\): expected nesting of at most 64 levels, found more than 64 levels/,
   },
   {
+    // Opening a FIFO for reading waits for a writer: validate must not.
+    name: "a named pipe as a blueprint",
+    args: () => {
+      const fifo = join(dir, "blueprint.fifo");
+      if (!existsSync(fifo)) execFileSync("mkfifo", [fifo]);
+      return ["validate", fifo];
+    },
+    message: /blueprint\.fifo: error: .*expected a blueprint YAML file \(a regular file\), found a named pipe \(FIFO\)/,
+  },
+  {
     name: "/dev/zero as a blueprint",
     args: () => ["validate", "/dev/zero"],
-    message: /\/dev\/zero: error: .*expected a blueprint of at most 2097152 bytes, found more than/,
+    message: /\/dev\/zero: error: .*expected a blueprint YAML file \(a regular file\), found a character device/,
   },
   {
     name: "--interval 30d",
