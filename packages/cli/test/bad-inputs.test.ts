@@ -151,6 +151,18 @@ const cases: Case[] = [
     args: () => ["run", "--speed", "1e10", lab],
     message: /--speed: expected a positive number of at most 1000000000, found "1e10"/,
   },
+  // One number grammar for every option (decimal: 16, 0.5, 1e9): no hex, no spaces.
+  ...[
+    ["--speed", "0x10", /--speed: expected a positive number of at most 1000000000, found "0x10"/],
+    ["--speed", " 16", /--speed: expected a positive number of at most 1000000000, found " 16"/],
+    ["--seed", "0x10", /--seed: expected an integer from 0 to 4294967295, found "0x10"/],
+    ["--workers", "0x2", /--workers: expected an integer from 1 to \d+, found "0x2"/],
+    ["--scheduler-verbosity", "0x3", /--scheduler-verbosity: expected an integer from 0 to 10, found "0x3"/],
+  ].map(([flag, value, message]) => ({
+    name: `${flag} ${value}`,
+    args: () => ["run", flag as string, value as string, lab],
+    message: message as RegExp,
+  })),
   {
     name: "OTEL_METRIC_EXPORT_INTERVAL of 0",
     args: () => offline,

@@ -6,7 +6,7 @@ import { parseCommand } from "../parse.js";
 import { Progress } from "../progress.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "../usage.js";
-import { oneBlueprint, seedOption } from "./options.js";
+import { decimalOption, oneBlueprint, seedOption } from "./options.js";
 
 export const calibrateHelp = `Usage: gpusynth calibrate [options] [blueprint]
 
@@ -44,8 +44,8 @@ export function calibrateCommand(args: readonly string[], output: Output): numbe
   for (const warning of warnings) output.err(`${formatProblem(warning, file)}\n`);
   let days = blueprint.calibration.days;
   if (typeof values.days === "string") {
-    days = Number(values.days);
-    if (!/^\d+(\.\d+)?$/.test(values.days) || days <= 0 || days > 365)
+    days = decimalOption(values.days) ?? Number.NaN;
+    if (!(days > 0 && days <= 365))
       throw new UsageError(`--days: expected a number of days from 0 to 365, such as 7 or 0.5, found "${values.days}"`);
   }
   const totalMs = blueprint.calibration.warmup + days * 86_400_000;

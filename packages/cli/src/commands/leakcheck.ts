@@ -4,6 +4,7 @@ import { sensitiveNames } from "../leakcheck/sensitive.js";
 import type { Output } from "../output.js";
 import { parseCommand, repeated } from "../parse.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "../usage.js";
+import { decimalOption } from "./options.js";
 
 export const leakcheckHelp = `Usage: gpusynth leakcheck --blueprint <file> (--prometheus <url> | --loki <url> | --otlp-json <file>)...
 
@@ -49,8 +50,8 @@ export async function leakcheckCommand(args: readonly string[], output: Output):
   const files = repeated(values, "otlp-json");
   if (prometheus.length + loki.length + files.length === 0)
     throw new UsageError("expected at least one source: --prometheus <url>, --loki <url> or --otlp-json <file>");
-  const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 0) throw new UsageError(`--limit: expected a whole number, found "${values.limit}"`);
+  const limit = typeof values.limit !== "string" ? 50 : decimalOption(values.limit, true);
+  if (limit === undefined) throw new UsageError(`--limit: expected a whole number, found "${values.limit}"`);
 
   const names = sensitiveNames(loadBlueprint(values.blueprint).blueprint);
   const leaks: Leak[] = [];

@@ -19,6 +19,22 @@ export const MAX_INTERVAL_MS = DAY_MS;
  */
 export const MAX_SPEED = 1_000_000_000;
 
+/**
+ * The one grammar of a number on the command line, for every option that takes one: decimal
+ * digits, and where the option takes fractions an optional fraction and exponent (0.5, 1e9). No
+ * sign, no hex, no spaces, no Infinity: what JavaScript's Number() would also read (0x10, " 16",
+ * "") is refused everywhere.
+ */
+const DECIMAL = /^\d+(\.\d+)?([eE][+-]?\d+)?$/;
+const INTEGER = /^\d+$/;
+
+/** `text` read as a number in the one grammar, or undefined; with `integer`, digits only. */
+export function decimalOption(text: string, integer = false): number | undefined {
+  if (!(integer ? INTEGER : DECIMAL).test(text)) return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) && (!integer || Number.isSafeInteger(value)) ? value : undefined;
+}
+
 export function durationOption(name: string, text: string | boolean | undefined, fallback: string): number {
   const value = typeof text === "string" ? text : fallback;
   return boundedDuration(`--${name}`, value, 1, MAX_RUN_DURATION_MS, "90m, 24h or 7d");
@@ -68,8 +84,8 @@ export function intervalOption(text: string | boolean | undefined, env: NodeJS.P
 /** --speed: simulated seconds per wall-clock second, positive and at most MAX_SPEED. */
 export function speedOption(text: string | boolean | undefined): number {
   const value = typeof text === "string" ? text : "1";
-  const speed = Number(value);
-  if (value.trim() === "" || !Number.isFinite(speed) || speed <= 0 || speed > MAX_SPEED) {
+  const speed = decimalOption(value);
+  if (speed === undefined || speed <= 0 || speed > MAX_SPEED) {
     throw new UsageError(`--speed: expected a positive number of at most ${MAX_SPEED}, found "${value}"`);
   }
   return speed;
@@ -131,8 +147,8 @@ function checkEndpoint(name: string, value: string): void {
 
 export function seedOption(text: string | boolean | undefined): number | undefined {
   if (typeof text !== "string") return undefined;
-  const seed = Number(text);
-  if (!/^\d+$/.test(text) || seed > 0xffff_ffff) throw new UsageError(`--seed: expected an integer from 0 to 4294967295, found "${text}"`);
+  const seed = decimalOption(text, true);
+  if (seed === undefined || seed > 0xffff_ffff) throw new UsageError(`--seed: expected an integer from 0 to 4294967295, found "${text}"`);
   return seed;
 }
 

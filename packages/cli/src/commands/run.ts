@@ -26,6 +26,7 @@ import { EXIT_OK, UsageError } from "../usage.js";
 import {
   checkOfflineEnd,
   checkOtlpEndpoints,
+  decimalOption,
   durationOption,
   intervalOption,
   oneBlueprint,
@@ -237,8 +238,8 @@ function logSourcesOption(text: string | boolean | undefined, logsGoSomewhere: b
 /** --scheduler-verbosity overrides the blueprint's telemetry.schedulerVerbosity (KAI's --v). */
 function withVerbosity(blueprint: Blueprint, text: string | boolean | undefined): Blueprint {
   if (typeof text !== "string") return blueprint;
-  const verbosity = Number(text);
-  if (!/^\d+$/.test(text) || verbosity > 10)
+  const verbosity = decimalOption(text, true);
+  if (verbosity === undefined || verbosity > 10)
     throw new UsageError(`--scheduler-verbosity: expected an integer from 0 to 10, found "${text}"`);
   return { ...blueprint, telemetry: { ...blueprint.telemetry, schedulerVerbosity: verbosity } };
 }
@@ -307,8 +308,8 @@ function workersFor(blueprint: Blueprint, file: string, shard: Shard | undefined
   let needed = 1;
   while (largest(needed) > MAX_SHARD_GPUS) needed++;
   if (typeof text !== "string") return Math.max(needed, Math.min(availableParallelism(), Math.ceil(total / GPUS_PER_WORKER)));
-  const k = Number(text);
-  if (!/^\d+$/.test(text) || k < 1 || k > MAX_WORKERS)
+  const k = decimalOption(text, true);
+  if (k === undefined || k < 1 || k > MAX_WORKERS)
     throw new UsageError(`--workers: expected an integer from 1 to ${MAX_WORKERS}, found "${text}"`);
   if (k < needed) {
     const part = shard === undefined ? "" : ` of shard ${shard.index}/${shard.count}`;
