@@ -42,6 +42,8 @@ export interface LiveOptions {
   readonly api?: { readonly server: ControlPlaneServer; readonly retentionMs: number };
   readonly signal: AbortSignal;
   readonly onTick?: (status: LiveStatus) => void;
+  /** During the warm-up: the simulated ms reached of how many, and the backlog. */
+  readonly onWarmup?: (reachedMs: number, totalMs: number, pending: number) => void;
 }
 
 export interface LiveStatus {
@@ -142,7 +144,12 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   let status = statusOf(run.simulation.view(), 0, 0);
   try {
     // The warm-up: simulated as fast as the CPU allows; its log records are nobody's news.
-    await Promise.all([advance(run, servingMs, options.signal), untilAborted(workers?.advanceTo(servingMs), options.signal)]);
+    const warmup = options.onWarmup;
+    const onSlice = warmup === undefined ? undefined : (reached: number) => warmup(reached, servingMs, run.simulation.view().pending.length);
+    await Promise.all([
+      advance(run, servingMs, options.signal, Number.POSITIVE_INFINITY, onSlice),
+      untilAborted(workers?.advanceTo(servingMs), options.signal),
+    ]);
     run.skipLogs();
     const wallStart = Date.now();
     clock.startServing(wallStart);

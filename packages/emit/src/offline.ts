@@ -24,8 +24,8 @@ export interface OfflineOptions {
   readonly workers?: number;
   /** Further listeners of the simulation's events (e.g. a summary). */
   readonly observers?: ReadonlyArray<(event: DomainEvent) => void>;
-  /** Called after each scrape with the simulated time reached. */
-  readonly onScrape?: (t: number, report: ScrapeReport) => void;
+  /** Called after each scrape with the simulated time reached and the workloads pending then. */
+  readonly onScrape?: (t: number, report: ScrapeReport, pending: number) => void;
 }
 
 export interface OfflineResult {
@@ -72,7 +72,7 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
       scrapes++;
       points += report.points;
       failedTargets += report.failedTargets;
-      options.onScrape?.(t, report);
+      options.onScrape?.(t, report, frame.view.pending.length);
     }
   } finally {
     await workers?.close();

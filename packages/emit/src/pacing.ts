@@ -6,8 +6,13 @@ import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { ClusterRun } from "@gpusynth/constructs";
 import { type SimulatedMs, simulatedMs } from "@gpusynth/sim";
 
-/** Simulated time advanced between checks of the wall clock (cheap even for 4,096 GPUs). */
-const SIMULATION_SLICE_MS = 60_000;
+/**
+ * Simulated time advanced between checks of the wall clock: a minute is cheap even for 4,096
+ * GPUs, but a backlog of tens of thousands makes each scheduling cycle cost milliseconds, so the
+ * slice shrinks (to a second) while slices take longer than a turn of the event loop may wait.
+ */
+const MAX_SLICE_MS = 60_000;
+const MIN_SLICE_MS = 1_000;
 /** Longest stretch of work between two turns of the event loop. */
 const YIELD_EVERY_MS = 20;
 
@@ -21,12 +26,19 @@ export async function advance(
   targetMs: SimulatedMs,
   signal?: AbortSignal,
   budgetMs = Number.POSITIVE_INFINITY,
+  /** Called after each slice with the simulated time reached (a warm-up's progress). */
+  onSlice?: (reachedMs: SimulatedMs) => void,
 ): Promise<void> {
   const started = performance.now();
   let slice = started;
+  let sliceMs = slices.get(run) ?? MAX_SLICE_MS;
   while (run.now < targetMs && signal?.aborted !== true) {
-    run.advanceTo(simulatedMs(Math.min(targetMs, run.now + SIMULATION_SLICE_MS)));
+    const before = performance.now();
+    run.advanceTo(simulatedMs(Math.min(targetMs, run.now + sliceMs)));
     const now = performance.now();
+    sliceMs = now - before > YIELD_EVERY_MS ? Math.max(MIN_SLICE_MS, sliceMs / 2) : Math.min(MAX_SLICE_MS, sliceMs * 2);
+    slices.set(run, sliceMs);
+    onSlice?.(run.now);
     if (now - started > budgetMs) return;
     if (now - slice > YIELD_EVERY_MS) {
       await yieldToEventLoop();
@@ -34,3 +46,6 @@ export async function advance(
     }
   }
 }
+
+/** Each run's current slice: it adapts to what its simulation costs now, from one call to the next. */
+const slices = new WeakMap<ClusterRun, number>();

@@ -24,6 +24,7 @@ import {
   signalUrl,
 } from "@gpusynth/emit";
 import type { Output } from "../output.js";
+import { Progress } from "../progress.js";
 import { EXIT_OK, UsageError } from "../usage.js";
 
 export interface LiveRun {
@@ -108,6 +109,7 @@ export async function runLiveCommand(
       );
     let lastLine = Number.NEGATIVE_INFINITY;
     let toldBehind = false;
+    let warmupProgress: Progress | undefined;
     /** More than a frame's worth of simulated time behind: the CPU cannot follow --speed. */
     const behind = (s: LiveStatus) => s.behindMs > run.intervalMs * run.speed;
     const status = await runLive(blueprint, {
@@ -124,7 +126,13 @@ export async function runLiveCommand(
       workers: run.workers,
       ...(api === undefined ? {} : { api: { server: api, retentionMs: blueprint.controlPlane.retention } }),
       signal: abort.signal,
+      onWarmup: (reached, total, pending) => {
+        warmupProgress ??= new Progress(output, "warm-up", total);
+        warmupProgress.update(reached, `${pending.toLocaleString("en-US")} pending`);
+      },
       onTick: (s) => {
+        warmupProgress?.finish();
+        warmupProgress = undefined;
         if (behind(s) && !toldBehind) {
           toldBehind = true;
           output.err(

@@ -16,6 +16,7 @@ import {
   workerShards,
 } from "@gpusynth/emit";
 import { type Simulation, SummaryCollector, simulatedMs } from "@gpusynth/sim";
+import { checkCost } from "../cost-limit.js";
 import type { Output } from "../output.js";
 import { OutputFile, sameFile } from "../output-file.js";
 import { parseCommand } from "../parse.js";
@@ -94,6 +95,8 @@ Options:
                          cores, and at least enough that none emits over 16,384 GPUs)
   --summary              offline: print the summary table at the end
   --json                 offline: print the summary as JSON (implies --summary)
+  --no-cost-limit        run a blueprint whose estimated backlog (over 50,000 pending workloads) or CPU
+                         time (over 30m) is refused otherwise; \`gpusynth validate\` prints the estimate
   -h, --help             show this help
 
 Environment (standard OpenTelemetry variables):
@@ -123,6 +126,9 @@ Examples:
 `;
 
 const HOUR_MS = 3_600_000;
+/** The backlog, for a progress line: what a long run's time goes to. */
+const backlog = (pending: number) => `${pending.toLocaleString("en-US")} pending`;
+const DAY_MS = 86_400_000;
 
 export async function runCommand(args: readonly string[], output: Output, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values, positionals } = parseCommand(
@@ -147,9 +153,11 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       workers: { type: "string" },
       summary: { type: "boolean" },
       json: { type: "boolean" },
+      "no-cost-limit": { type: "boolean" },
     },
     "run",
   );
+  const costLimited = values["no-cost-limit"] !== true;
   const seed = seedOption(values.seed);
   const shard = shardOption(values.shard);
   const intervalMs = intervalOption(values.interval, env);
@@ -169,6 +177,8 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     const logSources = logSourcesOption(values["log-sources"], otlpJsonLogs !== undefined || consoleLogs);
     const blueprint = withVerbosity(loaded(positionals, output), values["scheduler-verbosity"]);
     checkOfflineEnd(blueprint.time.start, durationMs);
+    const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
+    checkCost(blueprint, file, durationMs, `${formatDuration(durationMs)} simulated`, seed, !costLimited);
     return runOffline(blueprint, output, {
       durationMs,
       intervalMs,
@@ -202,13 +212,24 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const durationMs = values.duration === undefined ? undefined : durationOption("duration", values.duration, "24h");
   const logSources = logSourcesOption(values["log-sources"], logs !== "none");
   const blueprint = withVerbosity(loaded(positionals, output), values["scheduler-verbosity"]);
+  // The warm-up (at ×1 up to a day longer, to the real time of day) and a simulated day served:
+  // beyond a day, a run at a --speed the CPU cannot follow falls behind and says so.
+  const warmup = warmupMs ?? blueprint.time.liveWarmup;
+  checkCost(
+    blueprint,
+    oneBlueprint(positionals, DEFAULT_BLUEPRINT),
+    warmup + DAY_MS,
+    `the ${formatDuration(warmup)} warm-up and a simulated day served`,
+    seed,
+    !costLimited,
+  );
   return runLiveCommand(
     blueprint,
     output,
     {
       api: api === undefined ? undefined : { ...api, ...apiCredentials(blueprint, env) },
       speed,
-      warmupMs: warmupMs ?? blueprint.time.liveWarmup,
+      warmupMs: warmup,
       intervalMs,
       ...(durationMs === undefined ? {} : { durationMs }),
       ...(seed === undefined ? {} : { seed }),
@@ -370,7 +391,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
         ...(logs === undefined ? {} : { logs }),
         ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
         observers: [collector.record],
-        onScrape: (t) => progress.update(t),
+        onScrape: (t, _, pending) => progress.update(t, backlog(pending)),
       });
       simulation = result.simulation;
       // Both files become final only when the whole run succeeded.
@@ -395,7 +416,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
     for (let t = 0; t < run.durationMs; ) {
       t = Math.min(run.durationMs, t + HOUR_MS);
       cluster.advanceTo(simulatedMs(t));
-      progress.update(t);
+      progress.update(t, backlog(cluster.simulation.view().pending.length));
     }
     simulation = cluster.simulation;
     progress.finish();
