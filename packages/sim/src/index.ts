@@ -1,3 +1,4 @@
+export { type CostEstimate, estimateCost } from "./cost-estimate.js";
 export type {
   CycleAttemptRef,
   DomainEvent,
@@ -10,7 +11,6 @@ export type {
   QueueState,
   WorkloadRef,
 } from "./domain-events.js";
-export { type CostEstimate, estimateCost } from "./cost-estimate.js";
 export { unhandledEvent } from "./domain-events.js";
 export { divideFairShare, type ShareClaim } from "./fair-share.js";
 export { Rng } from "./rng.js";
