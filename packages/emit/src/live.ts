@@ -61,6 +61,8 @@ export interface LiveStatus {
 }
 
 const DAY_MS = 86_400_000;
+/** Wall time the last frame of a run with --duration may simulate to reach the run's end. */
+const LAST_FRAME_CATCH_UP_MS = 500;
 
 /**
  * Where serving starts, in simulated ms since time.start: after at least `warmupMs`, and at ×1
@@ -163,8 +165,10 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
     for (let tick = 0; !options.signal.aborted; tick++) {
       const now = Date.now();
       const wantedMs = simulatedMs(Math.min(servingMs + (now - wallStart) * options.speed, endMs));
-      // Simulating may take until the next frame is due, and never past the end.
-      await advance(run, wantedMs, options.signal, Math.min(options.intervalMs, Math.max(0, deadline - now)));
+      // Simulating may take until the next frame is due and not past the end, but the last frame
+      // gets a moment to catch up on the rest of the run (a run that keeps up needs milliseconds).
+      const budget = now < deadline ? deadline - now : LAST_FRAME_CATCH_UP_MS;
+      await advance(run, wantedMs, options.signal, Math.min(options.intervalMs, budget));
       if (options.signal.aborted) break;
       const frame = run.frame();
       let targets = frame.targets.length;
