@@ -1,7 +1,8 @@
 /**
  * A blueprint that cannot run is refused before it starts: lab.yaml with a million arrivals a day
  * per generator on its 32 GPUs builds a backlog no scheduling cycle can work through. `validate`
- * prints the estimate, `run` refuses it with exit 2 naming the limit and --no-cost-limit, and with
+ * prints the estimate, `run` (and report, calibrate, dump) refuses it with exit 2 naming the limit
+ * and --no-cost-limit, and with
  * the override a live run's warm-up still answers /sd and ends within 2 s of SIGINT. The shipped
  * blueprints are within the limits.
  */
@@ -46,6 +47,9 @@ describe("the cost of a blueprint, estimated before it runs", () => {
       /1h simulated would build a backlog of about [\d,]+ pending workloads \(the limit is 50,000/,
     ],
     ["a live run's warm-up", ["run", "--listen", "none"], /the 1d warm-up and a simulated day served would build a backlog/],
+    ["a report", ["report", "--out", join(dir, "flood.html")], /1d simulated would build a backlog/],
+    ["a calibration", ["calibrate", "--days", "1"], /the warm-up and 1 day\(s\) measured would build a backlog/],
+    ["a dump", ["dump"], /6h simulated would build a backlog/],
   ])("refuses %s with exit 2, naming the limit and the override", async (_, args, message) => {
     const { code, err } = await gpusynth(...args, flood);
     expect(code).toBe(2);

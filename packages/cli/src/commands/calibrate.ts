@@ -1,6 +1,7 @@
 import { formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
 import { measure } from "../calibration/measure.js";
 import { calibrationRows, calibrationTable, passed } from "../calibration/rows.js";
+import { checkCost } from "../cost-limit.js";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
 import { Progress } from "../progress.js";
@@ -25,6 +26,7 @@ Options:
   --days <n>      simulated days to run (default: the blueprint's calibration.days, else 7)
   --seed <n>      override the blueprint's seed (0 … 4294967295)
   --json          print the rows as JSON
+  --no-cost-limit run a blueprint beyond the cost limits (gpusynth validate prints the estimate)
   -h, --help      show this help
 
 Examples:
@@ -35,7 +37,7 @@ Examples:
 export function calibrateCommand(args: readonly string[], output: Output): number {
   const { values, positionals } = parseCommand(
     args,
-    { days: { type: "string" }, seed: { type: "string" }, json: { type: "boolean" } },
+    { days: { type: "string" }, seed: { type: "string" }, json: { type: "boolean" }, "no-cost-limit": { type: "boolean" } },
     "calibrate",
   );
   const seed = seedOption(values.seed);
@@ -49,6 +51,7 @@ export function calibrateCommand(args: readonly string[], output: Output): numbe
       throw new UsageError(`--days: expected a number of days from 0 to 365, such as 7 or 0.5, found "${values.days}"`);
   }
   const totalMs = blueprint.calibration.warmup + days * 86_400_000;
+  checkCost(blueprint, file, totalMs, `the warm-up and ${days} day(s) measured`, seed, values["no-cost-limit"] === true);
   const progress = new Progress(output, `calibrate ${blueprint.cluster.name}`, totalMs);
   const measured = measure(blueprint, days * 86_400_000, blueprint.calibration.warmup, seed, (t) => progress.update(t));
   progress.finish();

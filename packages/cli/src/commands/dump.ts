@@ -1,4 +1,5 @@
-import { loadBlueprint } from "@gpusynth/blueprint";
+import { formatDuration, loadBlueprint } from "@gpusynth/blueprint";
+import { checkCost } from "../cost-limit.js";
 import { collectInventory, inventoryMarkdown } from "../inventory.js";
 import type { Output } from "../output.js";
 import { parseCommand } from "../parse.js";
@@ -21,6 +22,7 @@ Options:
   --interval <d>       scrape interval (default: 15s)
   --seed <n>           override the blueprint's seed
   --format <f>         markdown (default) or json
+  --no-cost-limit      run a blueprint beyond the cost limits (gpusynth validate prints the estimate)
   -h, --help           show this help
 
 Examples:
@@ -31,7 +33,13 @@ Examples:
 export function dumpCommand(args: readonly string[], output: Output): number {
   const { values, positionals } = parseCommand(
     args,
-    { duration: { type: "string" }, interval: { type: "string" }, seed: { type: "string" }, format: { type: "string" } },
+    {
+      duration: { type: "string" },
+      interval: { type: "string" },
+      seed: { type: "string" },
+      format: { type: "string" },
+      "no-cost-limit": { type: "boolean" },
+    },
     "dump",
   );
   const durationMs = durationOption("duration", values.duration, "6h");
@@ -39,7 +47,9 @@ export function dumpCommand(args: readonly string[], output: Output): number {
   const seed = seedOption(values.seed);
   const format = typeof values.format === "string" ? values.format : "markdown";
   if (format !== "markdown" && format !== "json") throw new UsageError(`--format: expected markdown or json, found "${format}"`);
-  const { blueprint } = loadBlueprint(oneBlueprint(positionals, DEFAULT_BLUEPRINT));
+  const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
+  const { blueprint } = loadBlueprint(file);
+  checkCost(blueprint, file, durationMs, `${formatDuration(durationMs)} simulated`, seed, values["no-cost-limit"] === true);
   const progress = new Progress(output, `dump ${blueprint.cluster.name}`, durationMs);
   const inventory = collectInventory(blueprint, durationMs, intervalMs, seed, (t) => progress.update(t));
   progress.finish();

@@ -1,4 +1,5 @@
-import { formatProblem, loadBlueprint } from "@gpusynth/blueprint";
+import { formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
+import { checkCost } from "../cost-limit.js";
 import type { Output } from "../output.js";
 import { OutputFile } from "../output-file.js";
 import { parseCommand } from "../parse.js";
@@ -24,6 +25,7 @@ Options:
   --out <file>      where to write the page (required)
   --duration <d>    simulated time to run, e.g. 6h, 7d (default: 24h)
   --seed <n>        override the blueprint's seed (0 … 4294967295)
+  --no-cost-limit   run a blueprint beyond the cost limits (gpusynth validate prints the estimate)
   -h, --help        show this help
 
 Examples:
@@ -34,7 +36,7 @@ Examples:
 export async function reportCommand(args: readonly string[], output: Output): Promise<number> {
   const { values, positionals } = parseCommand(
     args,
-    { out: { type: "string" }, duration: { type: "string" }, seed: { type: "string" } },
+    { out: { type: "string" }, duration: { type: "string" }, seed: { type: "string" }, "no-cost-limit": { type: "boolean" } },
     "report",
   );
   if (typeof values.out !== "string") throw new UsageError('--out: expected the HTML file to write, e.g. "--out report.html"');
@@ -43,6 +45,7 @@ export async function reportCommand(args: readonly string[], output: Output): Pr
   const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
   const { blueprint, warnings } = loadBlueprint(file);
   for (const warning of warnings) output.err(`${formatProblem(warning, file)}\n`);
+  checkCost(blueprint, file, durationMs, `${formatDuration(durationMs)} simulated`, seed, values["no-cost-limit"] === true);
   // Opened first (a bad path fails before the run), written to a temporary file and renamed into
   // place: a failed write leaves no partial page.
   const out = OutputFile.open("out", values.out);
