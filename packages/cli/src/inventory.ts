@@ -4,7 +4,7 @@
  * offline and collecting every target at each scrape interval.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, LABEL_PATTERN, type MetricFamily, type MetricType, virtualTicks } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, LABEL_PATTERN, type MetricFamily, type MetricType } from "@gpusynth/constructs";
 import { simulatedMs } from "@gpusynth/sim";
 
 export interface FamilyInventory {
@@ -124,11 +124,8 @@ export function collectInventory(
   };
   /** Per log source, the resource and attribute objects whose keys are already counted. */
   const seenFields = new Map<LogSourceInventory, WeakSet<object>>();
-  for (const t of virtualTicks(durationMs, intervalMs)) {
-    if (t <= fromMs) continue;
-    run.advanceTo(t);
-    onProgress?.(t);
-    const frame = run.frame();
+  drive(run, every(intervalMs, { fromMs, toMs: durationMs }), (frame) => {
+    onProgress?.(frame.simulatedMs);
     const seriesNow = new Map<FamilyInventory, number>();
     for (const { target, samples } of frame.targets) {
       // A target's samples come family by family: look the family up once per run of samples.
@@ -181,7 +178,7 @@ export function collectInventory(
       if (scheduler === undefined) throw new Error("scheduler log lines were tallied before any was written");
       scheduler.records += frame.talliedLogs;
     }
-  }
+  });
   return {
     blueprint: blueprint.cluster.name,
     durationMs,

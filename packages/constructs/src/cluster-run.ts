@@ -116,11 +116,3 @@ export class ClusterRun {
     return { simulatedMs: this.now, view, targets, logs: owned ? drained : [], talliedLogs: owned ? tallied : 0 };
   }
 }
-
-/**
- * The virtual clock of offline runs: a frame every `intervalMs` of simulated time up to
- * `durationMs` (the first one interval in, as a scraper's first scrape comes after its interval).
- */
-export function* virtualTicks(durationMs: number, intervalMs: number): Generator<SimulatedMs> {
-  for (let t = intervalMs; t <= durationMs; t += intervalMs) yield simulatedMs(t);
-}

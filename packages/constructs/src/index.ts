@@ -11,11 +11,12 @@ export {
 } from "./catalogue.js";
 export { BLUEPRINT_CALENDAR, LiveClock, type StampClock } from "./clock.js";
 export { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources, type LogWriting } from "./cluster.js";
-export { ClusterRun, type ClusterRunOptions, type Frame, virtualTicks } from "./cluster-run.js";
+export { ClusterRun, type ClusterRunOptions, type Frame } from "./cluster-run.js";
 export { xidMessage } from "./dcgm/xid-messages.js";
 export { GpuActivityModel, type GpuReading } from "./gpu-activity.js";
 export { queueName } from "./kai-scheduler/index.js";
 export { K8S_EVENTS_SCOPE } from "./kube/events.js";
 export { ksmLabelName } from "./kube/families.js";
+export { type AsyncConsumer, drive, driveAsync, type EveryOptions, every } from "./run-driver.js";
 export * as runaiApi from "./runai-api/index.js";
 export { MAX_SHARD_GPUS, type Shard, ShardFilter, shardGpus, WHOLE_RUN } from "./shard.js";

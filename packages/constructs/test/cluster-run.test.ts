@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, type Frame, virtualTicks } from "@gpusynth/constructs";
+import { ClusterRun, drive, driveAsync, every, type Frame } from "@gpusynth/constructs";
 import { type DomainEvent, simulatedMs } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 
@@ -15,17 +15,45 @@ const MINUTE = 60_000;
 
 function frames(run: ClusterRun, durationMs: number, intervalMs: number): Frame[] {
   const out: Frame[] = [];
-  for (const t of virtualTicks(durationMs, intervalMs)) {
-    run.advanceTo(t);
-    out.push(run.frame());
-  }
+  drive(run, every(intervalMs, { toMs: durationMs }), (frame) => out.push(frame));
   return out;
 }
 
 describe("ClusterRun", () => {
-  it("ticks a virtual clock from one interval in to the duration", () => {
-    expect([...virtualTicks(60 * MINUTE, 15 * MINUTE)]).toEqual([15, 30, 45, 60].map((m) => m * MINUTE));
-    expect([...virtualTicks(10 * MINUTE, 15 * MINUTE)]).toEqual([]);
+  it("ticks a virtual clock from one interval in to the end, or from its start and to its end when asked", () => {
+    const minutes = (schedule: Iterable<number>) => [...schedule].map((t) => t / MINUTE);
+    expect(minutes(every(15 * MINUTE, { toMs: 60 * MINUTE }))).toEqual([15, 30, 45, 60]);
+    expect(minutes(every(15 * MINUTE, { toMs: 10 * MINUTE }))).toEqual([]);
+    expect(minutes(every(15 * MINUTE, { fromMs: 30 * MINUTE, toMs: 70 * MINUTE }))).toEqual([45, 60]);
+    expect(minutes(every(15 * MINUTE, { toMs: 40 * MINUTE, atStart: true, atEnd: true }))).toEqual([0, 15, 30, 40]);
+    expect(minutes(every(15 * MINUTE, { toMs: 30 * MINUTE, atEnd: true }))).toEqual([15, 30]);
+  });
+
+  it("hands every consumer each frame in order, and drives asynchronous consumers one instant at a time", async () => {
+    const seen: string[] = [];
+    drive(
+      new ClusterRun(blueprint, { metrics: false }),
+      every(MINUTE, { toMs: 2 * MINUTE }),
+      (f) => seen.push(`a${f.simulatedMs}`),
+      (f) => seen.push(`b${f.simulatedMs}`),
+    );
+    expect(seen).toEqual(["a60000", "b60000", "a120000", "b120000"]);
+    const order: string[] = [];
+    await driveAsync(new ClusterRun(blueprint, { metrics: false }), every(MINUTE, { toMs: 2 * MINUTE }), [
+      {
+        before: (t) => order.push(`before ${t}`),
+        consume: async (f) => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          order.push(`slow ${f.simulatedMs}`);
+        },
+      },
+      {
+        consume: (f) => {
+          order.push(`then ${f.simulatedMs}`);
+        },
+      },
+    ]);
+    expect(order).toEqual(["before 60000", "slow 60000", "then 60000", "before 120000", "slow 120000", "then 120000"]);
   });
 
   it("hands each log record to exactly one frame, in time order, and collects only what it was asked for", () => {

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, virtualTicks } from "@gpusynth/constructs";
+import { ClusterRun, drive, every } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 
 const MINUTE = 60_000;
@@ -18,9 +18,7 @@ describe("the scheduler log's resource division", () => {
     const { blueprint } = loadBlueprint(fileURLToPath(new URL(`../../../blueprints/scenarios/${scenario}.yaml`, import.meta.url)));
     const run = new ClusterRun(blueprint, { logs: { events: false, scheduler: true } });
     let compared = 0;
-    for (const t of virtualTicks(90 * MINUTE, 15 * MINUTE)) {
-      run.advanceTo(t);
-      const frame = run.frame();
+    drive(run, every(15 * MINUTE, { toMs: 90 * MINUTE }), (frame) => {
       const metric = (name: string) =>
         new Map(
           frame.targets
@@ -50,7 +48,7 @@ describe("the scheduler log's resource division", () => {
         expect(cpuFair).toBe(cpuRequested);
         compared++;
       }
-    }
+    });
     expect(compared).toBeGreaterThan(0);
   });
 });

@@ -3,7 +3,7 @@
  * scraped at each interval of simulated time, stamped with simulated time.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { BLUEPRINT_CALENDAR, ClusterRun, type LogSources, type Shard, virtualTicks } from "@gpusynth/constructs";
+import { type AsyncConsumer, BLUEPRINT_CALENDAR, ClusterRun, driveAsync, every, type LogSources, type Shard } from "@gpusynth/constructs";
 import type { DomainEvent, Simulation } from "@gpusynth/sim";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";
@@ -54,26 +54,35 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
   let scrapes = 0;
   let points = 0;
   let failedTargets = 0;
-  try {
-    for (const t of virtualTicks(options.durationMs, options.intervalMs)) {
-      // Offline, samples are stamped on the blueprint's calendar.
-      const stamp = BLUEPRINT_CALENDAR(blueprint.time.start + t);
-      // The workers advance and collect while this thread simulates for the logs and observers.
-      const ticked = workers?.tick(t, stamp);
-      run.advanceTo(t);
-      const frame = run.frame();
-      const report =
+  // Offline, samples are stamped on the blueprint's calendar.
+  const stampOf = (t: number) => BLUEPRINT_CALENDAR(blueprint.time.start + t);
+  // The workers advance and collect while this thread simulates for the logs and observers.
+  let ticked: Promise<ScrapeReport> | undefined;
+  let report = NO_SCRAPE;
+  const metrics: AsyncConsumer = {
+    before: (t) => {
+      ticked = workers?.tick(t, stampOf(t)).then((w) => ({ targets: w.targets.length, points: w.points, failedTargets: w.failedTargets }));
+    },
+    consume: async (frame) => {
+      report =
         ticked !== undefined
-          ? await ticked.then((w) => ({ targets: w.targets.length, points: w.points, failedTargets: w.failedTargets }))
+          ? await ticked
           : pipeline === undefined
             ? NO_SCRAPE
-            : await pipeline.scrape(frame.targets, stamp);
-      if (logsPipeline !== undefined) logRecords += (await logsPipeline.export(frame.logs)).records;
+            : await pipeline.scrape(frame.targets, stampOf(frame.simulatedMs));
       scrapes++;
       points += report.points;
       failedTargets += report.failedTargets;
-      options.onScrape?.(t, report, frame.view.pending.length);
-    }
+    },
+  };
+  const logs: AsyncConsumer = {
+    consume: async (frame) => {
+      if (logsPipeline !== undefined) logRecords += (await logsPipeline.export(frame.logs)).records;
+    },
+  };
+  const progress: AsyncConsumer = { consume: (frame) => options.onScrape?.(frame.simulatedMs, report, frame.view.pending.length) };
+  try {
+    await driveAsync(run, every(options.intervalMs, { toMs: options.durationMs }), [metrics, logs, progress]);
   } finally {
     await workers?.close();
     // The pipeline shuts its sink down; with workers, the sink is shut down directly.

@@ -5,8 +5,8 @@
  * domain events and from sampling the cluster, never from the blueprint's own parameters.
  */
 import type { Blueprint, CalibrationMetric } from "@gpusynth/blueprint";
-import { ClusterRun } from "@gpusynth/constructs";
-import { type DomainEvent, firstRun, simulatedMs, type WorkloadEnding, WorkloadLedger, type WorkloadRecord } from "@gpusynth/sim";
+import { ClusterRun, drive, every } from "@gpusynth/constructs";
+import { type DomainEvent, firstRun, type WorkloadEnding, WorkloadLedger, type WorkloadRecord } from "@gpusynth/sim";
 
 export type Measurement = Record<CalibrationMetric, number | undefined>;
 
@@ -58,11 +58,10 @@ export function measure(
   let allocatedSamples = 0;
   let idleAllocatedSamples = 0;
   let samples = 0;
-  for (let t = warmupMs + SAMPLE_MS; t <= warmupMs + durationMs; t += SAMPLE_MS) {
-    run.advanceTo(simulatedMs(t));
+  drive(run, every(SAMPLE_MS, { fromMs: warmupMs, toMs: warmupMs + durationMs }), ({ simulatedMs: t, view }) => {
     onProgress?.(t);
     samples++;
-    for (const pool of run.simulation.view().pools) {
+    for (const pool of view.pools) {
       for (const node of pool.nodes) {
         for (const gpu of node.gpus) {
           if (gpu.holder === null) continue;
@@ -73,7 +72,7 @@ export function measure(
         }
       }
     }
-  }
+  });
 
   const all = [...ledger.workloads()].filter((w) => w.submittedAt >= warmupMs).map(measured);
   const started = all.filter((w) => w.firstStartedAt !== undefined);

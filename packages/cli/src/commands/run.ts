@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { BEARER_TOKEN, type Blueprint, formatDuration, formatProblem, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, type LogSources, MAX_SHARD_GPUS, type Shard, shardGpus, WHOLE_RUN } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type LogSources, MAX_SHARD_GPUS, type Shard, shardGpus, WHOLE_RUN } from "@gpusynth/constructs";
 import {
   type ApiCredentials,
   ConsoleLogsSink,
@@ -15,7 +15,7 @@ import {
   SD_PATH,
   workerShards,
 } from "@gpusynth/emit";
-import { type Simulation, SummaryCollector, simulatedMs } from "@gpusynth/sim";
+import { type Simulation, SummaryCollector } from "@gpusynth/sim";
 import { checkCost } from "../cost-limit.js";
 import type { Output } from "../output.js";
 import { OutputFile, sameFile } from "../output-file.js";
@@ -412,12 +412,10 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
       metrics: false,
       observers: [collector.record],
     });
-    // Advance an hour at a time so a long run can show where it is.
-    for (let t = 0; t < run.durationMs; ) {
-      t = Math.min(run.durationMs, t + HOUR_MS);
-      cluster.advanceTo(simulatedMs(t));
-      progress.update(t, backlog(cluster.simulation.view().pending.length));
-    }
+    // A frame an hour, so a long run can show where it is.
+    drive(cluster, every(HOUR_MS, { toMs: run.durationMs, atEnd: true }), ({ simulatedMs: t, view }) =>
+      progress.update(t, backlog(view.pending.length)),
+    );
     simulation = cluster.simulation;
     progress.finish();
   }

@@ -6,7 +6,7 @@
  * events and the GPU activity model dcgm-exporter's series come from — never from telemetry.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, type GpuActivityModel } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type GpuActivityModel } from "@gpusynth/constructs";
 import {
   type ClusterView,
   type DeepReadonly,
@@ -17,7 +17,6 @@ import {
   type PendingReason,
   type Summary,
   SummaryCollector,
-  simulatedMs,
   unhandledEvent,
 } from "@gpusynth/sim";
 
@@ -359,17 +358,15 @@ export function recordTimeline(
 
   const stepMs = Math.max(60_000, Math.ceil(durationMs / MAX_SAMPLES / 60_000) * 60_000);
   const times: number[] = [];
-  for (let t = 0; t <= durationMs; t = t === durationMs ? t + 1 : Math.min(t + stepMs, durationMs)) {
-    run.advanceTo(simulatedMs(t));
+  drive(run, every(stepMs, { toMs: durationMs, atStart: true, atEnd: true }), ({ simulatedMs: t, view }) => {
     onProgress?.(t);
-    const view = run.simulation.view();
     times.push(t);
     allocation.sample(view);
     gpus.sample(view, t);
     backlog.sample(view);
     let n = 0;
     for (const pool of view.pools) for (const node of pool.nodes) nodes[n++]?.states.push(nodeState(node, t));
-  }
+  });
   gpus.finish(durationMs);
   return {
     cluster: blueprint.cluster.name,
