@@ -17,6 +17,6 @@ export { GpuActivityModel, type GpuReading } from "./gpu-activity.js";
 export { queueName } from "./kai-scheduler/index.js";
 export { K8S_EVENTS_SCOPE } from "./kube/events.js";
 export { ksmLabelName } from "./kube/families.js";
-export { type AsyncConsumer, drive, driveAsync, type EveryOptions, every } from "./run-driver.js";
+export { type AsyncConsumer, type DriveOptions, drive, driveAsync, type EveryOptions, every } from "./run-driver.js";
 export * as runaiApi from "./runai-api/index.js";
 export { MAX_SHARD_GPUS, type Shard, ShardFilter, shardGpus, WHOLE_RUN } from "./shard.js";

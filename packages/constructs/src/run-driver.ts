@@ -49,14 +49,40 @@ export function drive(run: ClusterRun, schedule: Iterable<SimulatedMs>, ...consu
 export interface AsyncConsumer {
   /** Called before the run advances to `t`: work that goes on meanwhile (worker threads simulating their shards). */
   readonly before?: (t: SimulatedMs) => void;
-  readonly consume: (frame: Frame) => void | Promise<void>;
+  /** The frame, and the instant the schedule asked for (a paced run's frame may fall short of it). */
+  readonly consume: (frame: Frame, wanted: SimulatedMs) => void | Promise<void>;
 }
 
-/** Drives `run` through `schedule`, waiting for each consumer in order before the next instant. */
-export async function driveAsync(run: ClusterRun, schedule: Iterable<SimulatedMs>, consumers: readonly AsyncConsumer[]): Promise<void> {
-  for (const t of schedule) {
+export interface DriveOptions {
+  /**
+   * How the run gets to an instant (default: at once). A paced run simulates in slices between
+   * which the event loop turns, and may stop short when its time for the frame is up.
+   */
+  readonly advance?: (run: ClusterRun, t: SimulatedMs) => void | Promise<void>;
+  /** Ends the drive at the next step: a stopped run takes no further frame. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Drives `run` through `schedule` — instants as fast as the CPU allows, or as a paced clock
+ * yields them — waiting for each consumer in order before the next instant.
+ */
+export async function driveAsync(
+  run: ClusterRun,
+  schedule: Iterable<SimulatedMs> | AsyncIterable<SimulatedMs>,
+  consumers: readonly AsyncConsumer[],
+  options: DriveOptions = {},
+): Promise<void> {
+  const stopped = () => options.signal?.aborted === true;
+  for await (const t of schedule) {
+    if (stopped()) return;
     for (const consumer of consumers) consumer.before?.(t);
-    const frame = frameAt(run, t);
-    for (const consumer of consumers) await consumer.consume(frame);
+    await (options.advance ?? ((r, to) => r.advanceTo(to)))(run, t);
+    if (stopped()) return;
+    const frame = run.frame();
+    for (const consumer of consumers) {
+      await consumer.consume(frame, t);
+      if (stopped()) return;
+    }
   }
 }

@@ -36,5 +36,6 @@ export {
 export { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
 export { ScrapeServer, SD_PATH, type ServedTarget, targetPath } from "./scrape-server.js";
 export { type EncodedMetricsSink, type MetricsSink, OtlpJsonLinesSink } from "./sinks.js";
+export { ManualClock, SYSTEM_CLOCK, type WallClock } from "./wall-clock.js";
 export { type EncodedScrape, encodeScrape, type WireFormat } from "./wire.js";
 export { ShardWorkers, workerShards } from "./workers/shard-workers.js";

@@ -8,7 +8,7 @@
  * a busy scrape server or a huge --speed never stops the run from answering requests and signals.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, LiveClock, type LogSources, runaiApi, type Shard } from "@gpusynth/constructs";
+import { type AsyncConsumer, ClusterRun, driveAsync, LiveClock, type LogSources, runaiApi, type Shard } from "@gpusynth/constructs";
 import { type ClusterView, type SimulatedMs, simulatedMs, type UnixMs, unixMs } from "@gpusynth/sim";
 import type { ControlPlaneServer } from "./api-server/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
@@ -16,6 +16,7 @@ import { MetricsPipeline } from "./metrics-pipeline.js";
 import { advance } from "./pacing.js";
 import type { ScrapeServer } from "./scrape-server.js";
 import type { MetricsSink } from "./sinks.js";
+import { SYSTEM_CLOCK, type WallClock } from "./wall-clock.js";
 import { shardWorkers } from "./workers/shard-workers.js";
 
 export interface LiveOptions {
@@ -41,6 +42,8 @@ export interface LiveOptions {
   /** Serves the Run:ai control-plane API from this run, keeping `retentionMs` of history. */
   readonly api?: { readonly server: ControlPlaneServer; readonly retentionMs: number };
   readonly signal: AbortSignal;
+  /** The clock the run is paced by (default: the system's; a test's ManualClock runs it without waiting). */
+  readonly wallClock?: WallClock;
   readonly onTick?: (status: LiveStatus) => void;
   /** During the warm-up: the simulated ms reached of how many, and the backlog. */
   readonly onWarmup?: (reachedMs: number, totalMs: number, pending: number) => void;
@@ -94,21 +97,10 @@ async function untilAborted<T>(work: Promise<T> | undefined, signal: AbortSignal
   }
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const wake = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", wake);
-      resolve();
-    };
-    const timer = setTimeout(wake, ms);
-    signal.addEventListener("abort", wake, { once: true });
-  });
-
 export async function runLive(blueprint: Blueprint, options: LiveOptions): Promise<LiveStatus> {
-  const servingMs = servingStartMs(blueprint.time.start, options.warmupMs, options.speed, Date.now());
-  const clock = new LiveClock(blueprint.time.start + servingMs, options.speed, Date.now());
+  const wall = options.wallClock ?? SYSTEM_CLOCK;
+  const servingMs = servingStartMs(blueprint.time.start, options.warmupMs, options.speed, wall.now());
+  const clock = new LiveClock(blueprint.time.start + servingMs, options.speed, wall.now());
   const workers = shardWorkers(blueprint, options, {
     kind: "live",
     servingSimulatedUnixMs: blueprint.time.start + servingMs,
@@ -154,7 +146,7 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
       untilAborted(workers?.advanceTo(servingMs), options.signal),
     ]);
     run.skipLogs();
-    const wallStart = Date.now();
+    const wallStart = wall.now();
     clock.startServing(wallStart);
     workers?.serve(unixMs(wallStart));
     // --duration is wall-clock time: the run ends then, with a last frame of what it has, whether
@@ -162,32 +154,47 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
     // says by how much, and serves what it has).
     const deadline = options.durationMs === undefined ? Number.POSITIVE_INFINITY : wallStart + options.durationMs;
     const endMs = options.durationMs === undefined ? Number.POSITIVE_INFINITY : servingMs + options.durationMs * options.speed;
-    for (let tick = 0; !options.signal.aborted; tick++) {
-      const now = Date.now();
-      const wantedMs = simulatedMs(Math.min(servingMs + (now - wallStart) * options.speed, endMs));
-      // Simulating may take until the next frame is due and not past the end, but the last frame
-      // gets a moment to catch up on the rest of the run (a run that keeps up needs milliseconds).
-      const budget = now < deadline ? deadline - now : LAST_FRAME_CATCH_UP_MS;
-      await advance(run, wantedMs, options.signal, Math.min(options.intervalMs, budget));
-      if (options.signal.aborted) break;
-      const frame = run.frame();
-      let targets = frame.targets.length;
-      if (workers !== undefined) {
-        const ticked = await untilAborted(workers.tick(frame.simulatedMs, unixMs(Date.now())), options.signal);
-        if (ticked === undefined) break;
+    let budgetMs = options.intervalMs;
+    /** One instant per interval of wall time, and the last at the end: where --speed says the simulation should be then. */
+    async function* paced(): AsyncGenerator<SimulatedMs> {
+      for (let tick = 0; ; tick++) {
+        const now = wall.now();
+        // Simulating may take until the next frame is due and not past the end, but the last frame
+        // gets a moment to catch up on the rest of the run (a run that keeps up needs milliseconds).
+        budgetMs = Math.min(options.intervalMs, now < deadline ? deadline - now : LAST_FRAME_CATCH_UP_MS);
+        yield simulatedMs(Math.min(servingMs + (now - wallStart) * options.speed, endMs));
+        if (run.now >= endMs || wall.now() >= deadline) return;
+        // The next frame is due an interval on, or at the end if that comes first.
+        await wall.sleep(Math.min(wallStart + (tick + 1) * options.intervalMs, deadline) - wall.now(), options.signal);
+      }
+    }
+    let targets = 0;
+    const publish: AsyncConsumer = {
+      consume: async (frame) => {
+        if (workers === undefined) {
+          targets = frame.targets.length;
+          options.server?.update(frame.targets);
+          await pipeline?.scrape(frame.targets, unixMs(wall.now()), options.signal);
+          return;
+        }
+        // Aborted while the workers tick: the drive ends at this step.
+        const ticked = await untilAborted(workers.tick(frame.simulatedMs, unixMs(wall.now())), options.signal);
+        if (ticked === undefined) return;
         options.server?.publish(ticked.targets);
         targets = ticked.targets.length;
-      } else {
-        options.server?.update(frame.targets);
-        await pipeline?.scrape(frame.targets, unixMs(Date.now()), options.signal);
-      }
-      await logsPipeline?.export(frame.logs);
-      status = statusOf(frame.view, targets, wantedMs);
-      options.onTick?.(status);
-      if (run.now >= endMs || Date.now() >= deadline) break;
-      // The next frame is due an interval on, or at the end if that comes first.
-      await sleep(Math.min(wallStart + (tick + 1) * options.intervalMs, deadline) - Date.now(), options.signal);
-    }
+      },
+    };
+    const logs: AsyncConsumer = { consume: (frame) => logsPipeline?.export(frame.logs).then(() => {}) };
+    const report: AsyncConsumer = {
+      consume: (frame, wanted) => {
+        status = statusOf(frame.view, targets, wanted);
+        options.onTick?.(status);
+      },
+    };
+    await driveAsync(run, paced(), [publish, logs, report], {
+      advance: (r, t) => advance(r, t, options.signal, budgetMs),
+      signal: options.signal,
+    });
   } finally {
     await workers?.close();
     // Both flush at once: a stopping run has a bounded time to deliver what is queued.
