@@ -22,7 +22,7 @@ export { type EncodedRequest, encodeLogs, encodeMetrics } from "./delivery/reque
 export { exposition } from "./exposition.js";
 export { type LiveOptions, type LiveStatus, runLive, servingStartMs } from "./live.js";
 export { LogsPipeline, type LogsReport, type LogsSink } from "./logs-pipeline.js";
-export { ConsoleLogsSink, OtlpJsonLinesLogsSink } from "./logs-sinks.js";
+export { ConsoleLogsSink, fanOutLogs, OtlpJsonLinesLogsSink, sdkLogsSink } from "./logs-sinks.js";
 export { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";
 export { emitOffline, type OfflineOptions, type OfflineResult } from "./offline.js";
 export {
@@ -35,7 +35,7 @@ export {
 } from "./otlp.js";
 export { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
 export { ScrapeServer, SD_PATH, type ServedTarget, targetPath } from "./scrape-server.js";
-export { type EncodedMetricsSink, type MetricsSink, OtlpJsonLinesSink } from "./sinks.js";
+export { type EncodedMetricsSink, fanOutMetrics, type MetricsSink, OtlpJsonLinesSink, sdkMetricsSink } from "./sinks.js";
 export { ManualClock, SYSTEM_CLOCK, type WallClock } from "./wall-clock.js";
 export { type EncodedScrape, encodeScrape, type WireFormat } from "./wire.js";
 export { ShardWorkers, workerShards } from "./workers/shard-workers.js";

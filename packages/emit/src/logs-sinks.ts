@@ -1,6 +1,8 @@
-/** Where log records go offline or on the console: OTLP-JSON lines, or one line each (the live OTLP push is delivery/). */
+/** Where log records go offline or on the console (OTLP-JSON lines, or one line each), a stock SDK log exporter, or several at once (the live OTLP push is delivery/). */
+
+import { ExportResultCode } from "@opentelemetry/core";
 import { JsonLogsSerializer } from "@opentelemetry/otlp-transformer";
-import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { LogsSink } from "./logs-pipeline.js";
 
 /** One ExportLogsServiceRequest per export, in the OTLP JSON encoding, one per line. */
@@ -39,4 +41,22 @@ export class ConsoleLogsSink implements LogsSink {
   }
 
   async shutdown(): Promise<void> {}
+}
+
+/** A stock OpenTelemetry SDK log exporter as a sink: each interval's records are one export call. */
+export function sdkLogsSink(exporter: LogRecordExporter): LogsSink {
+  return {
+    export: (records) => new Promise((resolve) => exporter.export(records, (result) => resolve(result.code === ExportResultCode.SUCCESS))),
+    shutdown: () => exporter.shutdown(),
+  };
+}
+
+/** Several log sinks as one: every batch to each, accepted when all accept it. */
+export function fanOutLogs(...sinks: readonly LogsSink[]): LogsSink {
+  return {
+    export: async (records) => (await Promise.all(sinks.map((s) => s.export(records)))).every(Boolean),
+    shutdown: async () => {
+      await Promise.all(sinks.map((s) => s.shutdown()));
+    },
+  };
 }

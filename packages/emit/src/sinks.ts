@@ -4,7 +4,8 @@
  * reports failures without ever throwing at the run; an offline file sink throws when its file
  * cannot be written, which ends the run with the path and the cause.
  */
-import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import { ExportResultCode } from "@opentelemetry/core";
+import type { PushMetricExporter, ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { type EncodedScrape, encodeScrape, type WireFormat } from "./wire.js";
 
 export interface MetricsSink {
@@ -44,4 +45,41 @@ export class OtlpJsonLinesSink implements EncodedMetricsSink {
   }
 
   async shutdown(): Promise<void> {}
+}
+
+/**
+ * A stock OpenTelemetry SDK metric exporter as a sink (the SDK's ConsoleMetricExporter, an
+ * OTLP exporter, an InMemoryMetricExporter in a test): each target's scrape is one export call,
+ * accepted when the exporter reports success.
+ */
+export function sdkMetricsSink(exporter: PushMetricExporter): MetricsSink {
+  return {
+    export: (metrics) => new Promise((resolve) => exporter.export(metrics, (result) => resolve(result.code === ExportResultCode.SUCCESS))),
+    shutdown: () => exporter.shutdown(),
+  };
+}
+
+/**
+ * Several sinks as one: every scrape goes to each (a run that pushes OTLP and writes a file at
+ * once), accepted when all accept it, and all are shut down together. It takes encoded scrapes
+ * from worker threads when every sink takes the same wire format.
+ */
+export function fanOutMetrics(...sinks: readonly MetricsSink[]): MetricsSink {
+  const exportAll = async (metrics: ResourceMetrics) => (await Promise.all(sinks.map((s) => s.export(metrics)))).every(Boolean);
+  const shutdown = async () => {
+    await Promise.all(sinks.map((s) => s.shutdown()));
+  };
+  const encoded = sinks.filter((s): s is EncodedMetricsSink => "wireFormat" in s && "accept" in s);
+  const format = encoded[0]?.wireFormat;
+  const oneFormat = encoded.length === sinks.length && encoded.every((s) => JSON.stringify(s.wireFormat) === JSON.stringify(format));
+  if (format === undefined || !oneFormat) return { export: exportAll, shutdown };
+  const fanned: EncodedMetricsSink = {
+    wireFormat: format,
+    export: exportAll,
+    accept: (scrape) => {
+      for (const sink of encoded) sink.accept(scrape);
+    },
+    shutdown,
+  };
+  return fanned;
 }
