@@ -147,7 +147,7 @@ describe("gpusynth run --offline --summary", () => {
   });
 
   it.each([
-    [["run", "--otlp-json", "x.jsonl"], /--otlp-json applies to offline runs: add --offline/],
+    [["run", "--summary"], /--summary applies to offline runs: add --offline/],
     [["run", "--offline", "--speed", "10"], /--speed applies to live runs/],
     [["run", "--listen", "nowhere"], /--listen: expected host:port/],
     [["run", "--offline", "--duration", "soon"], /--duration: expected a positive duration/],

@@ -3,6 +3,8 @@
  * OTEL_* variables name, serves the scrape targets, and survives a collector that is down.
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -43,6 +45,27 @@ describe("gpusynth run (live)", () => {
       receiver.requests.flatMap((r) => r.resourceMetrics.map((rm) => attributeMap(rm.resource.attributes)["service.name"])),
     );
     expect([...jobs].sort()).toEqual(CLUSTER_JOBS);
+  });
+
+  it("writes --otlp-json beside the push: the same scrapes, as the receiver got them", async () => {
+    const receiver = await startReceiver();
+    const dir = mkdtempSync(join(tmpdir(), "gpusynth-live-file-"));
+    const file = join(dir, "pushed.jsonl");
+    const { code, stderr } = await gpusynth([...fast.slice(0, -1), "--otlp-json", file, scenario], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    });
+    await receiver.close();
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain(`gpusynth: wrote ${file}`);
+    const points = (requests: Array<{ resourceMetrics: unknown[] }>) =>
+      requests.flatMap((r) => r.resourceMetrics).map((rm) => JSON.stringify(rm).match(/"timeUnixNano"/g)?.length ?? 0);
+    const written = readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as { resourceMetrics: unknown[] });
+    expect(written.length).toBeGreaterThan(0);
+    expect(points(written).reduce((a, b) => a + b, 0)).toBe(deliveryReport(stderr, "metrics").delivered);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("keeps running when the collector is down and reports what it could not deliver", async () => {

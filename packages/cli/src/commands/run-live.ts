@@ -13,9 +13,14 @@ import {
   type DeliveryEvents,
   type DeliveryStats,
   deliveryConfig,
+  fanOutLogs,
+  fanOutMetrics,
   type LiveStatus,
   type LogsSink,
+  type MetricsSink,
   type OTLP_PROTOCOLS,
+  OtlpJsonLinesLogsSink,
+  OtlpJsonLinesSink,
   OtlpLogsDelivery,
   OtlpMetricsDelivery,
   runLive,
@@ -24,6 +29,7 @@ import {
   signalUrl,
 } from "@gpusynth/emit";
 import type { Output } from "../output.js";
+import { OutputFile } from "../output-file.js";
 import { Progress } from "../progress.js";
 import { EXIT_OK, UsageError } from "../usage.js";
 
@@ -44,6 +50,10 @@ export interface LiveRun {
   readonly shard?: Shard;
   /** Worker threads emitting the metrics (1: this thread). */
   readonly workers: number;
+  /** Also write every scrape as OTLP-JSON lines here, stamped as pushed (beside the push and the scrape server). */
+  readonly otlpJson?: string;
+  /** Also write the log records as OTLP-JSON lines here. */
+  readonly otlpJsonLogs?: string;
 }
 
 /** A stopping run gets this long, signal to exit; past it the run exits anyway (the flush is shorter). */
@@ -60,7 +70,19 @@ export async function runLiveCommand(
   }
   const otlp = run.otlp;
   const deliveries = otlp === undefined ? undefined : createDeliveries(otlp, run.explicitUrl, run.logs === "otlp", output, env);
-  const logs: LogsSink | undefined = run.logs === "console" ? new ConsoleLogsSink(output.out) : deliveries?.logs;
+  // Files written beside the push: each becomes final when the run ends (at --duration or on Ctrl-C).
+  const metricsFile = run.otlpJson === undefined ? undefined : OutputFile.open("otlp-json", run.otlpJson);
+  const logsFile = run.otlpJsonLogs === undefined ? undefined : OutputFile.open("otlp-json-logs", run.otlpJsonLogs);
+  const metricsSinks: MetricsSink[] = [
+    ...(deliveries === undefined ? [] : [deliveries.metrics]),
+    ...(metricsFile === undefined ? [] : [new OtlpJsonLinesSink(metricsFile.writeLine)]),
+  ];
+  const logsSinks: LogsSink[] = [
+    ...(run.logs === "console" ? [new ConsoleLogsSink(output.out)] : deliveries?.logs === undefined ? [] : [deliveries.logs]),
+    ...(logsFile === undefined ? [] : [new OtlpJsonLinesLogsSink(logsFile.writeLine)]),
+  ];
+  const sink = metricsSinks.length === 0 ? undefined : metricsSinks.length === 1 ? metricsSinks[0] : fanOutMetrics(...metricsSinks);
+  const logs = logsSinks.length === 0 ? undefined : logsSinks.length === 1 ? logsSinks[0] : fanOutLogs(...logsSinks);
   const server = run.listen === undefined ? undefined : new ScrapeServer();
   const api = run.api === undefined ? undefined : new ControlPlaneServer(run.api);
   const abort = new AbortController();
@@ -99,8 +121,8 @@ export async function runLiveCommand(
     }
     if (otlp !== undefined)
       output.err(`gpusynth: pushing OTLP (${otlp.protocol}) to ${otlp.url} every ${formatDuration(run.intervalMs)}\n`);
-    if (server === undefined && otlp === undefined && api === undefined)
-      output.err("gpusynth: no --listen, no --api and no OTLP endpoint: the run emits nothing\n");
+    if (server === undefined && otlp === undefined && api === undefined && metricsFile === undefined && logsFile === undefined)
+      output.err("gpusynth: no --listen, no --api, no OTLP endpoint and no --otlp-json: the run emits nothing\n");
     if (run.workers > 1)
       output.err(`gpusynth: ${run.workers} worker threads emit the metrics, each a shard (docs/emission.md, "Shards")\n`);
     if (run.warmupMs > 0)
@@ -118,7 +140,7 @@ export async function runLiveCommand(
       intervalMs: run.intervalMs,
       ...(run.durationMs === undefined ? {} : { durationMs: run.durationMs }),
       ...(run.seed === undefined ? {} : { seed: run.seed }),
-      ...(deliveries === undefined ? {} : { sink: deliveries.metrics }),
+      ...(sink === undefined ? {} : { sink }),
       ...(server === undefined ? {} : { server }),
       ...(logs === undefined ? {} : { logs }),
       ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
@@ -156,8 +178,17 @@ export async function runLiveCommand(
       if (deliveries.logs !== undefined) output.err(`${deliveryLine("logs", "log records", deliveries.logs.stats())}\n`);
     }
     if (api !== undefined) output.err(`gpusynth: API requests answered: ${answeredLine(api.answered)}\n`);
+    for (const [file, path] of [
+      [metricsFile, run.otlpJson],
+      [logsFile, run.otlpJsonLogs],
+    ] as const) {
+      file?.commit();
+      if (file !== undefined) output.err(`gpusynth: wrote ${path}\n`);
+    }
     return EXIT_OK;
   } finally {
+    metricsFile?.discard();
+    logsFile?.discard();
     process.removeListener("SIGINT", stop);
     process.removeListener("SIGTERM", stop);
     await (stopping ?? Promise.all([server?.close(), api?.close()]));

@@ -78,9 +78,10 @@ Options:
   --api <host:port>      live: serve the Run:ai control-plane API here, e.g. 127.0.0.1:8080 (default: none)
   --otlp-endpoint <url>  live: push OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT; unset means no push)
   --otlp-protocol <p>    ${OTLP_PROTOCOLS.join(", ")} (default: OTEL_EXPORTER_OTLP_PROTOCOL, else grpc)
-  --otlp-json <file>     offline: write every scrape as an OTLP-JSON line to <file> (gzip when it ends in .gz)
-  --otlp-json-logs <f>   offline: write the log records (Kubernetes events, scheduler log) as OTLP-JSON lines
-                         (gzip when it ends in .gz)
+  --otlp-json <file>     write every scrape as an OTLP-JSON line to <file> (gzip when it ends in .gz); live,
+                         beside the push and the scrape server, stamped as pushed
+  --otlp-json-logs <f>   write the log records (Kubernetes events, scheduler log) as OTLP-JSON lines
+                         (gzip when it ends in .gz); live too
   --logs <where>         otlp (live default with an OTLP endpoint), console, or none (otherwise the default)
   --log-sources <list>   which logs: events (Kubernetes events), scheduler (KAI's log), or events,scheduler (default)
   --scheduler-verbosity <n>
@@ -161,18 +162,18 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const seed = seedOption(values.seed);
   const shard = shardOption(values.shard);
   const intervalMs = intervalOption(values.interval, env);
+  const otlpJson = typeof values["otlp-json"] === "string" ? values["otlp-json"] : undefined;
+  const otlpJsonLogs = typeof values["otlp-json-logs"] === "string" ? values["otlp-json-logs"] : undefined;
+  // Two writers of one file would interleave (or, renaming, lose one of the two).
+  if (otlpJson !== undefined && otlpJsonLogs !== undefined && sameFile(otlpJson, otlpJsonLogs)) {
+    throw new UsageError(`--otlp-json-logs: expected a file other than --otlp-json's, found the same file "${otlpJsonLogs}"`);
+  }
 
   if (values.offline === true) {
     for (const flag of ["speed", "warmup", "listen", "api", "otlp-endpoint"] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to live runs; drop it or drop --offline`);
     }
     const durationMs = durationOption("duration", values.duration, "24h");
-    const otlpJson = typeof values["otlp-json"] === "string" ? values["otlp-json"] : undefined;
-    const otlpJsonLogs = typeof values["otlp-json-logs"] === "string" ? values["otlp-json-logs"] : undefined;
-    // Two writers of one file would interleave (or, renaming, lose one of the two).
-    if (otlpJson !== undefined && otlpJsonLogs !== undefined && sameFile(otlpJson, otlpJsonLogs)) {
-      throw new UsageError(`--otlp-json-logs: expected a file other than --otlp-json's, found the same file "${otlpJsonLogs}"`);
-    }
     const consoleLogs = logsOption(values.logs, ["console", "none"], "none") === "console";
     const logSources = logSourcesOption(values["log-sources"], otlpJsonLogs !== undefined || consoleLogs);
     const blueprint = withVerbosity(loaded(positionals, output), values["scheduler-verbosity"]);
@@ -193,7 +194,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       json: values.json === true,
     });
   }
-  for (const flag of ["otlp-json", "otlp-json-logs", "summary", "json"] as const) {
+  for (const flag of ["summary", "json"] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to offline runs: add --offline`);
   }
   const speed = speedOption(values.speed);
@@ -210,7 +211,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const listen = typeof values.listen === "string" ? values.listen : "127.0.0.1:9464";
   const api = typeof values.api === "string" && values.api !== "none" ? parseListen("api", values.api, "127.0.0.1:8080") : undefined;
   const durationMs = values.duration === undefined ? undefined : durationOption("duration", values.duration, "24h");
-  const logSources = logSourcesOption(values["log-sources"], logs !== "none");
+  const logSources = logSourcesOption(values["log-sources"], logs !== "none" || otlpJsonLogs !== undefined);
   const blueprint = withVerbosity(loaded(positionals, output), values["scheduler-verbosity"]);
   // The warm-up (at ×1 up to a day longer, to the real time of day) and a simulated day served:
   // beyond a day, a run at a --speed the CPU cannot follow falls behind and says so.
@@ -223,6 +224,12 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     seed,
     !costLimited,
   );
+  const liveWorkers = workersFor(blueprint, oneBlueprint(positionals, DEFAULT_BLUEPRINT), shard, values.workers);
+  // Worker threads encode each scrape once, in their sink's one wire format: a push and a file differ.
+  if (liveWorkers > 1 && pushing && otlpJson !== undefined)
+    throw new UsageError(
+      `--otlp-json: a live run with ${liveWorkers} worker threads writes one encoding; drop --otlp-json or the OTLP endpoint, or use --workers 1`,
+    );
   return runLiveCommand(
     blueprint,
     output,
@@ -234,8 +241,10 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       ...(durationMs === undefined ? {} : { durationMs }),
       ...(seed === undefined ? {} : { seed }),
       ...(shard === undefined ? {} : { shard }),
-      workers: workersFor(blueprint, oneBlueprint(positionals, DEFAULT_BLUEPRINT), shard, values.workers),
+      workers: liveWorkers,
       listen: listen === "none" ? undefined : parseListen("listen", listen, "127.0.0.1:9464"),
+      ...(otlpJson === undefined ? {} : { otlpJson }),
+      ...(otlpJsonLogs === undefined ? {} : { otlpJsonLogs }),
       otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
       explicitUrl: endpoint,
       logs,
