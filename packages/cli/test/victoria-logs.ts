@@ -58,6 +58,14 @@ export class VictoriaLogs {
     return Number(row?.records ?? 0);
   }
 
+  /** The names of every field its records carry, over all time. */
+  async fieldNames(): Promise<string[]> {
+    await fetch(`${this.url}/internal/force_flush`);
+    const response = await fetch(`${this.url}/select/logsql/field_names`, { method: "POST", body: new URLSearchParams({ query: "*" }) });
+    const body = (await response.json()) as { values: Array<{ value: string }> };
+    return body.values.map((v) => v.value);
+  }
+
   async stop(): Promise<void> {
     const exited = new Promise((resolve) => this.child.once("exit", resolve));
     this.child.kill("SIGTERM");

@@ -132,3 +132,36 @@ export async function scanLoki(url: string, names: readonly SensitiveName[], sin
   }
   return leaks;
 }
+
+/** Fields VictoriaLogs adds of its own: the time, and the stream's id and label set (its fields repeat them one by one). */
+const VICTORIA_LOGS_OWN = new Set(["_time", "_stream_id", "_stream"]);
+
+/**
+ * Every record a VictoriaLogs server holds (all time), field by field: the message (`_msg`, the
+ * log body) and every resource and record attribute it stored as a field. Read as LogsQL's JSON
+ * lines, one record a line, as they stream in.
+ */
+export async function scanVictoriaLogs(url: string, names: readonly SensitiveName[]): Promise<Leak[]> {
+  const base = url.replace(/\/$/, "");
+  const response = await fetch(`${base}/select/logsql/query`, { method: "POST", body: new URLSearchParams({ query: "*" }) });
+  if (!response.ok || response.body === null) throw new Error(`${url}: VictoriaLogs answered ${response.status} ${await response.text()}`);
+  const leaks: Leak[] = [];
+  const scanLine = (line: string) => {
+    if (line.trim() === "") return;
+    const record = JSON.parse(line) as Record<string, string>;
+    for (const [field, value] of Object.entries(record)) {
+      if (VICTORIA_LOGS_OWN.has(field)) continue;
+      for (const name of namesIn(value, names))
+        leaks.push({ where: `${url} record at ${record._time ?? "?"} ${field}`, text: value, name });
+    }
+  };
+  const decoder = new TextDecoder();
+  let rest = "";
+  for await (const chunk of response.body) {
+    const lines = (rest + decoder.decode(chunk as Uint8Array, { stream: true })).split("\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines) scanLine(line);
+  }
+  scanLine(rest + decoder.decode());
+  return leaks;
+}
