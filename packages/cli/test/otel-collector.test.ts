@@ -22,7 +22,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadBlueprint } from "@gpusynth/blueprint";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
