@@ -4,8 +4,8 @@
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
-# Everything CI checks. The suite runs at normal priority with the static checks and
-# signal-fidelity beside it at a lower one (nice): the suite spends part of its time waiting on
+# Everything CI checks. The suite runs at normal priority with the static checks, signal-fidelity
+# and the lab-check beside it at a lower one (nice): the suite spends part of its time waiting on
 # child processes, receivers and wall-clock pacing, and they fill those gaps, while its
 # timing-sensitive tests keep the CPU first. Their output is printed when the suite ends.
 check: build
@@ -16,10 +16,12 @@ check: build
     static=$!
     nice -n 10 npx just --no-deps signal-fidelity > "$out/signal-fidelity" 2>&1 &
     signals=$!
+    nice -n 10 npx just --no-deps lab-check > "$out/lab-check" 2>&1 &
+    lab=$!
     npx just --no-deps test
     failed=$?
-    for step in static signal-fidelity; do
-      pid=$static; [ "$step" = signal-fidelity ] && pid=$signals
+    for step in static signal-fidelity lab-check; do
+      pid=$static; [ "$step" = signal-fidelity ] && pid=$signals; [ "$step" = lab-check ] && pid=$lab
       if wait "$pid"; then echo "$step: ok"; else echo "$step: FAILED"; failed=1; fi
       cat "$out/$step"
     done
@@ -104,9 +106,19 @@ bench: build
 calibrate: build
     status=0; for bp in blueprints/lab.yaml blueprints/enterprise.yaml blueprints/platform.yaml; do node packages/cli/bin/gpusynth.js calibrate "$bp" || status=1; echo; done; exit $status
 
-# The compose lab end to end; needs a Docker engine: without one it says so and exits 0 (CI has none).
+# The pipeline lab without Docker: gpusynth → the collector (otel-collector.yaml) → Prometheus 3
+# and VictoriaLogs, local processes, until Ctrl-C (the tools: bash scripts/build-tools.sh).
+lab blueprint="blueprints/lab.yaml" speed="60": build
+    node scripts/lab.mjs "{{blueprint}}" --speed "{{speed}}"
+
+# The same lab for two scenarios at high speed: the failed-job and slow-job journeys answer from
+# Prometheus and VictoriaLogs, and leakcheck finds no name in clear (about 40 s).
 lab-check: build
-    if command -v docker >/dev/null && docker info >/dev/null 2>&1; then bash scripts/lab-check.sh; else echo "lab-check: skipped, it needs a Docker engine (none here)"; fi
+    node scripts/lab.mjs --check
+
+# The compose lab end to end; needs a Docker engine: without one it says so and exits 0 (CI has none).
+compose-lab-check: build
+    if command -v docker >/dev/null && docker info >/dev/null 2>&1; then bash scripts/compose-lab-check.sh; else echo "compose-lab-check: skipped, it needs a Docker engine (none here)"; fi
 
 # The parts of the suite by what they check, each runnable alone (`just test` runs them all).
 # Node and the tools the suite uses: the Node version the engines field asks for, Prometheus and Chromium.
