@@ -127,7 +127,7 @@ env-check:
     command -v prometheus >/dev/null && echo "env-check: $(prometheus --version 2>&1 | head -1)" || echo "env-check: no prometheus (the PromQL tests skip; .ci/run installs it)"
     command -v chromium >/dev/null && echo "env-check: $(chromium --version 2>/dev/null)" || echo "env-check: no chromium (the report's browser test skips; .ci/run installs it)"
     test -x .cache/victoria-metrics/usr/bin/victoria-metrics && echo "env-check: VictoriaMetrics in .cache/" || echo "env-check: no VictoriaMetrics (its OTLP test skips; bash scripts/fetch-trixie.sh)"
-    for tool in otelcol/otelcol-gpusynth prometheus3/prometheus victorialogs/victoria-logs; do test -x ".cache/$tool" && echo "env-check: .cache/$tool ($(cat ".cache/$(dirname $tool)/.stamp" | cut -d' ' -f1))" || echo "env-check: no .cache/$tool (its tests skip; bash scripts/build-tools.sh $(dirname $tool))"; done
+    for tool in otelcol/otelcol-gpusynth prometheus3/prometheus victorialogs/victoria-logs helm/helm; do test -x ".cache/$tool" && echo "env-check: .cache/$tool ($(cat ".cache/$(dirname $tool)/.stamp" | cut -d' ' -f1))" || echo "env-check: no .cache/$tool (its tests skip; bash scripts/build-tools.sh $(dirname $tool))"; done
 
 # Documentation that states facts the code must keep: README, docs/ queries and API routes.
 docs-check: build
@@ -157,6 +157,11 @@ collector-check: build
 # deploy/kubernetes rendered by kustomize and validated against the Kubernetes API schemas.
 deploy-check:
     npx vitest run packages/cli/test/deploy.test.ts
+
+# deploy/helm/gpusynth: helm lint, helm template (default and hyperscale values) validated against
+# the Kubernetes API schemas and equal to the kustomize render (Helm v4: bash scripts/build-tools.sh helm).
+helm-test:
+    npx vitest run packages/cli/test/helm.test.ts
 
 # What a blueprint emits: every metric family with its labels and series, and the log fields
 # (`just signal-fidelity` compares all shipped blueprints' with signals/).

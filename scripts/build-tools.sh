@@ -7,12 +7,13 @@
 #   prometheus3   Prometheus 3 (its OTLP receiver; Debian's prometheus is 2.x)
 #                                                              -> .cache/prometheus3/prometheus
 #   victorialogs  VictoriaLogs, a log backend that takes OTLP logs -> .cache/victorialogs/victoria-logs
+#   helm          Helm v4, for the chart's lint and render (just helm-test) -> .cache/helm/helm
 #
 # Each is rebuilt only when its pin (or, for the collector, the manifest) changes: a stamp beside
 # the binary records what it was built from. The Go module and build caches are Go's defaults
 # (outside the checkout), so a fresh clone on a machine that built them once links in seconds
 # instead of compiling for minutes. Go 1.26 on the PATH; the Go module proxy reachable.
-# Usage: scripts/build-tools.sh [otelcol|prometheus3|victorialogs ...] (default: all three).
+# Usage: scripts/build-tools.sh [otelcol|prometheus3|victorialogs|helm ...] (default: all four).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,9 +23,10 @@ OTELCOL_MANIFEST=deploy/otelcol/builder.yaml
 # Prometheus 3.x releases are the module's v0.3xx tags: v0.316.0 is Prometheus 3.16.0.
 PROMETHEUS3=github.com/prometheus/prometheus/cmd/prometheus@v0.316.0
 VICTORIALOGS=github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs@v1.52.2
+HELM=helm.sh/helm/v4/cmd/helm@v4.3.2
 
 tools=("$@")
-[ "${#tools[@]}" -gt 0 ] || tools=(otelcol prometheus3 victorialogs)
+[ "${#tools[@]}" -gt 0 ] || tools=(otelcol prometheus3 victorialogs helm)
 
 # True when $1/.stamp holds exactly $2: the binary there was built from that pin.
 built_from() { [ -f "$1/.stamp" ] && [ "$(cat "$1/.stamp")" = "$2" ]; }
@@ -67,8 +69,9 @@ for tool in "${tools[@]}"; do
     otelcol) build_otelcol ;;
     prometheus3) install_pinned .cache/prometheus3 "$PROMETHEUS3" ;;
     victorialogs) install_pinned .cache/victorialogs "$VICTORIALOGS" ;;
+    helm) install_pinned .cache/helm "$HELM" ;;
     *)
-      echo "build-tools: unknown tool \"$tool\" (expected otelcol, prometheus3 or victorialogs)" >&2
+      echo "build-tools: unknown tool \"$tool\" (expected otelcol, prometheus3, victorialogs or helm)" >&2
       exit 2
       ;;
   esac
