@@ -62,7 +62,7 @@ describe.skipIf(helm === "")("the Helm chart's options", () => {
   it("discovers every shard's targets through its /sd with a Prometheus Operator ScrapeConfig", () => {
     const scrape = render("--set", "scrapeConfig.enabled=true", "--namespace", "telemetry").find((o) => o.kind === "ScrapeConfig");
     expect(scrape?.apiVersion).toBe("monitoring.coreos.com/v1alpha1");
-    expect((scrape?.spec?.httpSDConfigs as Array<{ url: string }>).map((c) => c.url)).toEqual(
+    expect(((scrape?.spec?.httpSDConfigs ?? []) as Array<{ url: string }>).map((c) => c.url)).toEqual(
       [0, 1, 2, 3].map((i) => `http://gpusynth-${i}.gpusynth.telemetry.svc:9464/sd`),
     );
   });
