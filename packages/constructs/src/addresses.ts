@@ -1,12 +1,12 @@
 /**
  * Network identities the emulated cluster needs but the simulation does not model: node
- * internal IPs, per-node pod CIDRs and pod IPs. Deterministic functions of names, so every
- * construct agrees on them. Layout (a modelling choice): nodes in 10.0.0.0/16; pods in
- * 10.244.0.0/14 with a /24 per node (Flannel's default network is 10.244.0.0/16, one /24 per
- * node); control-plane pods (kube-state-metrics, the scheduler, Run:ai services) in the last
- * /24 of that range.
+ * internal IPs, per-node pod CIDRs and pod IPs. Deterministic, so every construct agrees on them.
+ * Layout (a modelling choice): nodes in 10.0.0.0/16; pods in 10.244.0.0/14 with a /24 per node
+ * (Flannel's default network is 10.244.0.0/16, one /24 per node); control-plane pods
+ * (kube-state-metrics, the scheduler, Run:ai services) in the last /24 of that range.
  */
-import type { DeepReadonly, Node, Pool } from "@gpusynth/sim";
+import { type Blueprint, nodeName } from "@gpusynth/blueprint";
+import type { DeepReadonly, DomainEvent, Node, PodPlacement, Pool } from "@gpusynth/sim";
 import { unitHash } from "./noise.js";
 
 /** Index of a node across all pools, in declaration order. */
@@ -24,12 +24,101 @@ export function nodeInternalIp(ordinal: number): string {
 }
 
 export function podCidr(ordinal: number): string {
-  return `10.${244 + Math.floor(ordinal / 256)}.${ordinal % 256}.0/24`;
+  return `${podNetwork(ordinal)}.0/24`;
 }
 
-/** The IP of a pod with the given UID on the node with the given ordinal. */
-export function podIp(ordinal: number, podUid: string): string {
-  return `10.${244 + Math.floor(ordinal / 256)}.${ordinal % 256}.${2 + Math.floor(unitHash(podUid) * 252)}`;
+/** The first and last host of a node's /24 a pod gets: .1 is the bridge's gateway, .255 the broadcast. */
+const FIRST_POD_HOST = 2;
+const LAST_POD_HOST = 254;
+
+/**
+ * Pod IPs as each node's host-local IPAM hands them out (the CNI IPAM plugin Flannel delegates
+ * to: containernetworking/plugins plugins/ipam/host-local, its range the node's pod CIDR with the
+ * gateway .1 reserved): the next free address after the last one it allocated, wrapping round, so
+ * no two pods holding an address on one node share it, and a released address comes back only
+ * after the range has gone round. An address is allocated when a pod starts on a node and
+ * released when the pod ends (its sandbox torn down); a finished pod keeps showing the address it
+ * had, as its status.podIP does. Driven by the simulation's events, so every reader at any
+ * cadence sees the same addresses.
+ */
+export class PodIpam {
+  private readonly ordinals = new Map<string, number>();
+  /** Per node ordinal: the hosts in use and the last one allocated. */
+  private readonly nodes = new Map<number, { readonly used: Set<number>; last: number }>();
+  private readonly ips = new Map<string, { readonly ordinal: number; readonly host: number }>();
+  /** Ended pods, oldest first: forgotten once the API has deleted them (time.finishedPodRetention). */
+  private readonly ended: Array<{ readonly uid: string; readonly at: number }> = [];
+  private readonly retentionMs: number;
+
+  constructor(blueprint: Blueprint) {
+    this.retentionMs = blueprint.time.finishedPodRetention;
+    let ordinal = 0;
+    for (const pool of blueprint.nodePools)
+      for (let index = 0; index < pool.nodes; index++) this.ordinals.set(nodeName(pool, index), ordinal++);
+  }
+
+  readonly record = (event: DomainEvent): void => {
+    switch (event.kind) {
+      case "WorkloadStarted":
+        for (const pod of event.pods) this.allocate(pod);
+        break;
+      case "WorkloadPreempted":
+      case "WorkloadCompleted":
+      case "WorkloadFailed":
+      case "WorkloadCancelled":
+        for (const pod of event.pods) {
+          this.release(pod.uid);
+          this.ended.push({ uid: pod.uid, at: event.t });
+        }
+        break;
+      default:
+        break;
+    }
+    while ((this.ended[0]?.at ?? Number.POSITIVE_INFINITY) < event.t - this.retentionMs) {
+      const gone = this.ended.shift() as { uid: string };
+      // A pod that started again since keeps its new address.
+      if (!this.running(gone.uid)) this.ips.delete(gone.uid);
+    }
+  };
+
+  /** The pod's address on the node with the given ordinal, once it has started there. */
+  ipOf(podUid: string): string | undefined {
+    const held = this.ips.get(podUid);
+    return held === undefined ? undefined : `${podNetwork(held.ordinal)}.${held.host}`;
+  }
+
+  private allocate(pod: PodPlacement): void {
+    const ordinal = this.ordinals.get(pod.node);
+    if (ordinal === undefined) return;
+    this.release(pod.uid);
+    let node = this.nodes.get(ordinal);
+    if (node === undefined) {
+      node = { used: new Set(), last: LAST_POD_HOST };
+      this.nodes.set(ordinal, node);
+    }
+    // A /24 holds 253 pods; a node runs far fewer (its GPUs bound it), so a free host exists.
+    let host = node.last;
+    do host = host >= LAST_POD_HOST ? FIRST_POD_HOST : host + 1;
+    while (node.used.has(host) && host !== node.last);
+    node.used.add(host);
+    node.last = host;
+    this.ips.set(pod.uid, { ordinal, host });
+  }
+
+  private running(podUid: string): boolean {
+    const held = this.ips.get(podUid);
+    return held !== undefined && this.nodes.get(held.ordinal)?.used.has(held.host) === true;
+  }
+
+  /** Frees the pod's address for reuse; the pod keeps showing it. */
+  private release(podUid: string): void {
+    const held = this.ips.get(podUid);
+    if (held !== undefined) this.nodes.get(held.ordinal)?.used.delete(held.host);
+  }
+}
+
+function podNetwork(ordinal: number): string {
+  return `10.${244 + Math.floor(ordinal / 256)}.${ordinal % 256}`;
 }
 
 /** The IP of a control-plane pod, by a stable key such as "kube-state-metrics". */

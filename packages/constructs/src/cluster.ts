@@ -28,13 +28,16 @@ export class ClusterMetrics {
   /** `clock` stamps the values of time-valued families (pod start and creation, last busy time). */
   constructor(blueprint: Blueprint, clock: StampClock = BLUEPRINT_CALENDAR) {
     this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
-    this.kube = new KubeConstruct(clock);
+    this.kube = new KubeConstruct(blueprint, clock);
     this.runai = new RunaiConstruct(blueprint, this.activity, clock);
     this.constructs = [this.runai, this.dcgm, this.kube, this.scheduler];
   }
 
-  /** Feeds a domain event to the constructs that count events; subscribe it to the simulation. */
-  readonly record = (event: DomainEvent): void => this.scheduler.record(event);
+  /** Feeds a domain event to the constructs that keep state from events; subscribe it to the simulation. */
+  readonly record = (event: DomainEvent): void => {
+    this.scheduler.record(event);
+    this.kube.record(event);
+  };
 
   /**
    * Every target's samples at the view's simulated time, or only a shard's: its nodes' exporters,

@@ -5,8 +5,17 @@
  * nvidia.com/gpu.product,nvidia.com/gpu.count] so pods and nodes can be joined to projects
  * and node pools (without an allowlist kube_*_labels carries no label_* keys).
  */
-import { type ClusterView, type DeepReadonly, type Node, type Pool, projectNamespace, type Workload } from "@gpusynth/sim";
-import { nodeInternalIp, nodeOrdinal, podCidr, podIp, systemPodIp } from "../addresses.js";
+import type { Blueprint } from "@gpusynth/blueprint";
+import {
+  type ClusterView,
+  type DeepReadonly,
+  type DomainEvent,
+  type Node,
+  type Pool,
+  projectNamespace,
+  type Workload,
+} from "@gpusynth/sim";
+import { nodeInternalIp, nodeOrdinal, PodIpam, podCidr, systemPodIp } from "../addresses.js";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import { containerName, podController } from "../naming.js";
@@ -74,11 +83,20 @@ export class KubeConstruct implements MetricConstruct {
    */
   private pods = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
 
+  /** Each pod's IP, as its node's IPAM handed it out; fed the simulation's events (record). */
+  private readonly podIps: PodIpam;
+
   /** `clock` stamps kube_pod_created and kube_pod_start_time on the run's time axis. */
   constructor(
+    blueprint: Blueprint,
     private readonly clock: StampClock = BLUEPRINT_CALENDAR,
     private readonly options: KubeOptions = KUBE_DEFAULTS,
-  ) {}
+  ) {
+    this.podIps = new PodIpam(blueprint);
+  }
+
+  /** Feeds a domain event to the pods' IP allocation; subscribe it to the simulation. */
+  readonly record = (event: DomainEvent): void => this.podIps.record(event);
 
   collect(view: ClusterView): TargetSamples[] {
     const samples: Sample[] = [];
@@ -114,7 +132,7 @@ export class KubeConstruct implements MetricConstruct {
           {
             ...base,
             host_ip: ordinal === undefined ? undefined : nodeInternalIp(ordinal),
-            pod_ip: ordinal === undefined ? undefined : podIp(ordinal, pod.uid),
+            pod_ip: ordinal === undefined ? undefined : this.podIps.ipOf(pod.uid),
             node: state.node?.name,
             created_by_kind: controller.kind,
             created_by_name: controller.name,
