@@ -34,6 +34,17 @@ describe("a node through faults, a cordon and a reboot (gpu-fault.yaml)", () => 
     }
   });
 
+  it("keeps the kubelet's hard eviction threshold (100Mi) of memory back from allocatable, and reserves nothing else", () => {
+    const samples = at.get(20 * MINUTE) ?? [];
+    const of = (family: string, resource: string) =>
+      new Map(samples.filter((s) => s.family.name === family && s.labels.resource === resource).map((s) => [s.labels.node, s.value]));
+    const capacity = of("kube_node_status_capacity", "memory");
+    const allocatable = of("kube_node_status_allocatable", "memory");
+    expect(capacity.size).toBeGreaterThan(0);
+    for (const [node, bytes] of capacity) expect(allocatable.get(node), node).toBe(bytes - 100 * 2 ** 20);
+    expect(of("kube_node_status_allocatable", "cpu")).toEqual(of("kube_node_status_capacity", "cpu"));
+  });
+
   const gpusAllocatable = (t: number, node: string) =>
     at
       .get(t)

@@ -14,7 +14,15 @@ export type {
 export { unhandledEvent } from "./domain-events.js";
 export { divideFairShare, type ShareClaim } from "./fair-share.js";
 export { Rng } from "./rng.js";
-export { type ClusterView, type DeepReadonly, type EventListener, podGroupName, Simulation, type SimulationOptions } from "./simulation.js";
+export {
+  type ClusterView,
+  type DeepReadonly,
+  EVICTION_HARD_MEMORY_BYTES,
+  type EventListener,
+  podGroupName,
+  Simulation,
+  type SimulationOptions,
+} from "./simulation.js";
 export { type Summary, SummaryCollector, type SummaryRow } from "./summary.js";
 export { type SimulatedMs, simulatedMs, type UnixMs, unixMs } from "./time.js";
 export {

@@ -866,7 +866,7 @@ const FAILED = { phase: "Failed", reason: "Error" } as const;
 const KUBELET_BACKOFF_INITIAL_MS = 10_000;
 const KUBELET_BACKOFF_MAX_MS = 300_000;
 /** The kubelet's default hard eviction threshold memory.available<100Mi (pkg/kubelet/eviction/defaults_linux.go). */
-const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
+export const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
 /** --eviction-pressure-transition-period default, 5 minutes (kubelet config v1beta1 defaults). */
 const PRESSURE_TRANSITION_MS = 300_000;
 

@@ -10,6 +10,7 @@ import {
   type ClusterView,
   type DeepReadonly,
   type DomainEvent,
+  EVICTION_HARD_MEMORY_BYTES,
   type Node,
   type Pool,
   projectNamespace,
@@ -284,16 +285,20 @@ export class KubeConstruct implements MetricConstruct {
     // acts on and keeps it dropped until it restarts with the node. A rebooting node's status is
     // not rewritten, so kube-state-metrics keeps showing what was last posted.
     const healthyGpus = node.gpus.filter((g) => g.pluginHealthy).length;
-    const resources = (gpus: number) =>
+    // Allocatable = capacity − kube-reserved − system-reserved − the hard eviction threshold
+    // (Kubernetes, "Reserve Compute Resources for System Daemons"): the kubelet reserves nothing by
+    // default, but keeps memory.available<100Mi back for eviction.
+    const memoryBytes = pool.spec.memoryGiB * 2 ** 30;
+    const resources = (gpus: number, memory: number) =>
       [
         ["cpu", "core", pool.spec.cpuCores],
-        ["memory", "byte", pool.spec.memoryGiB * 2 ** 30],
+        ["memory", "byte", memory],
         ["pods", "integer", o.maxPodsPerNode],
         ["nvidia_com_gpu", "integer", gpus],
       ] as const;
-    for (const [resource, unit, value] of resources(pool.spec.gpusPerNode))
+    for (const [resource, unit, value] of resources(pool.spec.gpusPerNode, memoryBytes))
       out.push(sample(KSM.nodeCapacity, { node: node.name, resource, unit }, value));
-    for (const [resource, unit, value] of resources(healthyGpus))
+    for (const [resource, unit, value] of resources(healthyGpus, memoryBytes - EVICTION_HARD_MEMORY_BYTES))
       out.push(sample(KSM.nodeAllocatable, { node: node.name, resource, unit }, value));
 
     // A rebooting node stops posting status: after the grace period the node-lifecycle
