@@ -17,7 +17,6 @@ export { Rng } from "./rng.js";
 export {
   type ClusterView,
   type DeepReadonly,
-  EVICTION_HARD_MEMORY_BYTES,
   type EventListener,
   podGroupName,
   Simulation,
@@ -36,5 +35,18 @@ export {
   type WorkloadLedgerOptions,
   type WorkloadRecord,
 } from "./workload-ledger.js";
-export type { FinishedPod, Gpu, GpuHealth, Node, NodeStatus, Pod, PodIdentity, Pool, Queue, Workload, WorkloadPhase } from "./world.js";
-export { projectNamespace } from "./world.js";
+export {
+  EVICTION_HARD_MEMORY_BYTES,
+  type FinishedPod,
+  type Gpu,
+  type GpuHealth,
+  type Node,
+  type NodeStatus,
+  type Pod,
+  type PodIdentity,
+  type Pool,
+  projectNamespace,
+  type Queue,
+  type Workload,
+  type WorkloadPhase,
+} from "./world.js";

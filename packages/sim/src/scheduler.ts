@@ -12,7 +12,17 @@ import { type AttemptOutcome, type PendingReason, type QueueDivision, queueState
 import { divideFairShare } from "./fair-share.js";
 import { MinHeap } from "./min-heap.js";
 import { type RunningWorkloads, victimOrder } from "./running-workloads.js";
-import { type Gpu, isAllocatable, type Node, type Pod, type Pool, type Queue, schedulableFreeGpus, type Workload } from "./world.js";
+import {
+  EVICTION_HARD_MEMORY_BYTES,
+  type Gpu,
+  isAllocatable,
+  type Node,
+  type Pod,
+  type Pool,
+  type Queue,
+  schedulableFreeGpus,
+  type Workload,
+} from "./world.js";
 
 export interface PodAssignment {
   readonly node: Node;
@@ -180,7 +190,8 @@ export class Scheduler {
         if (node.status !== "ready") notReadyNodes.push(node.name);
         else {
           cpuMilli += pool.spec.cpuCores * 1000;
-          memoryBytes += pool.spec.memoryGiB * 2 ** 30;
+          // The node's allocatable, as KAI reads it: capacity less the kubelet's hard eviction threshold.
+          memoryBytes += pool.spec.memoryGiB * 2 ** 30 - EVICTION_HARD_MEMORY_BYTES;
         }
       }
     }

@@ -36,6 +36,7 @@ import { type SimulatedMs, simulatedMs } from "./time.js";
 import {
   buildPools,
   buildQueues,
+  EVICTION_HARD_MEMORY_BYTES,
   type FinishedPod,
   type Gpu,
   type Node,
@@ -865,8 +866,6 @@ const FAILED = { phase: "Failed", reason: "Error" } as const;
 /** The kubelet's container restart back-off: 10 s, doubling per restart, capped at 5 minutes (pkg/kubelet/kubelet.go backOffPeriod, MaxContainerBackOff). */
 const KUBELET_BACKOFF_INITIAL_MS = 10_000;
 const KUBELET_BACKOFF_MAX_MS = 300_000;
-/** The kubelet's default hard eviction threshold memory.available<100Mi (pkg/kubelet/eviction/defaults_linux.go). */
-export const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
 /** --eviction-pressure-transition-period default, 5 minutes (kubelet config v1beta1 defaults). */
 const PRESSURE_TRANSITION_MS = 300_000;
 

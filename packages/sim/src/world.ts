@@ -359,3 +359,6 @@ export function setNodeStatus(node: Node, status: NodeStatus): void {
   node.status = status;
   node.pool.capacityVersion++;
 }
+
+/** The kubelet's default hard eviction threshold memory.available<100Mi (pkg/kubelet/eviction/defaults_linux.go). */
+export const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
