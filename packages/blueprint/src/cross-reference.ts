@@ -7,7 +7,7 @@ import { declaredIn } from "./name-references.js";
 import { BUILT_IN_PRIORITY_CLASSES, isPreemptible } from "./priority-classes.js";
 import { type BlueprintProblem, describeValue, type YamlPath } from "./problems.js";
 import { type Blueprint, MAX_GPUS, MAX_NODES, type NodePool, type Project, type WorkloadType } from "./schema.js";
-import { nodeName, podShape } from "./shape.js";
+import { nodeCpus, nodeName, podShape } from "./shape.js";
 
 /** What every rule reads: the blueprint, its names resolved, and where problems go. */
 interface Context {
@@ -291,7 +291,7 @@ function checkRequests(
     {
       field: requests.cpuPerGpu === undefined ? ["limitRange", "cpuDefaultRequestGpuFactor"] : [...path, "cpuPerGpu"],
       value: requests.cpuPerGpu ?? defaults.cpuDefaultRequestGpuFactor,
-      share: (pool: NodePool) => pool.cpuCores / pool.gpusPerNode,
+      share: (pool: NodePool) => nodeCpus(pool) / pool.gpusPerNode,
       unit: "CPU cores",
     },
     {

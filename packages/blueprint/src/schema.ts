@@ -140,7 +140,14 @@ const nodePoolSchema = z
       .meta({ description: `Nodes in the pool; at most ${MAX_NODES} in the whole blueprint.` }),
     gpuModel: z.enum(GPU_MODEL_IDS),
     gpusPerNode: z.int().min(1).max(16),
-    cpuCores: z.int().min(1).max(4096),
+    cpuCores: z.int().min(1).max(4096).meta({ description: "Physical CPU cores per node (the datasheet's count)." }),
+    // The kubelet reports logical CPUs (cAdvisor's MachineInfo counts every hardware thread): a
+    // DGX H100's 2 × 56-core Xeon Platinum 8480C shows 224 (Intel's specification of the 8480+: 56
+    // cores, 112 threads), a DGX A100's 2 × 64-core EPYC 7742 256 (AMD's: 64 cores, 128 threads).
+    threadsPerCore: z.int().min(1).max(8).default(2).meta({
+      description:
+        "Hardware threads per core (SMT): the kubelet counts cpuCores × threadsPerCore CPUs (default 2, as on DGX systems; 1 where SMT is off).",
+    }),
     memoryGiB: z.int().min(1).max(65_536),
     nodeNamePrefix: name("node name prefix")
       .optional()

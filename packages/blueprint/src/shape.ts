@@ -4,6 +4,11 @@
  */
 import type { NodePool, WorkloadType } from "./schema.js";
 
+/** The CPUs a node's kubelet reports: every hardware thread of its cores. */
+export function nodeCpus(pool: NodePool): number {
+  return pool.cpuCores * pool.threadsPerCore;
+}
+
 export function nodeName(pool: NodePool, index: number): string {
   return `${pool.nodeNamePrefix ?? `${pool.name}-node-`}${index}`;
 }

@@ -75,10 +75,11 @@ describe("pod CPU and memory requests", () => {
   });
 
   it("are refused when they cannot fit a GPU's share of a node, naming the path, the bound and the value", () => {
-    // lab's DGX A100 nodes: 128 cores and 2048 GiB for 8 GPUs, so 16 cores and 256 GiB a GPU.
+    // lab's DGX A100 nodes: 256 CPUs (128 cores, 2 threads each) and 2048 GiB for 8 GPUs, so 32
+    // CPUs and 256 GiB a GPU.
     let problems: readonly BlueprintProblem[] = [];
     try {
-      parseBlueprint(lab({ cpuPerGpu: 20, memoryGiBPerGpu: 300 }), "edited-lab.yaml");
+      parseBlueprint(lab({ cpuPerGpu: 40, memoryGiBPerGpu: 300 }), "edited-lab.yaml");
     } catch (error) {
       if (!(error instanceof BlueprintError)) throw error;
       problems = error.problems;
@@ -88,7 +89,7 @@ describe("pod CPU and memory requests", () => {
     expect(text).toHaveLength(8);
     for (const line of text)
       expect(line).toMatch(
-        /^workloads\.\d\.mix\.\d+\.(cpuPerGpu: expected at most 16 CPU cores per GPU, .*node pool "\w+".*, found 20|memoryGiBPerGpu: expected at most 256 GiB of memory per GPU, .*, found 300)$/,
+        /^workloads\.\d\.mix\.\d+\.(cpuPerGpu: expected at most 32 CPU cores per GPU, .*node pool "\w+".*, found 40|memoryGiBPerGpu: expected at most 256 GiB of memory per GPU, .*, found 300)$/,
       );
   });
 });

@@ -7,7 +7,7 @@
  * consolidation, then reclaim, then preempt. Consolidation is attempted and logged but moves no
  * running job; stale-gang eviction is not simulated.
  */
-import { type PodShape, podShape } from "@gpusynth/blueprint";
+import { nodeCpus, type PodShape, podShape } from "@gpusynth/blueprint";
 import { type AttemptOutcome, type PendingReason, type QueueDivision, queueState } from "./domain-events.js";
 import { divideFairShare } from "./fair-share.js";
 import { MinHeap } from "./min-heap.js";
@@ -189,7 +189,7 @@ export class Scheduler {
       for (const node of pool.nodes) {
         if (node.status !== "ready") notReadyNodes.push(node.name);
         else {
-          cpuMilli += pool.spec.cpuCores * 1000;
+          cpuMilli += nodeCpus(pool.spec) * 1000;
           // The node's allocatable, as KAI reads it: capacity less the kubelet's hard eviction threshold.
           memoryBytes += pool.spec.memoryGiB * 2 ** 30 - EVICTION_HARD_MEMORY_BYTES;
         }

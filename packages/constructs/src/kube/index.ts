@@ -5,7 +5,7 @@
  * nvidia.com/gpu.product,nvidia.com/gpu.count] so pods and nodes can be joined to projects
  * and node pools (without an allowlist kube_*_labels carries no label_* keys).
  */
-import type { Blueprint } from "@gpusynth/blueprint";
+import { type Blueprint, nodeCpus } from "@gpusynth/blueprint";
 import {
   type ClusterView,
   type DeepReadonly,
@@ -291,7 +291,7 @@ export class KubeConstruct implements MetricConstruct {
     const memoryBytes = pool.spec.memoryGiB * 2 ** 30;
     const resources = (gpus: number, memory: number) =>
       [
-        ["cpu", "core", pool.spec.cpuCores],
+        ["cpu", "core", nodeCpus(pool.spec)],
         ["memory", "byte", memory],
         ["pods", "integer", o.maxPodsPerNode],
         ["nvidia_com_gpu", "integer", gpus],

@@ -5,6 +5,7 @@
  * values as requested; a group's value is the grouped object's id and its name its name.
  */
 
+import { nodeCpus } from "@gpusynth/blueprint";
 import type { WorkloadRecord } from "@gpusynth/sim";
 import type { ControlPlane } from "./control-plane.js";
 import { FREE, NOT_REPORTING } from "./history.js";
@@ -101,7 +102,10 @@ export const NODE_TELEMETRY: Readonly<Record<string, NodeItems>> = {
     (cp.index.nodes[n]?.gpus ?? []).reduce((sum, g) => sum + (cp.now.memUsedMiB[g] as number) * MIB, 0),
   ),
   // Capacity as the blueprint declares it (kube-state-metrics' kube_node_status_capacity).
-  TOTAL_CPU_CORES: perNode((cp, n) => cp.index.nodes[n]?.pool.spec.cpuCores ?? 0),
+  TOTAL_CPU_CORES: perNode((cp, n) => {
+    const spec = cp.index.nodes[n]?.pool.spec;
+    return spec === undefined ? 0 : nodeCpus(spec);
+  }),
   TOTAL_CPU_MEMORY_BYTES: perNode((cp, n) => (cp.index.nodes[n]?.pool.spec.memoryGiB ?? 0) * 2 ** 30),
 };
 
