@@ -36,6 +36,7 @@ import { queueResourceText } from "../kai-scheduler/values.js";
 import { containerName, queueName } from "../naming.js";
 import { stableUuid, unitHash } from "../noise.js";
 import { type EventInput, EventRecorder, type EventWrite, type InvolvedObject } from "./event-recorder.js";
+import { ImagePulls, type Images } from "./image-pulls.js";
 
 export const K8S_EVENTS_SCOPE = {
   name: "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/k8seventsreceiver",
@@ -128,33 +129,29 @@ export class KubernetesEvents {
     private readonly schedulingPeriodMs: number,
     private readonly nodeCount: (pool: string) => number,
     private readonly clock: StampClock,
-    private readonly images: ReadonlyMap<string, { readonly sizeBytes: number; readonly pullTime: number }> = new Map(),
+    private readonly images: Images = new Map(),
+    /** When each container starts, after any pull (shared with the metrics, which must agree). */
+    private readonly pulls: ImagePulls = new ImagePulls(images),
   ) {}
 
-  /** When each node has (or will have) each image: pulled images stay on disk across reboots. */
-  private readonly nodeImages = new Map<string, Map<string, number>>();
-
   /**
-   * imagePullPolicy IfNotPresent: a node pulls an image the first time a pod needs it and finds
-   * it present afterwards; a pod arriving while the pull runs waits for it. Returns when the
-   * container can start.
+   * The kubelet's image events for a container start that `pulls` has worked out: "already present
+   * on machine", or Pulling now and Pulled when the image is there (a pod that arrives while
+   * another pod's pull runs waits for it). Returns when the container starts.
    */
-  private pullImage(image: string | undefined, kubelet: EventInput["source"], ref: InvolvedObject, now: number): number {
+  private pullImage(image: string | undefined, kubelet: EventInput["source"], ref: InvolvedObject, podUid: string, now: number): number {
     const spec = image === undefined ? undefined : this.images.get(image);
-    if (image === undefined || spec === undefined) return now;
-    const onNode = this.nodeImages.get(kubelet.host) ?? new Map<string, number>();
-    this.nodeImages.set(kubelet.host, onNode);
+    const start = this.pulls.startOf(podUid);
+    if (image === undefined || spec === undefined || start === undefined) return now;
     const quoted = JSON.stringify(image); // Go's %q
-    const readyAt = onNode.get(image);
-    if (readyAt !== undefined && readyAt <= now) {
+    if (start.present) {
       this.write(
         { source: kubelet, object: ref, type: "Normal", reason: "Pulled", message: `Container image ${quoted} already present on machine` },
         now,
       );
       return now;
     }
-    const done = readyAt ?? now + spec.pullTime;
-    onNode.set(image, done);
+    const done = this.startMs + start.startsAtMs;
     const took = goDuration(done - now);
     this.write({ source: kubelet, object: ref, type: "Normal", reason: "Pulling", message: `Pulling image ${quoted}` }, now);
     this.write(
@@ -172,6 +169,7 @@ export class KubernetesEvents {
 
   /** Feeds a domain event. */
   readonly record = (event: DomainEvent): void => {
+    this.pulls.record(event);
     const now = this.startMs + event.t;
     switch (event.kind) {
       case "WorkloadPipelined":
@@ -426,7 +424,7 @@ export class KubernetesEvents {
     const container = containerName(w.type, w.name);
     const kubelet = { component: "kubelet", host: pod.node };
     const ref = podObject(w, pod, `spec.containers{${container}}`);
-    const startedAt = this.pullImage(w.image, kubelet, ref, now);
+    const startedAt = this.pullImage(w.image, kubelet, ref, pod.uid, now);
     this.write({ source: kubelet, object: ref, type: "Normal", reason: "Created", message: `Created container ${container}` }, startedAt);
     this.write({ source: kubelet, object: ref, type: "Normal", reason: "Started", message: `Started container ${container}` }, startedAt);
   }

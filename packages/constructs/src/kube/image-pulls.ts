@@ -1,0 +1,91 @@
+/**
+ * When each pod's container starts: the kubelet pulls the workload's image first if the node lacks
+ * it (imagePullPolicy IfNotPresent, images/image_manager.go), then creates and starts the container
+ * (kuberuntime_container.go startContainer). Until then the pod is bound but its container waits
+ * in ContainerCreating and its GPUs do nothing. A node keeps a pulled image (across reboots too); a
+ * pod that arrives while another pod's pull of the same image runs waits for it. A container
+ * restarted in place finds its image present.
+ *
+ * One model for every reader — kube-state-metrics' container states, the GPUs' activity, the
+ * kubelet's Pulling/Pulled/Created/Started events — fed the simulation's events. Each reader feeds
+ * it the events it sees; an event already recorded (the same object) is not recorded twice, so
+ * readers that share one model agree whatever their order.
+ */
+import type { Blueprint } from "@gpusynth/blueprint";
+import type { DomainEvent, PodPlacement } from "@gpusynth/sim";
+
+/** A blueprint's images by name: their size and how long a pull takes. */
+export type Images = ReadonlyMap<string, { readonly sizeBytes: number; readonly pullTime: number }>;
+
+export function imagesOf(blueprint: Blueprint): Images {
+  return new Map(blueprint.images.map((i) => [i.name, i]));
+}
+
+/** A container's start: whether the image had to be pulled, and when (simulated ms). */
+export interface ContainerStart {
+  /** The image was on the node already (or no image is declared): it starts at once. */
+  readonly present: boolean;
+  /** When the kubelet began (bind or restart), and when the container starts, after any pull. */
+  readonly fromMs: number;
+  readonly startsAtMs: number;
+}
+
+export class ImagePulls {
+  /** When each node has (or will have) each image. */
+  private readonly nodeImages = new Map<string, Map<string, number>>();
+  private readonly starts = new Map<string, ContainerStart>();
+  private last: DomainEvent | undefined;
+
+  constructor(private readonly images: Images) {}
+
+  readonly record = (event: DomainEvent): void => {
+    if (event === this.last) return;
+    this.last = event;
+    switch (event.kind) {
+      case "WorkloadStarted":
+      case "ContainerRestarted":
+        for (const pod of event.pods) this.start(event.workload.image, pod, event.t);
+        return;
+      case "WorkloadPreempted":
+      case "WorkloadCompleted":
+      case "WorkloadFailed":
+      case "WorkloadCancelled":
+        for (const pod of event.pods) this.starts.delete(pod.uid);
+        return;
+      default:
+        return;
+    }
+  };
+
+  /** The pod's latest container start, while the pod runs. */
+  startOf(podUid: string): ContainerStart | undefined {
+    return this.starts.get(podUid);
+  }
+
+  /** True while the pod's container waits for its image (ContainerCreating) at simulated `t`. */
+  creating(podUid: string, t: number): boolean {
+    const start = this.starts.get(podUid);
+    return start !== undefined && t < start.startsAtMs;
+  }
+
+  private start(image: string | undefined, pod: PodPlacement, t: number): void {
+    const spec = image === undefined ? undefined : this.images.get(image);
+    if (image === undefined || spec === undefined) {
+      this.starts.set(pod.uid, { present: true, fromMs: t, startsAtMs: t });
+      return;
+    }
+    let onNode = this.nodeImages.get(pod.node);
+    if (onNode === undefined) {
+      onNode = new Map();
+      this.nodeImages.set(pod.node, onNode);
+    }
+    const readyAt = onNode.get(image);
+    if (readyAt !== undefined && readyAt <= t) {
+      this.starts.set(pod.uid, { present: true, fromMs: t, startsAtMs: t });
+      return;
+    }
+    const done = readyAt ?? t + spec.pullTime;
+    onNode.set(image, done);
+    this.starts.set(pod.uid, { present: false, fromMs: t, startsAtMs: done });
+  }
+}
