@@ -9,6 +9,7 @@ import { type ClusterView, type DomainEvent, type SimulatedMs, Simulation, simul
 import type { LogRecordOut, TargetSamples } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources, type LogWriting } from "./cluster.js";
+import { ImagePulls, imagesOf } from "./kube/image-pulls.js";
 import { ControlPlane, type ControlPlaneOptions } from "./runai-api/control-plane.js";
 import { type Shard, ShardFilter, WHOLE_RUN } from "./shard.js";
 
@@ -71,13 +72,17 @@ export class ClusterRun {
     });
     for (const observer of options.observers ?? []) this.simulation.onEvent(observer);
     this.clock = options.clock ?? BLUEPRINT_CALENDAR;
-    this.metrics = new ClusterMetrics(blueprint, this.clock);
+    // One model of when containers start, for the metrics and the kubelet's events alike.
+    const pulls = new ImagePulls(imagesOf(blueprint));
+    this.metrics = new ClusterMetrics(blueprint, this.clock, pulls);
     this.collectMetrics = options.metrics ?? true;
     this.shard = ShardFilter.of(options.shard ?? WHOLE_RUN, this.simulation.view());
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
     this.simulation.onEvent(this.metrics.record);
     this.logs =
-      logs === false ? undefined : new ClusterLogs(blueprint, this.clock, logs === true ? ALL_LOG_SOURCES : logs, options.logWriting);
+      logs === false
+        ? undefined
+        : new ClusterLogs(blueprint, this.clock, logs === true ? ALL_LOG_SOURCES : logs, options.logWriting, pulls);
     if (this.logs !== undefined) this.simulation.onEvent(this.logs.record);
     this.controlPlane =
       options.controlPlane === undefined

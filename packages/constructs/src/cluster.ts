@@ -12,6 +12,7 @@ import { GpuActivityModel } from "./gpu-activity.js";
 import { SchedulerConstruct } from "./kai-scheduler/index.js";
 import { SCHEDULER_LOG_DEFAULTS, SchedulerLog } from "./kai-scheduler/logs.js";
 import { KubernetesEvents } from "./kube/events.js";
+import { ImagePulls, imagesOf } from "./kube/image-pulls.js";
 import { KubeConstruct } from "./kube/index.js";
 import { RunaiConstruct } from "./runai/index.js";
 import type { ClusterWideRank, ShardFilter } from "./shard.js";
@@ -23,18 +24,27 @@ export class ClusterMetrics {
   private readonly runai: RunaiConstruct;
   readonly constructs: readonly MetricConstruct[];
   /** The GPU activity every source reads; the control-plane API reads it too, so all agree. */
-  readonly activity = new GpuActivityModel();
+  readonly activity: GpuActivityModel;
 
-  /** `clock` stamps the values of time-valued families (pod start and creation, last busy time). */
-  constructor(blueprint: Blueprint, clock: StampClock = BLUEPRINT_CALENDAR) {
+  /**
+   * `clock` stamps the values of time-valued families (pod start and creation, last busy time);
+   * `pulls` says when each container starts (shared with the kubelet's events in a ClusterRun).
+   */
+  constructor(
+    blueprint: Blueprint,
+    clock: StampClock = BLUEPRINT_CALENDAR,
+    private readonly pulls: ImagePulls = new ImagePulls(imagesOf(blueprint)),
+  ) {
+    this.activity = new GpuActivityModel(pulls);
     this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
-    this.kube = new KubeConstruct(blueprint, clock);
+    this.kube = new KubeConstruct(blueprint, clock, pulls);
     this.runai = new RunaiConstruct(blueprint, this.activity, clock);
     this.constructs = [this.runai, this.dcgm, this.kube, this.scheduler];
   }
 
   /** Feeds a domain event to the constructs that keep state from events; subscribe it to the simulation. */
   readonly record = (event: DomainEvent): void => {
+    this.pulls.record(event);
     this.scheduler.record(event);
     this.kube.record(event);
   };
@@ -90,11 +100,12 @@ export class ClusterLogs {
     clock: StampClock = BLUEPRINT_CALENDAR,
     private readonly sources: LogSources = ALL_LOG_SOURCES,
     writing: LogWriting = {},
+    /** When each container starts (shared with the metrics in a ClusterRun, so both agree). */
+    pulls: ImagePulls = new ImagePulls(imagesOf(blueprint)),
   ) {
     const period = blueprint.time.schedulingPeriod;
     const nodes = new Map(blueprint.nodePools.map((p) => [p.name, p.nodes]));
-    const images = new Map(blueprint.images.map((i) => [i.name, i]));
-    this.events = new KubernetesEvents(blueprint.time.start, period, (pool) => nodes.get(pool) ?? 0, clock, images);
+    this.events = new KubernetesEvents(blueprint.time.start, period, (pool) => nodes.get(pool) ?? 0, clock, imagesOf(blueprint), pulls);
     this.scheduler = new SchedulerLog(blueprint.time.start, clock, {
       ...SCHEDULER_LOG_DEFAULTS,
       verbosity: blueprint.telemetry.schedulerVerbosity,

@@ -26,6 +26,7 @@
  */
 import type { GpuModel } from "@gpusynth/blueprint";
 import type { DeepReadonly, Gpu, Workload } from "@gpusynth/sim";
+import type { ImagePulls } from "./kube/image-pulls.js";
 import { between, unitHash } from "./noise.js";
 
 export interface GpuReading {
@@ -109,6 +110,9 @@ export class GpuActivityModel {
   private readonly states = new Map<string, GpuState>();
   private readonly traits = new Map<string, GpuTraits>();
 
+  /** `pulls`: a pod's GPUs do nothing until its container starts (after its image is pulled). */
+  constructor(private readonly pulls?: ImagePulls) {}
+
   private traitsOf(uuid: string): GpuTraits {
     let traits = this.traits.get(uuid);
     if (traits === undefined) {
@@ -122,7 +126,8 @@ export class GpuActivityModel {
   read(gpu: DeepReadonly<Gpu>, model: GpuModel, t: number): GpuReading {
     const cached = this.states.get(gpu.uuid);
     if (cached?.reading !== undefined && cached.at === t && cached.initialisedAt === gpu.initialisedAt) return cached.reading;
-    const workload = gpu.holder?.workload ?? null;
+    // Bound, but the container is not running yet: the GPU idles while the image is pulled.
+    const workload = gpu.holder === null || this.pulls?.creating(gpu.holder.uid, t) === true ? null : gpu.holder.workload;
     const traits = this.traitsOf(gpu.uuid);
     const second = Math.floor(t / SECOND);
     const rank = rankOf(gpu);

@@ -22,6 +22,7 @@ import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import { containerName, podController } from "../naming.js";
 import { stableHex, stableUuid } from "../noise.js";
 import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
+import { ImagePulls, imagesOf } from "./image-pulls.js";
 
 export interface KubeOptions {
   readonly job: string;
@@ -68,12 +69,14 @@ interface PodState {
   readonly restarts?: number;
   /** The failed container waits out the kubelet's back-off. */
   readonly crashLooping?: boolean;
+  /** The container waits for its image to be pulled: it has not started yet. */
+  readonly creating?: boolean;
   /** status.reason, e.g. Evicted. */
   readonly statusReason?: string;
 }
 
 const stateKey = (s: PodState): string =>
-  `${s.phase}|${s.node?.name ?? ""}|${s.startedAt ?? ""}|${s.scheduled ?? ""}|${s.reason ?? ""}|${s.gpus}|${s.restarts ?? ""}|${s.crashLooping ?? ""}|${s.statusReason ?? ""}`;
+  `${s.phase}|${s.node?.name ?? ""}|${s.startedAt ?? ""}|${s.scheduled ?? ""}|${s.reason ?? ""}|${s.gpus}|${s.restarts ?? ""}|${s.crashLooping ?? ""}|${s.creating ?? ""}|${s.statusReason ?? ""}`;
 
 export class KubeConstruct implements MetricConstruct {
   readonly area = "kubernetes";
@@ -91,6 +94,8 @@ export class KubeConstruct implements MetricConstruct {
   constructor(
     blueprint: Blueprint,
     private readonly clock: StampClock = BLUEPRINT_CALENDAR,
+    /** When each container starts: until then it waits in ContainerCreating. */
+    private readonly pulls: ImagePulls = new ImagePulls(imagesOf(blueprint)),
     private readonly options: KubeOptions = KUBE_DEFAULTS,
   ) {
     this.podIps = new PodIpam(blueprint);
@@ -188,11 +193,13 @@ export class KubeConstruct implements MetricConstruct {
           samples.push(sample(KSM.podLastTerminatedReason, { ...base, container, reason: "Error" }, 1));
       }
       if (state.crashLooping === true) samples.push(sample(KSM.podWaitingReason, { ...base, container, reason: "CrashLoopBackOff" }, 1));
+      // The kubelet's waiting reason while it pulls the image and creates the container.
+      if (state.creating === true) samples.push(sample(KSM.podWaitingReason, { ...base, container, reason: "ContainerCreating" }, 1));
       if (state.restarts !== undefined) {
         // A bound pod has a container status and a Ready condition: ready while its container
         // runs; not while it waits out a crash back-off or after it terminated.
         const terminated = state.phase === "Succeeded" || state.phase === "Failed";
-        const waiting = state.crashLooping === true;
+        const waiting = state.crashLooping === true || state.creating === true;
         const running = !terminated && !waiting;
         samples.push(sample(KSM.containerReady, { ...base, container }, running ? 1 : 0));
         samples.push(sample(KSM.containerRunning, { ...base, container }, running ? 1 : 0));
@@ -232,6 +239,7 @@ export class KubeConstruct implements MetricConstruct {
           gpus: pod.gpus.length,
           restarts: w.restarts,
           crashLooping: w.backoffUntil !== null,
+          creating: this.pulls.creating(pod.uid, view.now),
         });
     }
     for (const pod of view.finishedPods) {
