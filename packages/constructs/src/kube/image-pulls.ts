@@ -4,7 +4,10 @@
  * (kuberuntime_container.go startContainer). Until then the pod is bound but its container waits
  * in ContainerCreating and its GPUs do nothing. A node keeps a pulled image (across reboots too); a
  * pod that arrives while another pod's pull of the same image runs waits for it. A container
- * restarted in place finds its image present.
+ * restarted in place finds its image present. The kubelet pulls one image at a time
+ * (KubeletConfiguration serializeImagePulls, true by default), so a pull of another image waits
+ * for the one under way. How long a pull takes varies by node around the image's declared
+ * pullTime, 0.75× to 1.25× (a modelling choice: registry and network throughput differ by node).
  *
  * One model for every reader — kube-state-metrics' container states, the GPUs' activity, the
  * kubelet's Pulling/Pulled/Created/Started events — fed the simulation's events. Each reader feeds
@@ -13,6 +16,7 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { DomainEvent, PodPlacement } from "@gpusynth/sim";
+import { between } from "../noise.js";
 
 /** A blueprint's images by name: their size and how long a pull takes. */
 export type Images = ReadonlyMap<string, { readonly sizeBytes: number; readonly pullTime: number }>;
@@ -28,11 +32,15 @@ export interface ContainerStart {
   /** When the kubelet began (bind or restart), and when the container starts, after any pull. */
   readonly fromMs: number;
   readonly startsAtMs: number;
+  /** How long the pull itself took, without the wait for the pull before it (0 when present). */
+  readonly pullMs: number;
 }
 
 export class ImagePulls {
   /** When each node has (or will have) each image. */
   private readonly nodeImages = new Map<string, Map<string, number>>();
+  /** Until when each node's kubelet is busy pulling (it pulls one image at a time). */
+  private readonly pullingUntil = new Map<string, number>();
   private readonly starts = new Map<string, ContainerStart>();
   private last: DomainEvent | undefined;
 
@@ -70,8 +78,9 @@ export class ImagePulls {
 
   private start(image: string | undefined, pod: PodPlacement, t: number): void {
     const spec = image === undefined ? undefined : this.images.get(image);
+    const present = { present: true, fromMs: t, startsAtMs: t, pullMs: 0 };
     if (image === undefined || spec === undefined) {
-      this.starts.set(pod.uid, { present: true, fromMs: t, startsAtMs: t });
+      this.starts.set(pod.uid, present);
       return;
     }
     let onNode = this.nodeImages.get(pod.node);
@@ -81,11 +90,19 @@ export class ImagePulls {
     }
     const readyAt = onNode.get(image);
     if (readyAt !== undefined && readyAt <= t) {
-      this.starts.set(pod.uid, { present: true, fromMs: t, startsAtMs: t });
+      this.starts.set(pod.uid, present);
       return;
     }
-    const done = readyAt ?? t + spec.pullTime;
+    if (readyAt !== undefined) {
+      // The same image is being pulled for another pod: this one waits for that pull.
+      this.starts.set(pod.uid, { present: false, fromMs: t, startsAtMs: readyAt, pullMs: readyAt - t });
+      return;
+    }
+    const pullMs = Math.round(spec.pullTime * between(`${pod.node}/${image}/pull`, 0.75, 1.25));
+    const begins = Math.max(t, this.pullingUntil.get(pod.node) ?? t);
+    const done = begins + pullMs;
+    this.pullingUntil.set(pod.node, done);
     onNode.set(image, done);
-    this.starts.set(pod.uid, { present: false, fromMs: t, startsAtMs: done });
+    this.starts.set(pod.uid, { present: false, fromMs: t, startsAtMs: done, pullMs });
   }
 }
