@@ -12,8 +12,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort, waitUntilUp } from "./local-servers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -33,28 +33,6 @@ for (const [tool, path] of Object.entries(TOOLS))
     console.error(`lab: no ${tool} at ${path}: bash scripts/build-tools.sh`);
     process.exit(2);
   }
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-async function waitUntilUp(url, what) {
-  for (let i = 0; i < 200; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error(`${what} did not come up at ${url}`);
-}
 
 const children = [];
 function start(name, command, argv, env = {}) {

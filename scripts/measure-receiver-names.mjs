@@ -9,13 +9,13 @@
 // any path disagrees with the file.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { loadBlueprint } from "../packages/blueprint/dist/index.js";
 import { ClusterMetrics, LABEL_PATTERN } from "../packages/constructs/dist/index.js";
 import { encodeMetrics, MetricsPipeline } from "../packages/emit/dist/index.js";
+import { freePort, sleep, waitUntilUp } from "./local-servers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const OUT = join(root, "signals/receiver-names.json");
@@ -37,28 +37,6 @@ if (missing.length > 0) {
   }
   console.log(`${message}; signals/receiver-names.json not checked here (CI checks it)`);
   process.exit(0);
-}
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-async function waitUntilUp(url) {
-  for (let i = 0; i < 150; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 /** A child process with its own temporary folder, stopped (SIGTERM, then SIGKILL) and removed by stop(). */
