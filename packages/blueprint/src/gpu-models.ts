@@ -21,8 +21,6 @@ export interface GpuModel {
   readonly smClockIdleMHz: number;
   readonly smClockMaxMHz: number;
   readonly memoryClockMHz: number;
-  readonly slowdownTempC: number;
-  readonly shutdownTempC: number;
   /**
    * PCI bus numbers of the GPUs in the vendor's 8-GPU server (DGX), in nvidia-smi index order,
    * as public `nvidia-smi` / `nvidia-smi topo -m` captures of DGX systems show them [3p].
@@ -46,13 +44,11 @@ export const GPU_MODELS = {
     smClockIdleMHz: 210,
     smClockMaxMHz: 1410,
     memoryClockMHz: 1593,
-    slowdownTempC: 87,
-    shutdownTempC: 92,
     pciBusNumbers: [0x07, 0x0f, 0x47, 0x4e, 0x87, 0x90, 0xb7, 0xbd],
   },
   // H100 SXM5 80GB: name and 81559 MiB total / 516 MiB reserved, 700 W limit, 345/1980 MHz SM and
-  // 2619 MHz memory clocks, 89/92 °C slowdown/shutdown from a real `nvidia-smi -q` of the same
-  // HBM3 80 GB board (H800) [3p]; idle power 74.7 W from the same capture.
+  // 2619 MHz memory clocks from a real `nvidia-smi -q` of the same HBM3 80 GB board (H800) [3p];
+  // idle power 74.7 W from the same capture.
   "H100-80GB-HBM3": {
     modelName: "NVIDIA H100 80GB HBM3",
     product: "NVIDIA-H100-80GB-HBM3",
@@ -64,8 +60,28 @@ export const GPU_MODELS = {
     smClockIdleMHz: 345,
     smClockMaxMHz: 1980,
     memoryClockMHz: 2619,
-    slowdownTempC: 89,
-    shutdownTempC: 92,
+    pciBusNumbers: [0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb],
+  },
+  // H200 SXM 141GB, from an NVML capture of a real H200 (driver 580.159.04, 2026-12-04), committed
+  // in packages/blueprint/data/h200-capture/ (its README says what each file shows): the NVML name,
+  // 143771 MiB total with 616 MiB reserved, the 700 W default power limit (200-700 W range), SM
+  // clocks 345 MHz idle / 1980 MHz max and the 3201 MHz memory clock, and 79.7 W drawn with no
+  // context (nvidia-smi-q-before.txt). A context held without kernels draws 124-125 W with the SM
+  // clock at 1980 MHz (trace.csv): the activity model does not tell the two idles apart yet. PCI bus
+  // numbers: assumption, a DGX H200 lays its eight GPUs out as a DGX H100 does (the same system
+  // with the H200 baseboard, NVIDIA DGX H200 datasheet); the capture's single GPU sat at 00:06.0
+  // in a virtual machine.
+  H200: {
+    modelName: "NVIDIA H200",
+    product: "NVIDIA-H200",
+    architecture: "hopper",
+    framebufferMiB: 143771,
+    framebufferReservedMiB: 616,
+    powerLimitW: 700,
+    idlePowerW: 80,
+    smClockIdleMHz: 345,
+    smClockMaxMHz: 1980,
+    memoryClockMHz: 3201,
     pciBusNumbers: [0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb],
   },
 } as const satisfies Record<string, GpuModel>;
