@@ -30,6 +30,11 @@ const blueprint = args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--
 
 for (const [tool, path] of Object.entries(TOOLS))
   if (!existsSync(path)) {
+    // As the tests do: the check is skipped with a line saying how to get the tools, but CI must run it.
+    if (check && process.env.CI !== "true") {
+      console.log(`lab-check: skipped, no ${tool} at ${path} (bash scripts/build-tools.sh)`);
+      process.exit(0);
+    }
     console.error(`lab: no ${tool} at ${path}: bash scripts/build-tools.sh`);
     process.exit(2);
   }
