@@ -5,8 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, type Sample } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, every, type Sample } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/crash-loop.yaml", import.meta.url));
@@ -14,14 +13,10 @@ const MINUTE = 60_000;
 
 describe("kube_pod_container_info (crash-loop.yaml)", () => {
   const { blueprint } = loadBlueprint(scenario);
-  const simulation = new Simulation(blueprint);
-  const metrics = new ClusterMetrics(blueprint);
-  simulation.onEvent(metrics.record);
   const scrapes: Sample[][] = [];
-  for (let t = MINUTE; t <= 45 * MINUTE; t += 30_000) {
-    simulation.runUntil(t);
-    scrapes.push(metrics.collect(simulation.view()).flatMap((target) => target.samples));
-  }
+  drive(new ClusterRun(blueprint), every(30_000, { fromMs: 30_000, toMs: 45 * MINUTE }), (frame) =>
+    scrapes.push(frame.targets.flatMap((target) => target.samples)),
+  );
   const info = (samples: Sample[]) => samples.filter((s) => s.family.name === "kube_pod_container_info");
   const trainingImage = blueprint.images.find((i) => i.defaultFor.includes("training"))?.name;
 

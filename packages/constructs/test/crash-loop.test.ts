@@ -5,8 +5,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterLogs, ClusterMetrics, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
-import { type DomainEvent, Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
+import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/crash-loop.yaml", import.meta.url));
@@ -20,18 +20,11 @@ describe("a crash-looping training job, across signals", () => {
   const snapshots = new Map<number, TargetSamples[]>();
 
   beforeAll(() => {
-    const simulation = new Simulation(blueprint);
-    const metrics = new ClusterMetrics(blueprint);
-    const clusterLogs = new ClusterLogs(blueprint);
-    simulation.onEvent((e) => events.push(e));
-    simulation.onEvent(metrics.record);
-    simulation.onEvent(clusterLogs.record);
-    for (let t = 0; t <= 60 * MINUTE; t += 5 * SECOND) {
-      simulation.runUntil(t);
-      const view = simulation.view();
-      snapshots.set(t, metrics.collect(view));
-      logs.push(...clusterLogs.drain(view));
-    }
+    const run = new ClusterRun(blueprint, { logs: true, observers: [(e) => events.push(e)] });
+    drive(run, every(5 * SECOND, { toMs: 60 * MINUTE, atStart: true }), (frame) => {
+      snapshots.set(frame.simulatedMs, [...frame.targets]);
+      logs.push(...frame.logs);
+    });
   });
 
   const of = <K extends DomainEvent["kind"]>(kind: K) =>

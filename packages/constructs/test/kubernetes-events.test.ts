@@ -1,8 +1,7 @@
 /** Kubernetes events for a workload's life, from the preemption-storm scenario. */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterLogs, type LogRecordOut } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, every, type LogRecordOut } from "@gpusynth/constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { goDuration } from "../src/kube/events.js";
 
@@ -12,13 +11,8 @@ describe("Kubernetes events in the preemption-storm scenario", () => {
   const { blueprint } = loadBlueprint(scenario);
   const records: LogRecordOut[] = [];
   beforeAll(() => {
-    const simulation = new Simulation(blueprint);
-    const logs = new ClusterLogs(blueprint);
-    simulation.onEvent(logs.record);
-    for (let t = 60_000; t <= 70 * 60_000; t += 60_000) {
-      simulation.runUntil(t);
-      records.push(...logs.drain(simulation.view()));
-    }
+    const run = new ClusterRun(blueprint, { metrics: false, logs: { events: true, scheduler: false } });
+    drive(run, every(60_000, { toMs: 70 * 60_000 }), (frame) => records.push(...frame.logs));
   });
   const about = (pod: string) =>
     records

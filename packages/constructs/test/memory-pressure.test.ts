@@ -5,8 +5,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterLogs, ClusterMetrics, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
-import { type DomainEvent, Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
+import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 import { binaryQuantity } from "../src/kube/events.js";
 
@@ -32,18 +32,11 @@ describe("memory pressure on a node, across signals", () => {
   const snapshots = new Map<number, TargetSamples[]>();
 
   beforeAll(() => {
-    const simulation = new Simulation(blueprint);
-    const metrics = new ClusterMetrics(blueprint);
-    const clusterLogs = new ClusterLogs(blueprint);
-    simulation.onEvent((e) => events.push(e));
-    simulation.onEvent(metrics.record);
-    simulation.onEvent(clusterLogs.record);
-    for (let t = 0; t <= 90 * MINUTE; t += MINUTE) {
-      simulation.runUntil(t);
-      const view = simulation.view();
-      snapshots.set(t, metrics.collect(view));
-      logs.push(...clusterLogs.drain(view));
-    }
+    const run = new ClusterRun(blueprint, { logs: true, observers: [(e) => events.push(e)] });
+    drive(run, every(MINUTE, { toMs: 90 * MINUTE, atStart: true }), (frame) => {
+      snapshots.set(frame.simulatedMs, [...frame.targets]);
+      logs.push(...frame.logs);
+    });
   });
 
   const pressure = () => events.find((e) => e.kind === "NodeMemoryPressure") as DomainEvent & { kind: "NodeMemoryPressure" };
