@@ -9,8 +9,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterLogs, type LogRecordOut } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, every, type LogRecordOut } from "@gpusynth/constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const storm = fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url));
@@ -36,14 +35,10 @@ describe("evictions in the scheduler's log and in its events", () => {
 
   beforeAll(() => {
     const { blueprint } = loadBlueprint(storm);
-    const simulation = new Simulation(blueprint);
-    const logs = new ClusterLogs(blueprint);
-    simulation.onEvent(logs.record);
     const records: LogRecordOut[] = [];
-    for (let t = 10 * MINUTE; t <= 3 * 60 * MINUTE; t += 10 * MINUTE) {
-      simulation.runUntil(t);
-      records.push(...logs.drain(simulation.view()));
-    }
+    drive(new ClusterRun(blueprint, { metrics: false, logs: true }), every(10 * MINUTE, { toMs: 3 * 60 * MINUTE }), (frame) =>
+      records.push(...frame.logs),
+    );
     const second = (r: LogRecordOut) => new Date(r.timeMs).toISOString().slice(0, 19);
     // A cycle's lines drift past its period boundary; the cycle is the second its first line
     // ("Start scheduling") falls in, which its session ID prefix ties to every later line.

@@ -5,8 +5,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterLogs, ClusterMetrics, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
-import { type DomainEvent, Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
+import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const fixture = fileURLToPath(new URL("../../sim/test/fixtures/gpu-fault.yaml", import.meta.url));
@@ -22,20 +22,12 @@ describe("a workload failed by a GPU fault, across signals", () => {
   let afterFault: TargetSamples[] = [];
 
   beforeAll(() => {
-    const simulation = new Simulation(blueprint);
-    const metrics = new ClusterMetrics(blueprint);
-    const clusterLogs = new ClusterLogs(blueprint);
-    simulation.onEvent((e) => events.push(e));
-    simulation.onEvent(metrics.record);
-    simulation.onEvent(clusterLogs.record);
-    for (let t = MINUTE; t <= 3 * HOUR + 10 * MINUTE; t += MINUTE) {
-      simulation.runUntil(t);
-      const view = simulation.view();
-      const collected = metrics.collect(view);
-      if (t === 2 * HOUR) beforeFault = collected;
-      afterFault = collected;
-      logs.push(...clusterLogs.drain(view));
-    }
+    const run = new ClusterRun(blueprint, { logs: true, observers: [(e) => events.push(e)] });
+    drive(run, every(MINUTE, { toMs: 3 * HOUR + 10 * MINUTE }), (frame) => {
+      if (frame.simulatedMs === 2 * HOUR) beforeFault = [...frame.targets];
+      afterFault = [...frame.targets];
+      logs.push(...frame.logs);
+    });
   });
 
   const failure = () => {
