@@ -66,10 +66,11 @@ describe("the cost of a blueprint, estimated before it runs", () => {
     live = startLive(["--no-cost-limit", "--listen", "127.0.0.1:0", flood]);
     const base = await live.scrapeUrl();
     await live.waitFor(/warming up/);
-    // Several seconds in, each scheduling cycle attempts thousands of pending workloads.
+    // Several seconds in, each scheduling cycle attempts thousands of pending workloads. Prometheus
+    // waits 10 s for a scrape by default (scrape_timeout); half of that here, on a busy machine.
     for (let i = 0; i < 4; i++) {
       await new Promise((resolve) => setTimeout(resolve, 750));
-      const answer = await fetch(`${base}/sd`, { signal: AbortSignal.timeout(1000) });
+      const answer = await fetch(`${base}/sd`, { signal: AbortSignal.timeout(5_000) });
       expect(answer.status).toBe(200);
     }
     const { code, ms } = await live.stop("SIGINT");

@@ -139,8 +139,7 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   try {
     // The warm-up: simulated as fast as the CPU allows; its log records are nobody's news.
     const warmup = options.onWarmup;
-    const onSlice =
-      warmup === undefined ? undefined : (reached: number) => warmup(reached, servingMs, run.simulation.view().pending.length);
+    const onSlice = warmup === undefined ? undefined : (reached: number) => warmup(reached, servingMs, run.simulation.pendingCount);
     await Promise.all([
       advance(run, servingMs, options.signal, Number.POSITIVE_INFINITY, onSlice),
       untilAborted(workers?.advanceTo(servingMs), options.signal),

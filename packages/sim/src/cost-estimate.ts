@@ -54,7 +54,7 @@ export function estimateCost(blueprint: Blueprint, spanMs: number, seed?: number
   let attempts = 0;
   for (let t = TRIAL_SLICE_MS; t <= Math.min(TRIAL_MS, spanMs) && attempts < TRIAL_ATTEMPTS; t += TRIAL_SLICE_MS) {
     simulation.runUntil(t);
-    const pending = simulation.view().pending.length;
+    const pending = simulation.pendingCount;
     trial.push({ t, pending });
     attempts += pending * (TRIAL_SLICE_MS / period);
   }

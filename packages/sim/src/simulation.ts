@@ -182,6 +182,11 @@ export class Simulation {
     return this.nowMs;
   }
 
+  /** How many workloads wait to be scheduled (without the copy a view makes: a progress line's count). */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
   /** Subscribes to domain events; returns a function that unsubscribes. */
   onEvent(listener: EventListener): () => void {
     this.listeners.push(listener);
