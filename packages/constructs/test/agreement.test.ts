@@ -5,8 +5,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { type GPU_MODELS, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, type Sample, type TargetSamples, xidMessage } from "@gpusynth/constructs";
-import { type ClusterView, Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, every, type Sample, type TargetSamples, xidMessage } from "@gpusynth/constructs";
+import type { ClusterView } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 
 const file = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
@@ -165,16 +165,10 @@ function problemsOf(path: string, seed: number, hours: number, check: string): s
   let found = runs.get(key);
   if (found === undefined) {
     const { blueprint } = loadBlueprint(file(path));
-    const simulation = new Simulation(blueprint, { seed });
-    const metrics = new ClusterMetrics(blueprint);
-    simulation.onEvent(metrics.record);
     const checks = Object.entries(CHECKS).map(([name, make]) => ({ name, run: make(), problems: [] as string[] }));
-    for (let t = INTERVAL; t <= hours * HOUR; t += INTERVAL) {
-      simulation.runUntil(t);
-      const view = simulation.view();
-      const collected = metrics.collect(view);
-      for (const c of checks) if (c.problems.length < 5) c.run(view, collected, c.problems);
-    }
+    drive(new ClusterRun(blueprint, { seed }), every(INTERVAL, { toMs: hours * HOUR }), ({ view, targets }) => {
+      for (const c of checks) if (c.problems.length < 5) c.run(view, [...targets], c.problems);
+    });
     found = new Map(checks.map((c) => [c.name, c.problems]));
     runs.set(key, found);
   }

@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint, parseBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, type Sample } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, type Sample } from "@gpusynth/constructs";
+import { simulatedMs } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 
@@ -22,16 +22,13 @@ describe("a node through faults, a cordon and a reboot (gpu-fault.yaml)", () => 
 
   beforeAll(() => {
     const { blueprint } = loadBlueprint(scenario);
-    const simulation = new Simulation(blueprint);
-    const metrics = new ClusterMetrics(blueprint);
-    simulation.onEvent(metrics.record);
-    for (const t of moments) {
-      simulation.runUntil(t);
+    // A schedule is any instants in order: here, the story's moments.
+    drive(new ClusterRun(blueprint), moments.map(simulatedMs), (frame) =>
       at.set(
-        t,
-        metrics.collect(simulation.view()).flatMap((target) => target.samples),
-      );
-    }
+        frame.simulatedMs,
+        frame.targets.flatMap((target) => target.samples),
+      ),
+    );
   });
 
   it("keeps the kubelet's hard eviction threshold (100Mi) of memory back from allocatable, and reserves nothing else", () => {
@@ -104,13 +101,11 @@ describe("DP_DISABLE_HEALTHCHECKS (faults.devicePluginDisableHealthchecks) on th
     const doc = parseDocument(readFileSync(scenario, "utf8"));
     doc.setIn(["faults", "devicePluginDisableHealthchecks"], setting);
     const { blueprint } = parseBlueprint(doc.toString(), "gpu-fault-edited.yaml");
-    const simulation = new Simulation(blueprint);
-    const metrics = new ClusterMetrics(blueprint);
-    simulation.onEvent(metrics.record);
-    simulation.runUntil(HOUR + 10 * MINUTE);
-    return metrics
-      .collect(simulation.view())
-      .flatMap((t) => t.samples)
+    const samples: Sample[] = [];
+    drive(new ClusterRun(blueprint), [simulatedMs(HOUR + 10 * MINUTE)], (frame) =>
+      samples.push(...frame.targets.flatMap((target) => target.samples)),
+    );
+    return samples
       .filter((s) => s.family.name === "kube_node_status_allocatable" && s.labels.resource === "nvidia_com_gpu")
       .map((s) => `${s.labels.node}=${s.value}`)
       .sort();

@@ -8,8 +8,7 @@
 
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterLogs } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, every } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 
 const HOUR = 3_600_000;
@@ -20,14 +19,11 @@ const HOUR = 3_600_000;
  */
 function schedulerLines(scenario: string, hours: number): Map<string, string[]> {
   const { blueprint } = loadBlueprint(fileURLToPath(new URL(`../../../blueprints/scenarios/${scenario}.yaml`, import.meta.url)));
-  const simulation = new Simulation(blueprint);
-  const logs = new ClusterLogs(blueprint, undefined, { events: false, scheduler: true });
-  simulation.onEvent(logs.record);
+  const run = new ClusterRun(blueprint, { metrics: false, logs: { events: false, scheduler: true } });
   const byCaller = new Map<string, string[]>();
-  for (let t = HOUR / 4; t <= hours * HOUR; t += HOUR / 4) {
-    simulation.runUntil(t);
+  drive(run, every(HOUR / 4, { toMs: hours * HOUR }), (frame) => {
     // timestamp⇥level⇥caller⇥[session] [action] message
-    for (const { body } of logs.drain(simulation.view())) {
+    for (const { body } of frame.logs) {
       const level = body.indexOf("\t");
       const caller = body.indexOf("\t", level + 1);
       const message = body.indexOf("\t", caller + 1);
@@ -36,7 +32,7 @@ function schedulerLines(scenario: string, hours: number): Map<string, string[]> 
       if (lines === undefined) byCaller.set(key, [body.slice(message + 1)]);
       else lines.push(body.slice(message + 1));
     }
-  }
+  });
   return byCaller;
 }
 
