@@ -7,8 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, type Sample } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, every, type Sample } from "@gpusynth/constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const lab = fileURLToPath(new URL("../../../blueprints/lab.yaml", import.meta.url));
@@ -36,15 +35,13 @@ const IDLE_WATTS = 40;
 
 beforeAll(() => {
   const { blueprint } = loadBlueprint(lab);
-  const simulation = new Simulation(blueprint, { seed: 3 });
-  const metrics = new ClusterMetrics(blueprint);
-  simulation.onEvent(metrics.record);
-  simulation.runUntil(DAY);
-  for (const pool of simulation.view().pools)
-    for (const node of pool.nodes) for (const gpu of node.gpus) if (gpu.initialisedAt === 0) neverReset.add(gpu.uuid);
-  for (let t = DAY; t <= DAY + 3_600_000; t += SCRAPE) {
-    simulation.runUntil(t);
-    const samples = metrics.collect(simulation.view()).flatMap((target) => target.samples);
+  const schedule = every(SCRAPE, { fromMs: DAY, toMs: DAY + 3_600_000, atStart: true });
+  drive(new ClusterRun(blueprint, { seed: 3 }), schedule, (frame) => {
+    const t = frame.simulatedMs;
+    if (t === DAY)
+      for (const pool of frame.view.pools)
+        for (const node of pool.nodes) for (const gpu of node.gpus) if (gpu.initialisedAt === 0) neverReset.add(gpu.uuid);
+    const samples = frame.targets.flatMap((target) => target.samples);
     const byGpu = new Map<string, Map<string, Sample>>();
     for (const s of samples) {
       if (!s.family.name.startsWith("DCGM_FI_")) continue;
@@ -67,7 +64,7 @@ beforeAll(() => {
         energy: value("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"),
       });
     }
-  }
+  });
 });
 
 /** Pearson correlation. */

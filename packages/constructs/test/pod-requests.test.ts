@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { BlueprintError, type BlueprintProblem, parseBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, type Sample } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, type Sample } from "@gpusynth/constructs";
+import { simulatedMs } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 
@@ -28,11 +28,8 @@ function lab(interactive: Record<string, number> = {}): string {
 /** Every pod's requests and limits after a simulated day, keyed by pod, with its workload name. */
 function podResources(text: string) {
   const { blueprint } = parseBlueprint(text, "edited-lab.yaml");
-  const simulation = new Simulation(blueprint, { seed: 5 });
-  const metrics = new ClusterMetrics(blueprint);
-  simulation.onEvent(metrics.record);
-  simulation.runUntil(DAY);
-  const samples: Sample[] = metrics.collect(simulation.view()).flatMap((t) => t.samples);
+  const samples: Sample[] = [];
+  drive(new ClusterRun(blueprint, { seed: 5 }), [simulatedMs(DAY)], (frame) => samples.push(...frame.targets.flatMap((t) => t.samples)));
   const pods = new Map<string, { requests: Record<string, number>; limits: Record<string, number> }>();
   for (const s of samples) {
     const kind =
