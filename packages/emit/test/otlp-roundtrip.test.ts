@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { BLUEPRINT_CALENDAR, ClusterMetrics } from "@gpusynth/constructs";
+import { BLUEPRINT_CALENDAR, ClusterMetrics, ClusterRun, driveAsync, type TargetSamples } from "@gpusynth/constructs";
 import {
   type DeliveryEvents,
   deliveryConfig,
@@ -14,7 +14,7 @@ import {
   RECEIVER_SCOPE_NAME,
   RECEIVER_SCOPE_VERSION,
 } from "@gpusynth/emit";
-import { Simulation } from "@gpusynth/sim";
+import { Simulation, simulatedMs } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attributeMap, type ExportRequest, type OtlpMetric, type Receiver, startReceiver } from "./otlp-receiver.js";
 
@@ -35,24 +35,29 @@ function delivery(url: string, events: DeliveryEvents = {}): OtlpMetricsDelivery
 describe("OTLP/gRPC round trip", () => {
   let receiver: Receiver;
   const { blueprint } = loadBlueprint(scenario);
-  const simulation = new Simulation(blueprint);
-  const metrics = new ClusterMetrics(blueprint);
-  simulation.onEvent(metrics.record);
+  const run = new ClusterRun(blueprint);
   const scrapes: Array<{ time: number; requests: ExportRequest[] }> = [];
   const errors: unknown[] = [];
+  let lastTargets: readonly TargetSamples[] = [];
 
   beforeAll(async () => {
     receiver = await startReceiver();
     const sink = delivery(receiver.url, { onOutageStart: (e) => errors.push(e), onRejected: (e) => errors.push(e) });
     const pipeline = new MetricsPipeline(sink);
     // Scrape at 00:29, 00:31 (after the reclaim wave) and 00:32.
-    for (const t of [29 * MINUTE, 31 * MINUTE, 32 * MINUTE]) {
-      simulation.runUntil(t);
-      const before = receiver.requests.length;
-      await pipeline.scrape(metrics.collect(simulation.view()), BLUEPRINT_CALENDAR(blueprint.time.start + t));
-      await sink.flush(Date.now() + 10_000);
-      scrapes.push({ time: blueprint.time.start + t, requests: receiver.requests.slice(before) });
-    }
+    const schedule = [29 * MINUTE, 31 * MINUTE, 32 * MINUTE].map(simulatedMs);
+    await driveAsync(run, schedule, [
+      {
+        consume: async (frame) => {
+          const time = blueprint.time.start + frame.simulatedMs;
+          const before = receiver.requests.length;
+          await pipeline.scrape(frame.targets, BLUEPRINT_CALENDAR(time));
+          await sink.flush(Date.now() + 10_000);
+          scrapes.push({ time, requests: receiver.requests.slice(before) });
+          lastTargets = frame.targets;
+        },
+      },
+    ]);
     await pipeline.shutdown();
   });
   afterAll(async () => receiver.close());
@@ -67,7 +72,7 @@ describe("OTLP/gRPC round trip", () => {
   });
 
   it("sends one resource per emulated target, with the receiver's resource attributes", () => {
-    const targets = metrics.collect(simulation.view()).map((t) => t.target);
+    const targets = lastTargets.map((t) => t.target);
     // Targets are delivered concurrently, so in any order.
     const byInstance = (a: Record<string, unknown>, b: Record<string, unknown>) =>
       `${a["service.name"]}/${a["service.instance.id"]}`.localeCompare(`${b["service.name"]}/${b["service.instance.id"]}`);
@@ -118,7 +123,7 @@ describe("OTLP/gRPC round trip", () => {
   });
 
   it("sends counters as monotonic cumulative sums and gauges as gauges, all values doubles", () => {
-    const families = new Map(metrics.families().map((f) => [f.name, f]));
+    const families = new Map(run.metrics.families().map((f) => [f.name, f]));
     for (const m of allMetrics()) {
       const family = families.get(m.name);
       if (family?.type === "counter") {
@@ -157,7 +162,7 @@ describe("OTLP/gRPC round trip", () => {
   });
 
   it("carries the simulation's values: pod labels on held GPUs, queue allocations", () => {
-    const view = simulation.view();
+    const view = run.simulation.view();
     const util = allMetrics()
       .filter((m) => m.name === "DCGM_FI_DEV_GPU_UTIL")
       .flatMap((m) => m.gauge?.dataPoints ?? []);

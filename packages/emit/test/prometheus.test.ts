@@ -7,9 +7,9 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, LABEL_PATTERN, type TargetSamples } from "@gpusynth/constructs";
+import { ClusterRun, drive, LABEL_PATTERN, type TargetSamples } from "@gpusynth/constructs";
 import { exposition, ScrapeServer, SD_PATH } from "@gpusynth/emit";
-import { Simulation } from "@gpusynth/sim";
+import { simulatedMs } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSignals } from "../../cli/src/signals-doc.js";
 import { PrometheusServer, prometheusBinary, which } from "./prometheus-server.js";
@@ -19,7 +19,7 @@ const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.
 describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", () => {
   const server = new ScrapeServer();
   let prometheus: PrometheusServer | undefined;
-  let collected: TargetSamples[] = [];
+  let collected: readonly TargetSamples[] = [];
   let sdUrl = "";
 
   const query = (path: string) => (prometheus as PrometheusServer).get(path);
@@ -28,11 +28,9 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
     // The preemption-storm scenario at 01:45: reclaimed and preempted workloads pending again,
     // evictions counted, the owner's first job finished (its pod still listed).
     const { blueprint } = loadBlueprint(repo("blueprints/scenarios/preemption-storm.yaml"));
-    const simulation = new Simulation(blueprint);
-    const metrics = new ClusterMetrics(blueprint);
-    simulation.onEvent(metrics.record);
-    simulation.runUntil(105 * 60_000);
-    collected = metrics.collect(simulation.view());
+    drive(new ClusterRun(blueprint), [simulatedMs(105 * 60_000)], (frame) => {
+      collected = frame.targets;
+    });
     server.update(collected);
     const sd = await server.listen("127.0.0.1", 0);
     sdUrl = `http://127.0.0.1:${sd.port}${SD_PATH}`;
