@@ -5,9 +5,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterLogs, K8S_EVENTS_SCOPE, type LogRecordOut } from "@gpusynth/constructs";
+import { ClusterRun, driveAsync, every, K8S_EVENTS_SCOPE, type LogRecordOut } from "@gpusynth/constructs";
 import { deliveryConfig, LogsPipeline, OtlpLogsDelivery } from "@gpusynth/emit";
-import { Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attributeMap, type Receiver, startReceiver } from "./otlp-receiver.js";
 
@@ -24,9 +23,6 @@ describe("OTLP/gRPC logs round trip", () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     const { blueprint } = loadBlueprint(scenario);
-    const simulation = new Simulation(blueprint);
-    const logs = new ClusterLogs(blueprint);
-    simulation.onEvent(logs.record);
     const failures: Error[] = [];
     const sink = new OtlpLogsDelivery({
       protocol: "grpc",
@@ -35,12 +31,15 @@ describe("OTLP/gRPC logs round trip", () => {
       events: { onOutageStart: (e) => failures.push(e), onRejected: (e) => failures.push(e) },
     });
     const pipeline = new LogsPipeline(sink);
-    for (let t = 60_000; t <= 32 * 60_000; t += 60_000) {
-      simulation.runUntil(t);
-      const records = logs.drain(simulation.view());
-      sent.push(...records);
-      await pipeline.export(records);
-    }
+    const run = new ClusterRun(blueprint, { metrics: false, logs: true });
+    await driveAsync(run, every(60_000, { toMs: 32 * 60_000 }), [
+      {
+        consume: async (frame) => {
+          sent.push(...frame.logs);
+          await pipeline.export(frame.logs);
+        },
+      },
+    ]);
     await pipeline.shutdown();
     expect(failures).toEqual([]);
     expect(sink.stats().pending.items).toBe(0);
