@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics } from "@gpusynth/constructs";
+import { ClusterRun, drive, type TargetSamples } from "@gpusynth/constructs";
 import { ScrapeServer, SD_PATH } from "@gpusynth/emit";
-import { Simulation } from "@gpusynth/sim";
+import { simulatedMs } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrometheusServer, prometheusBinary } from "../../emit/test/prometheus-server.js";
 import { sensitiveNames } from "../src/leakcheck/sensitive.js";
@@ -105,11 +105,10 @@ describe.skipIf(prometheusBinary === "")("gpusynth leakcheck on a real Prometheu
 
   beforeAll(async () => {
     const { blueprint } = loadBlueprint(scenario);
-    const simulation = new Simulation(blueprint);
-    const metrics = new ClusterMetrics(blueprint);
-    simulation.onEvent(metrics.record);
-    simulation.runUntil(20 * 60_000);
-    const collected = metrics.collect(simulation.view());
+    let collected: readonly TargetSamples[] = [];
+    drive(new ClusterRun(blueprint), [simulatedMs(20 * 60_000)], (frame) => {
+      collected = frame.targets;
+    });
     server.update(collected);
     const sd = await server.listen("127.0.0.1", 0);
     prometheus = await PrometheusServer.start(`http://127.0.0.1:${sd.port}${SD_PATH}`);

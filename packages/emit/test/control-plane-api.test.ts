@@ -7,8 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, runaiApi, type Sample } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, every, runaiApi, type Sample } from "@gpusynth/constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ApiResponse, handle, ROUTES } from "../src/api-server/routes.js";
 import { describeWithSpec, loadRunaiSpec, type RunaiSpec } from "./runai-spec.js";
@@ -30,25 +29,19 @@ interface Run {
 /** The lab, observed by a control plane and scraped every minute, as a live run does. */
 function simulate(): Run {
   const { blueprint } = loadBlueprint(repo("blueprints/lab.yaml"));
-  const simulation = new Simulation(blueprint, { seed: 11 });
-  const metrics = new ClusterMetrics(blueprint);
   const retentionMs = RETENTION_HOURS * 60 * MINUTE;
   const runMs = RUN_HOURS * 60 * MINUTE;
-  const cp = new runaiApi.ControlPlane(blueprint, metrics.activity, { retentionMs, stepMs: runaiApi.snapshotStep(retentionMs, MINUTE) });
-  simulation.onEvent(metrics.record);
-  simulation.onEvent(cp.record);
+  const run = new ClusterRun(blueprint, { seed: 11, controlPlane: { retentionMs, stepMs: runaiApi.snapshotStep(retentionMs, MINUTE) } });
+  const cp = run.controlPlane as runaiApi.ControlPlane;
   const scrapes = new Map<number, Sample[]>();
-  for (let t = MINUTE; t <= runMs; t += MINUTE) {
-    simulation.runUntil(t);
-    const view = simulation.view();
-    const collected = metrics.collect(view);
-    cp.observe(view);
+  drive(run, every(MINUTE, { toMs: runMs }), (frame) => {
+    const t = frame.simulatedMs;
     if (t > runMs - retentionMs)
       scrapes.set(
         cp.stamp(t),
-        collected.flatMap((target) => target.samples.filter((s) => s.family.name.startsWith("runai_"))),
+        frame.targets.flatMap((target) => target.samples.filter((s) => s.family.name.startsWith("runai_"))),
       );
-  }
+  });
   return { blueprint, cp, scrapes };
 }
 
