@@ -7,8 +7,7 @@
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics, runaiApi } from "@gpusynth/constructs";
-import { Simulation } from "@gpusynth/sim";
+import { ClusterMetrics, ClusterRun, drive, every, runaiApi } from "@gpusynth/constructs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneServer } from "../src/api-server/server.js";
 import { describeWithSpec, loadRunaiSpec, type RunaiSpec } from "./runai-spec.js";
@@ -21,32 +20,21 @@ describeWithSpec("the control-plane server against the pinned Run:ai spec", () =
   let spec: RunaiSpec;
   let server: ControlPlaneServer;
   let cp: runaiApi.ControlPlane;
-  let simulation: Simulation;
   let base: string;
 
   beforeAll(async () => {
     spec = await loadRunaiSpec();
     const { blueprint } = loadBlueprint(fileURLToPath(new URL("../../../blueprints/lab.yaml", import.meta.url)));
-    simulation = new Simulation(blueprint, { seed: 3 });
-    const metrics = new ClusterMetrics(blueprint);
-    cp = new runaiApi.ControlPlane(blueprint, metrics.activity, { retentionMs: 60 * MINUTE, stepMs: MINUTE });
-    simulation.onEvent(metrics.record);
-    simulation.onEvent(cp.record);
+    // A few minutes of the lab, each observed, so the API has something to answer.
+    const run = new ClusterRun(blueprint, { seed: 3, metrics: false, controlPlane: { retentionMs: 60 * MINUTE, stepMs: MINUTE } });
+    drive(run, every(MINUTE, { toMs: 5 * MINUTE }));
+    cp = run.controlPlane as runaiApi.ControlPlane;
     server = new ControlPlaneServer({ token: TOKEN, client: CLIENT });
     server.attach(cp);
-    observeFewMinutes();
     const address: AddressInfo = await server.listen("127.0.0.1", 0);
     base = `http://127.0.0.1:${address.port}`;
   });
   afterAll(() => server.close());
-
-  /** Runs the lab for a few minutes, observing each one, so the API has something to answer. */
-  function observeFewMinutes(): void {
-    for (let t = MINUTE; t <= 5 * MINUTE; t += MINUTE) {
-      simulation.runUntil(t);
-      cp.observe(simulation.view());
-    }
-  }
 
   async function call(path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
     const response = await fetch(`${base}${path}`, init);
