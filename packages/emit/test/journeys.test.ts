@@ -10,8 +10,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterMetrics } from "@gpusynth/constructs";
-import { type DomainEvent, podGroupName, Simulation } from "@gpusynth/sim";
+import { ClusterRun, drive, type TargetSamples } from "@gpusynth/constructs";
+import { type DomainEvent, podGroupName, Simulation, simulatedMs } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLive } from "../src/live.js";
 import { ScrapeServer, SD_PATH } from "../src/scrape-server.js";
@@ -74,11 +74,10 @@ class LiveScenario {
       );
     // Prometheus applies discovered targets every few seconds (minutes of simulated time at this
     // speed): serve the cluster as it starts and wait for every target before the clock runs.
-    const start = new Simulation(this.blueprint);
-    const metrics = new ClusterMetrics(this.blueprint);
-    start.onEvent(metrics.record);
-    start.runUntil(0);
-    const targets = metrics.collect(start.view());
+    let targets: readonly TargetSamples[] = [];
+    drive(new ClusterRun(this.blueprint), [simulatedMs(0)], (frame) => {
+      targets = frame.targets;
+    });
     this.server.update(targets);
     await Promise.all([this.prometheus, this.operatorPrometheus].map((p) => p?.waitForTargets(targets.length)));
     await runLive(this.blueprint, {
