@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { BLUEPRINT_CALENDAR, ClusterMetrics, ClusterRun, driveAsync, type TargetSamples } from "@gpusynth/constructs";
+import { BLUEPRINT_CALENDAR, ClusterRun, driveAsync, type TargetSamples } from "@gpusynth/constructs";
 import {
   type DeliveryEvents,
   deliveryConfig,
@@ -14,7 +14,7 @@ import {
   RECEIVER_SCOPE_NAME,
   RECEIVER_SCOPE_VERSION,
 } from "@gpusynth/emit";
-import { Simulation, simulatedMs } from "@gpusynth/sim";
+import { simulatedMs } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attributeMap, type ExportRequest, type OtlpMetric, type Receiver, startReceiver } from "./otlp-receiver.js";
 
@@ -187,22 +187,23 @@ describe("a collector that is down", () => {
   it("costs one outage report and a later delivery, never the run or the data", async () => {
     const receiver = await startReceiver();
     const { blueprint } = loadBlueprint(scenario);
-    const simulation = new Simulation(blueprint);
-    const metrics = new ClusterMetrics(blueprint);
-    simulation.onEvent(metrics.record);
+    const run = new ClusterRun(blueprint);
     const outages: unknown[] = [];
     const recoveries: unknown[] = [];
     // UNAVAILABLE is retryable: the first scrape's requests wait in the queue and go again.
     receiver.failNext(30);
     const sink = delivery(receiver.url, { onOutageStart: (e) => outages.push(e), onOutageEnd: (r) => recoveries.push(r) });
     const pipeline = new MetricsPipeline(sink);
-    simulation.runUntil(MINUTE);
+    /** The run's scrape at `t`, taken between the test's own steps. */
+    const scrapeAt = (t: number) => {
+      run.advanceTo(simulatedMs(t));
+      return pipeline.scrape(run.frame().targets, BLUEPRINT_CALENDAR(blueprint.time.start + t));
+    };
     const started = performance.now();
-    const down = await pipeline.scrape(metrics.collect(simulation.view()), BLUEPRINT_CALENDAR(blueprint.time.start + MINUTE));
+    const down = await scrapeAt(MINUTE);
     // The scrape itself does not wait for the network.
     expect(performance.now() - started).toBeLessThan(1000);
-    simulation.runUntil(2 * MINUTE);
-    const up = await pipeline.scrape(metrics.collect(simulation.view()), BLUEPRINT_CALENDAR(blueprint.time.start + 2 * MINUTE));
+    const up = await scrapeAt(2 * MINUTE);
     expect(await sink.flush(Date.now() + 20_000)).toBe(true);
     await pipeline.shutdown();
     await receiver.close();
