@@ -10,6 +10,9 @@ import type { Output } from "./output.js";
 const REDRAW_MS = 200;
 const PLAIN_LINE_MS = 10_000;
 
+/** The backlog, for a progress line: what a long run's time goes to. */
+export const backlogNote = (pending: number): string => `${pending.toLocaleString("en-US")} pending`;
+
 /** How an amount of the work prints: simulated time, or a count of things. */
 export type ProgressUnit = "simulated" | { readonly noun: string };
 

@@ -53,6 +53,7 @@ export function sdkLogsSink(exporter: LogRecordExporter): LogsSink {
 
 /** Several log sinks as one: every batch to each, accepted when all accept it. */
 export function fanOutLogs(...sinks: readonly LogsSink[]): LogsSink {
+  if (sinks.length === 1) return sinks[0] as LogsSink;
   return {
     export: async (records) => (await Promise.all(sinks.map((s) => s.export(records)))).every(Boolean),
     shutdown: async () => {

@@ -65,6 +65,8 @@ export function sdkMetricsSink(exporter: PushMetricExporter): MetricsSink {
  * from worker threads when every sink takes the same wire format.
  */
 export function fanOutMetrics(...sinks: readonly MetricsSink[]): MetricsSink {
+  // One sink needs no fan-out: it keeps its own shape (an encoded sink stays one).
+  if (sinks.length === 1) return sinks[0] as MetricsSink;
   const exportAll = async (metrics: ResourceMetrics) => (await Promise.all(sinks.map((s) => s.export(metrics)))).every(Boolean);
   const shutdown = async () => {
     await Promise.all(sinks.map((s) => s.shutdown()));

@@ -36,8 +36,6 @@ export interface CostEstimate {
   readonly backlogAtEnd: number;
   /** CPU seconds the span is expected to take from an empty cluster. */
   readonly cpuSeconds: number;
-  /** CPU seconds one simulated second is expected to take at the end of the span. */
-  readonly cpuSecondsPerSimulatedSecond: number;
 }
 
 /** Estimates the cost of simulating `spanMs` of `blueprint` from its start. */
@@ -79,6 +77,5 @@ export function estimateCost(blueprint: Blueprint, spanMs: number, seed?: number
     backlogGrowthPerDay: growthPerMs * DAY_MS,
     backlogAtEnd: Math.round(backlogAtEnd),
     cpuSeconds: BASE_SECONDS_PER_GPU_DAY * gpus * (spanMs / DAY_MS) + (backlogMs / period) * attemptSeconds,
-    cpuSecondsPerSimulatedSecond: BASE_SECONDS_PER_GPU_DAY * gpus * (1_000 / DAY_MS) + backlogAtEnd * attemptSeconds * (1_000 / period),
   };
 }

@@ -30,7 +30,7 @@ import {
 } from "@gpusynth/emit";
 import type { Output } from "../output.js";
 import { OutputFile } from "../output-file.js";
-import { Progress } from "../progress.js";
+import { backlogNote, Progress } from "../progress.js";
 import { EXIT_OK, UsageError } from "../usage.js";
 
 export interface LiveRun {
@@ -81,8 +81,8 @@ export async function runLiveCommand(
     ...(run.logs === "console" ? [new ConsoleLogsSink(output.out)] : deliveries?.logs === undefined ? [] : [deliveries.logs]),
     ...(logsFile === undefined ? [] : [new OtlpJsonLinesLogsSink(logsFile.writeLine)]),
   ];
-  const sink = metricsSinks.length === 0 ? undefined : metricsSinks.length === 1 ? metricsSinks[0] : fanOutMetrics(...metricsSinks);
-  const logs = logsSinks.length === 0 ? undefined : logsSinks.length === 1 ? logsSinks[0] : fanOutLogs(...logsSinks);
+  const sink = metricsSinks.length === 0 ? undefined : fanOutMetrics(...metricsSinks);
+  const logs = logsSinks.length === 0 ? undefined : fanOutLogs(...logsSinks);
   const server = run.listen === undefined ? undefined : new ScrapeServer();
   const api = run.api === undefined ? undefined : new ControlPlaneServer(run.api);
   const abort = new AbortController();
@@ -150,7 +150,7 @@ export async function runLiveCommand(
       signal: abort.signal,
       onWarmup: (reached, total, pending) => {
         warmupProgress ??= new Progress(output, "warm-up", total);
-        warmupProgress.update(reached, `${pending.toLocaleString("en-US")} pending`);
+        warmupProgress.update(reached, backlogNote(pending));
       },
       onTick: (s) => {
         warmupProgress?.finish();
@@ -158,7 +158,7 @@ export async function runLiveCommand(
         if (behind(s) && !toldBehind) {
           toldBehind = true;
           output.err(
-            `${output.interactive ? "\n" : ""}gpusynth: the simulation cannot keep up with --speed ${run.speed}: ${formatDuration(Math.round(s.behindMs / 1000) * 1000)} simulated behind the wall clock; serving what it has\n`,
+            `${output.interactive ? "\n" : ""}gpusynth: the simulation cannot keep up with --speed ${run.speed}: ${behindText(s)} simulated behind the wall clock; serving what it has\n`,
           );
         }
         const line = statusLine(blueprint, s, deliveries);
@@ -171,7 +171,7 @@ export async function runLiveCommand(
     });
     if (output.interactive) output.err("\n");
     output.err(
-      `gpusynth: stopped at ${formatStamp(status.stampedMs)}, the cluster's ${formatSimulated(blueprint, status.simulatedMs)}${behind(status) ? `, ${formatDuration(Math.round(status.behindMs / 1000) * 1000)} simulated behind the wall clock` : ""}\n`,
+      `gpusynth: stopped at ${formatStamp(status.stampedMs)}, the cluster's ${formatSimulated(blueprint, status.simulatedMs)}${behind(status) ? `, ${behindText(status)} simulated behind the wall clock` : ""}\n`,
     );
     if (deliveries !== undefined) {
       output.err(`${deliveryLine("metrics", "points", deliveries.metrics.stats())}\n`);
@@ -318,6 +318,11 @@ function statusLine(blueprint: Blueprint, s: LiveStatus, deliveries: Deliveries 
     metrics === undefined
       ? ""
       : ` | OTLP ${count(metrics.delivered.items, "points")} sent, ${metrics.pending.requests} requests queued${metrics.outageSinceMs === undefined ? "" : " (receiver down)"}`;
-  const behind = s.behindMs > 0 ? ` (${formatDuration(Math.round(s.behindMs / 1000) * 1000)} behind)` : "";
+  const behind = s.behindMs > 0 ? ` (${behindText(s)} behind)` : "";
   return `${formatStamp(s.stampedMs)} | ${s.running} running, ${s.pending} pending | ${s.targets} targets${otlp} | blueprint calendar ${formatSimulated(blueprint, s.simulatedMs)}${behind}`;
+}
+
+/** How far a run is behind the wall clock, to the second. */
+function behindText(s: LiveStatus): string {
+  return formatDuration(Math.round(s.behindMs / 1000) * 1000);
 }

@@ -20,7 +20,7 @@ import { checkCost } from "../cost-limit.js";
 import type { Output } from "../output.js";
 import { OutputFile, sameFile } from "../output-file.js";
 import { parseCommand } from "../parse.js";
-import { Progress } from "../progress.js";
+import { backlogNote, Progress } from "../progress.js";
 import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { summaryJson, summaryText } from "../summary-table.js";
 import { EXIT_OK, UsageError } from "../usage.js";
@@ -127,8 +127,6 @@ Examples:
 `;
 
 const HOUR_MS = 3_600_000;
-/** The backlog, for a progress line: what a long run's time goes to. */
-const backlog = (pending: number) => `${pending.toLocaleString("en-US")} pending`;
 const DAY_MS = 86_400_000;
 
 export async function runCommand(args: readonly string[], output: Output, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -176,16 +174,16 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     const durationMs = durationOption("duration", values.duration, "24h");
     const consoleLogs = logsOption(values.logs, ["console", "none"], "none") === "console";
     const logSources = logSourcesOption(values["log-sources"], otlpJsonLogs !== undefined || consoleLogs);
-    const blueprint = withVerbosity(loaded(positionals, output), values["scheduler-verbosity"]);
-    checkOfflineEnd(blueprint.time.start, durationMs);
     const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
+    const blueprint = withVerbosity(loaded(file, output), values["scheduler-verbosity"]);
+    checkOfflineEnd(blueprint.time.start, durationMs);
     checkCost(blueprint, file, durationMs, `${formatDuration(durationMs)} simulated`, seed, !costLimited);
     return runOffline(blueprint, output, {
       durationMs,
       intervalMs,
       ...(seed === undefined ? {} : { seed }),
       ...(shard === undefined ? {} : { shard }),
-      workers: workersFor(blueprint, oneBlueprint(positionals, DEFAULT_BLUEPRINT), shard, values.workers),
+      workers: workersFor(blueprint, file, shard, values.workers),
       otlpJson,
       otlpJsonLogs,
       consoleLogs,
@@ -212,19 +210,13 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const api = typeof values.api === "string" && values.api !== "none" ? parseListen("api", values.api, "127.0.0.1:8080") : undefined;
   const durationMs = values.duration === undefined ? undefined : durationOption("duration", values.duration, "24h");
   const logSources = logSourcesOption(values["log-sources"], logs !== "none" || otlpJsonLogs !== undefined);
-  const blueprint = withVerbosity(loaded(positionals, output), values["scheduler-verbosity"]);
+  const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
+  const blueprint = withVerbosity(loaded(file, output), values["scheduler-verbosity"]);
   // The warm-up (at ×1 up to a day longer, to the real time of day) and a simulated day served:
   // beyond a day, a run at a --speed the CPU cannot follow falls behind and says so.
   const warmup = warmupMs ?? blueprint.time.liveWarmup;
-  checkCost(
-    blueprint,
-    oneBlueprint(positionals, DEFAULT_BLUEPRINT),
-    warmup + DAY_MS,
-    `the ${formatDuration(warmup)} warm-up and a simulated day served`,
-    seed,
-    !costLimited,
-  );
-  const liveWorkers = workersFor(blueprint, oneBlueprint(positionals, DEFAULT_BLUEPRINT), shard, values.workers);
+  checkCost(blueprint, file, warmup + DAY_MS, `the ${formatDuration(warmup)} warm-up and a simulated day served`, seed, !costLimited);
+  const liveWorkers = workersFor(blueprint, file, shard, values.workers);
   // Worker threads encode each scrape once, in their sink's one wire format: a push and a file differ.
   if (liveWorkers > 1 && pushing && otlpJson !== undefined)
     throw new UsageError(
@@ -275,8 +267,7 @@ function withVerbosity(blueprint: Blueprint, text: string | boolean | undefined)
 }
 
 /** The blueprint named on the command line, loaded after the flags are checked (a bad flag fails fast). */
-function loaded(positionals: readonly string[], output: Output): Blueprint {
-  const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
+function loaded(file: string, output: Output): Blueprint {
   const { blueprint, warnings } = loadBlueprint(file);
   for (const warning of warnings) output.err(`${formatProblem(warning, file)}\n`);
   return blueprint;
@@ -400,7 +391,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
         ...(logs === undefined ? {} : { logs }),
         ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
         observers: [collector.record],
-        onScrape: (t, _, pending) => progress.update(t, backlog(pending)),
+        onScrape: (t, _, pending) => progress.update(t, backlogNote(pending)),
       });
       simulation = result.simulation;
       // Both files become final only when the whole run succeeded.
@@ -423,7 +414,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
     });
     // A frame an hour, so a long run can show where it is.
     drive(cluster, every(HOUR_MS, { toMs: run.durationMs, atEnd: true }), ({ simulatedMs: t, view }) =>
-      progress.update(t, backlog(view.pending.length)),
+      progress.update(t, backlogNote(view.pending.length)),
     );
     simulation = cluster.simulation;
     progress.finish();
