@@ -74,6 +74,7 @@ export class ClusterRun {
     this.clock = options.clock ?? BLUEPRINT_CALENDAR;
     // One model of when containers start, for the metrics and the kubelet's events alike.
     const pulls = new ImagePulls(imagesOf(blueprint));
+    this.simulation.onEvent(pulls.record);
     this.metrics = new ClusterMetrics(blueprint, this.clock, pulls);
     this.collectMetrics = options.metrics ?? true;
     this.shard = ShardFilter.of(options.shard ?? WHOLE_RUN, this.simulation.view());

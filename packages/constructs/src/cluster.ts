@@ -26,15 +26,17 @@ export class ClusterMetrics {
   /** The GPU activity every source reads; the control-plane API reads it too, so all agree. */
   readonly activity: GpuActivityModel;
 
+  /** Records the image pulls when they are this source's own (not shared, and fed, by a ClusterRun). */
+  private readonly ownPulls: ImagePulls | undefined;
+
   /**
    * `clock` stamps the values of time-valued families (pod start and creation, last busy time);
-   * `pulls` says when each container starts (shared with the kubelet's events in a ClusterRun).
+   * `pulls` says when each container starts: shared with the kubelet's events in a ClusterRun,
+   * which feeds it the simulation's events; without it, this source keeps its own.
    */
-  constructor(
-    blueprint: Blueprint,
-    clock: StampClock = BLUEPRINT_CALENDAR,
-    private readonly pulls: ImagePulls = new ImagePulls(imagesOf(blueprint)),
-  ) {
+  constructor(blueprint: Blueprint, clock: StampClock = BLUEPRINT_CALENDAR, shared?: ImagePulls) {
+    this.ownPulls = shared === undefined ? new ImagePulls(imagesOf(blueprint)) : undefined;
+    const pulls = shared ?? (this.ownPulls as ImagePulls);
     this.activity = new GpuActivityModel(pulls);
     this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
     this.kube = new KubeConstruct(blueprint, clock, pulls);
@@ -44,7 +46,7 @@ export class ClusterMetrics {
 
   /** Feeds a domain event to the constructs that keep state from events; subscribe it to the simulation. */
   readonly record = (event: DomainEvent): void => {
-    this.pulls.record(event);
+    this.ownPulls?.record(event);
     this.scheduler.record(event);
     this.kube.record(event);
   };
@@ -88,6 +90,8 @@ export interface LogWriting {
 
 /** All log sources of one simulated cluster: Kubernetes events and the scheduler's log. */
 export class ClusterLogs {
+  /** Records the image pulls when they are this source's own (not shared, and fed, by a ClusterRun). */
+  private readonly ownPulls: ImagePulls | undefined;
   private readonly events: KubernetesEvents;
   private readonly scheduler: SchedulerLog;
 
@@ -100,9 +104,11 @@ export class ClusterLogs {
     clock: StampClock = BLUEPRINT_CALENDAR,
     private readonly sources: LogSources = ALL_LOG_SOURCES,
     writing: LogWriting = {},
-    /** When each container starts (shared with the metrics in a ClusterRun, so both agree). */
-    pulls: ImagePulls = new ImagePulls(imagesOf(blueprint)),
+    /** When each container starts: shared with the metrics in a ClusterRun (which feeds it), so both agree. */
+    shared?: ImagePulls,
   ) {
+    this.ownPulls = shared === undefined ? new ImagePulls(imagesOf(blueprint)) : undefined;
+    const pulls = shared ?? (this.ownPulls as ImagePulls);
     const period = blueprint.time.schedulingPeriod;
     const nodes = new Map(blueprint.nodePools.map((p) => [p.name, p.nodes]));
     this.events = new KubernetesEvents(blueprint.time.start, period, (pool) => nodes.get(pool) ?? 0, clock, imagesOf(blueprint), pulls);
@@ -116,6 +122,8 @@ export class ClusterLogs {
 
   /** Feeds a domain event; subscribe it to the simulation. */
   readonly record = (event: DomainEvent): void => {
+    // The pulls first: the kubelet's events for a container start read when it starts.
+    this.ownPulls?.record(event);
     if (this.sources.events) this.events.record(event);
     if (this.sources.scheduler) this.scheduler.record(event);
   };

@@ -36,7 +36,7 @@ import { queueResourceText } from "../kai-scheduler/values.js";
 import { containerName, queueName } from "../naming.js";
 import { stableUuid, unitHash } from "../noise.js";
 import { type EventInput, EventRecorder, type EventWrite, type InvolvedObject } from "./event-recorder.js";
-import { ImagePulls, type Images } from "./image-pulls.js";
+import type { ImagePulls, Images } from "./image-pulls.js";
 
 export const K8S_EVENTS_SCOPE = {
   name: "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/k8seventsreceiver",
@@ -129,9 +129,9 @@ export class KubernetesEvents {
     private readonly schedulingPeriodMs: number,
     private readonly nodeCount: (pool: string) => number,
     private readonly clock: StampClock,
-    private readonly images: Images = new Map(),
-    /** When each container starts, after any pull (shared with the metrics, which must agree). */
-    private readonly pulls: ImagePulls = new ImagePulls(images),
+    private readonly images: Images,
+    /** When each container starts, after any pull (shared with the metrics, which must agree); its owner feeds it first. */
+    private readonly pulls: ImagePulls,
   ) {}
 
   /**
@@ -169,7 +169,6 @@ export class KubernetesEvents {
 
   /** Feeds a domain event. */
   readonly record = (event: DomainEvent): void => {
-    this.pulls.record(event);
     const now = this.startMs + event.t;
     switch (event.kind) {
       case "WorkloadPipelined":

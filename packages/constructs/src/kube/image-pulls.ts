@@ -10,9 +10,8 @@
  * pullTime, 0.75× to 1.25× (a modelling choice: registry and network throughput differ by node).
  *
  * One model for every reader — kube-state-metrics' container states, the GPUs' activity, the
- * kubelet's Pulling/Pulled/Created/Started events — fed the simulation's events. Each reader feeds
- * it the events it sees; an event already recorded (the same object) is not recorded twice, so
- * readers that share one model agree whatever their order.
+ * kubelet's Pulling/Pulled/Created/Started events — fed the simulation's events once, by its owner
+ * (a ClusterRun, or a source that keeps its own), before any reader sees the event.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { DomainEvent, PodPlacement } from "@gpusynth/sim";
@@ -42,13 +41,10 @@ export class ImagePulls {
   /** Until when each node's kubelet is busy pulling (it pulls one image at a time). */
   private readonly pullingUntil = new Map<string, number>();
   private readonly starts = new Map<string, ContainerStart>();
-  private last: DomainEvent | undefined;
 
   constructor(private readonly images: Images) {}
 
   readonly record = (event: DomainEvent): void => {
-    if (event === this.last) return;
-    this.last = event;
     switch (event.kind) {
       case "WorkloadStarted":
       case "ContainerRestarted":

@@ -22,7 +22,7 @@ import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import { containerName, podController } from "../naming.js";
 import { stableHex, stableUuid } from "../noise.js";
 import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
-import { ImagePulls, imagesOf } from "./image-pulls.js";
+import type { ImagePulls } from "./image-pulls.js";
 
 export interface KubeOptions {
   readonly job: string;
@@ -95,7 +95,7 @@ export class KubeConstruct implements MetricConstruct {
     blueprint: Blueprint,
     private readonly clock: StampClock = BLUEPRINT_CALENDAR,
     /** When each container starts: until then it waits in ContainerCreating. */
-    private readonly pulls: ImagePulls = new ImagePulls(imagesOf(blueprint)),
+    private readonly pulls: ImagePulls,
     private readonly options: KubeOptions = KUBE_DEFAULTS,
   ) {
     this.podIps = new PodIpam(blueprint);
