@@ -3,11 +3,11 @@
  * started on a free port with its own data directory, taking OTLP/HTTP logs at
  * /insert/opentelemetry/v1/logs and answering LogsQL at /select/logsql/query. Always cleaned up.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { freePort, ownedProcess, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { builtTool } from "./built-tools.js";
 
 export const victoriaLogsBinary = builtTool("victorialogs");
@@ -15,22 +15,17 @@ export const victoriaLogsBinary = builtTool("victorialogs");
 export class VictoriaLogs {
   private constructor(
     readonly url: string,
-    private readonly child: ChildProcess,
-    private readonly cleanup: () => void,
+    private readonly owned: { stop(): Promise<void> },
   ) {}
 
   static async start(): Promise<VictoriaLogs> {
     const dir = mkdtempSync(join(tmpdir(), "gpusynth-victorialogs-"));
     const port = await freePort();
     const child = spawn(victoriaLogsBinary, [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${dir}`], { stdio: "ignore" });
-    const cleanup = () => {
-      child.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
-    };
-    process.once("exit", cleanup);
+    const owned = ownedProcess(child, dir);
     const url = `http://127.0.0.1:${port}`;
     await waitUntilUp(`${url}/health`);
-    return new VictoriaLogs(url, child, cleanup);
+    return new VictoriaLogs(url, owned);
   }
 
   /** The OTLP/HTTP base a collector's otlphttp exporter is given (it appends /v1/logs). */
@@ -66,11 +61,7 @@ export class VictoriaLogs {
     return body.values.map((v) => v.value);
   }
 
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once("exit", resolve));
-    this.child.kill("SIGTERM");
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-    this.cleanup();
-    process.removeListener("exit", this.cleanup);
+  stop(): Promise<void> {
+    return this.owned.stop();
   }
 }

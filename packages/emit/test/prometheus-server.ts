@@ -49,11 +49,32 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * A server process a test started, with its data directory: `stop` ends it as a user would
+ * (SIGTERM, SIGKILL after 5 s) and removes the directory; should the test runner exit first,
+ * both happen then.
+ */
+export function ownedProcess(child: ChildProcess, dir: string): { stop(): Promise<void> } {
+  const cleanup = () => {
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once("exit", cleanup);
+  return {
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      cleanup();
+      process.removeListener("exit", cleanup);
+    },
+  };
+}
+
 export class PrometheusServer {
   private constructor(
     readonly api: string,
-    private readonly process: ChildProcess,
-    private readonly cleanup: () => void,
+    private readonly owned: { stop(): Promise<void> },
   ) {}
 
   /** Starts Prometheus scraping every target the service-discovery URL lists. */
@@ -99,12 +120,7 @@ export class PrometheusServer {
       ],
       { stdio: "ignore" },
     );
-    const cleanup = () => {
-      child.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
-    };
-    process.once("exit", cleanup);
-    return new PrometheusServer(`http://127.0.0.1:${port}`, child, cleanup);
+    return new PrometheusServer(`http://127.0.0.1:${port}`, ownedProcess(child, dir));
   }
 
   async get(path: string): Promise<unknown> {
@@ -141,11 +157,7 @@ export class PrometheusServer {
     }
   }
 
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.process.once("exit", resolve));
-    this.process.kill("SIGTERM");
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-    this.cleanup();
-    process.removeListener("exit", this.cleanup);
+  stop(): Promise<void> {
+    return this.owned.stop();
   }
 }
