@@ -45,6 +45,11 @@ export interface LiveOptions {
   /** The clock the run is paced by (default: the system's; a test's ManualClock runs it without waiting). */
   readonly wallClock?: WallClock;
   readonly onTick?: (status: LiveStatus) => void;
+  /**
+   * Wall time the last frame of a run with a duration may simulate to reach the run's end when
+   * the simulation fell behind (default half a second: the run ends on time, short of its end).
+   */
+  readonly lastFrameCatchUpMs?: number;
   /** During the warm-up: the simulated ms reached of how many, and the backlog. */
   readonly onWarmup?: (reachedMs: number, totalMs: number, pending: number) => void;
 }
@@ -64,7 +69,7 @@ export interface LiveStatus {
 }
 
 const DAY_MS = 86_400_000;
-/** Wall time the last frame of a run with --duration may simulate to reach the run's end. */
+/** Wall time the last frame of a run with --duration may simulate to reach the run's end (LiveOptions.lastFrameCatchUpMs). */
 const LAST_FRAME_CATCH_UP_MS = 500;
 
 /**
@@ -159,10 +164,12 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
       for (let tick = 0; ; tick++) {
         const now = wall.now();
         // Simulating may take until the next frame is due and not past the end, but the last frame
-        // gets a moment to catch up on the rest of the run (a run that keeps up needs milliseconds).
-        budgetMs = Math.min(options.intervalMs, now < deadline ? deadline - now : LAST_FRAME_CATCH_UP_MS);
+        // (the first due at the end, even when the one before ran over it) gets a moment to catch
+        // up on the rest of the run (a run that keeps up needs milliseconds).
+        const last = now >= deadline;
+        budgetMs = last ? (options.lastFrameCatchUpMs ?? LAST_FRAME_CATCH_UP_MS) : Math.min(options.intervalMs, deadline - now);
         yield simulatedMs(Math.min(servingMs + (now - wallStart) * options.speed, endMs));
-        if (run.now >= endMs || wall.now() >= deadline) return;
+        if (run.now >= endMs || last) return;
         // The next frame is due an interval on, or at the end if that comes first.
         await wall.sleep(Math.min(wallStart + (tick + 1) * options.intervalMs, deadline) - wall.now(), options.signal);
       }

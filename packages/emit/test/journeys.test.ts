@@ -86,6 +86,9 @@ class LiveScenario {
       warmupMs: 0,
       intervalMs: TICK_MS,
       durationMs: this.durationMs / this.speed,
+      // The checks read the whole story: on a busy machine the simulation may fall behind ×speed,
+      // and the last frame then simulates the rest instead of ending short on time.
+      lastFrameCatchUpMs: 60_000,
       server: this.server,
       signal: this.abort.signal,
       onTick: (status) => this.ticks.push({ simulatedMs: status.simulatedMs, wallMs: Date.now() }),
