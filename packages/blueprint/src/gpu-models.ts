@@ -17,7 +17,14 @@ export interface GpuModel {
   /** Framebuffer reserved by the driver at idle. */
   readonly framebufferReservedMiB: number;
   readonly powerLimitW: number;
+  /** Draw with no process on the GPU (persistence mode, no CUDA context). */
   readonly idlePowerW: number;
+  /**
+   * Draw while a process holds a CUDA context without running kernels (an allocated-but-idle
+   * notebook): the SM clock stays at its maximum. Measured on the H200 (125 W against 79.7 W
+   * without one: 7.3 % of its idle-to-limit range); other models take that fraction of theirs.
+   */
+  readonly contextIdlePowerW: number;
   readonly smClockIdleMHz: number;
   readonly smClockMaxMHz: number;
   readonly memoryClockMHz: number;
@@ -41,6 +48,7 @@ export const GPU_MODELS = {
     framebufferReservedMiB: 583,
     powerLimitW: 400,
     idlePowerW: 72,
+    contextIdlePowerW: 96, // 72 + 7.3 % of (400 − 72), transferred from the H200 capture
     smClockIdleMHz: 210,
     smClockMaxMHz: 1410,
     memoryClockMHz: 1593,
@@ -57,6 +65,7 @@ export const GPU_MODELS = {
     framebufferReservedMiB: 516,
     powerLimitW: 700,
     idlePowerW: 75,
+    contextIdlePowerW: 121, // 75 + 7.3 % of (700 − 75), transferred from the H200 capture
     smClockIdleMHz: 345,
     smClockMaxMHz: 1980,
     memoryClockMHz: 2619,
@@ -66,8 +75,8 @@ export const GPU_MODELS = {
   // in packages/blueprint/data/h200-capture/ (its README says what each file shows): the NVML name,
   // 143771 MiB total with 616 MiB reserved, the 700 W default power limit (200-700 W range), SM
   // clocks 345 MHz idle / 1980 MHz max and the 3201 MHz memory clock, and 79.7 W drawn with no
-  // context (nvidia-smi-q-before.txt). A context held without kernels draws 124-125 W with the SM
-  // clock at 1980 MHz (trace.csv): the activity model does not tell the two idles apart yet. PCI bus
+  // context (nvidia-smi-q-before.txt); a context held without kernels draws 124-125 W with the SM
+  // clock at 1980 MHz (trace.csv). PCI bus
   // numbers: assumption, a DGX H200 lays its eight GPUs out as a DGX H100 does (the same system
   // with the H200 baseboard, NVIDIA DGX H200 datasheet); the capture's single GPU sat at 00:06.0
   // in a virtual machine.
@@ -79,6 +88,7 @@ export const GPU_MODELS = {
     framebufferReservedMiB: 616,
     powerLimitW: 700,
     idlePowerW: 80,
+    contextIdlePowerW: 125,
     smClockIdleMHz: 345,
     smClockMaxMHz: 1980,
     memoryClockMHz: 3201,

@@ -1,14 +1,14 @@
 /**
  * All metric constructs for one simulated cluster, sharing one GPU activity model so every
- * source tells the same story. Pure apart from that model's small per-GPU state (energy,
- * temperatures) and the scheduler's event counters: the same run gives the same samples.
+ * source tells the same story: the same run gives the same samples.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
 import type { LogRecordOut, MetricConstruct, MetricFamily, TargetSamples } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { DCGM_DEFAULTS, DcgmConstruct } from "./dcgm/index.js";
-import { GpuActivityModel } from "./gpu-activity.js";
+import { GpuActivityModel } from "./gpu/activity.js";
+import { GpuTimelines } from "./gpu/timeline.js";
 import { SchedulerConstruct } from "./kai-scheduler/index.js";
 import { SCHEDULER_LOG_DEFAULTS, SchedulerLog } from "./kai-scheduler/logs.js";
 import { KubernetesEvents } from "./kube/events.js";
@@ -28,6 +28,8 @@ export class ClusterMetrics {
 
   /** Records the image pulls when they are this source's own (not shared, and fed, by a ClusterRun). */
   private readonly ownPulls: ImagePulls | undefined;
+  /** What ran on each GPU: fed here, after the pulls, so a container's run starts when its image is in. */
+  private readonly timelines: GpuTimelines;
 
   /**
    * `clock` stamps the values of time-valued families (pod start and creation, last busy time);
@@ -37,7 +39,8 @@ export class ClusterMetrics {
   constructor(blueprint: Blueprint, clock: StampClock = BLUEPRINT_CALENDAR, shared?: ImagePulls) {
     this.ownPulls = shared === undefined ? new ImagePulls(imagesOf(blueprint)) : undefined;
     const pulls = shared ?? (this.ownPulls as ImagePulls);
-    this.activity = new GpuActivityModel(pulls);
+    this.timelines = new GpuTimelines(pulls);
+    this.activity = new GpuActivityModel(this.timelines);
     this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
     this.kube = new KubeConstruct(blueprint, clock, pulls);
     this.runai = new RunaiConstruct(blueprint, this.activity, clock);
@@ -47,15 +50,15 @@ export class ClusterMetrics {
   /** Feeds a domain event to the constructs that keep state from events; subscribe it to the simulation. */
   readonly record = (event: DomainEvent): void => {
     this.ownPulls?.record(event);
+    this.timelines.record(event);
     this.scheduler.record(event);
     this.kube.record(event);
   };
 
   /**
    * Every target's samples at the view's simulated time, or only a shard's: its nodes' exporters,
-   * and the cluster-wide exporters it owns. A GPU's activity state (energy, temperatures)
-   * depends only on the times it is read, and every source reads at the frame's time, so a shard
-   * that reads only its own GPUs reads them exactly as the whole run does.
+   * and the cluster-wide exporters it owns. A GPU's readings are a function of the GPU and the
+   * time alone, so a shard that reads only its own GPUs reads them exactly as the whole run does.
    */
   collect(view: ClusterView, shard?: ShardFilter): TargetSamples[] {
     const owns = (rank: ClusterWideRank) => shard?.ownsClusterWide(rank) ?? true;

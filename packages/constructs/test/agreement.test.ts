@@ -100,9 +100,9 @@ const CHECKS: Readonly<Record<string, () => Check>> = {
         if (before !== undefined && before.start === e.startMs) {
           const dt = (view.now - before.t) / 1000;
           const gained = (e.value - before.value) / 1000; // joules
-          // Between scrapes the counter grows by ∫P dt: between the lower and higher of the two power readings.
-          const lo = Math.min(before.power, power) * dt - 1;
-          const hi = Math.max(before.power, power) * dt + 1;
+          // Between scrapes the counter grows by ∫P dt, the power never below the idle draw nor above the limit.
+          const lo = model.idlePowerW * 0.9 * dt - 1;
+          const hi = model.powerLimitW * dt + 1;
           if (gained < lo || gained > hi)
             problems.push(`${uuid}: energy grew ${gained.toFixed(0)} J in ${dt}s at ${before.power}→${power} W`);
         } else if (before !== undefined && (e.startMs ?? 0) <= before.start) {

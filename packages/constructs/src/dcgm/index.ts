@@ -8,7 +8,7 @@
  */
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool } from "@gpusynth/sim";
 import { type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
-import type { GpuActivityModel, GpuReading } from "../gpu-activity.js";
+import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
 import { containerName, generatedSuffix } from "../naming.js";
 import { DCGM, DCGM_FAMILIES } from "./families.js";
 import { xidMessage } from "./xid-messages.js";

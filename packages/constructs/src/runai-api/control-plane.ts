@@ -7,7 +7,7 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import { type ClusterView, type DomainEvent, WorkloadLedger } from "@gpusynth/sim";
-import type { GpuActivityModel } from "../gpu-activity.js";
+import type { GpuActivityModel } from "../gpu/activity.js";
 import { ClusterIndex } from "./cluster-index.js";
 import { FREE, NOT_REPORTING, type Snapshot, SnapshotHistory } from "./history.js";
 import type { MeasuredSeries } from "./metrics.js";

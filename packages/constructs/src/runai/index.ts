@@ -9,7 +9,7 @@ import type { ClusterView, DeepReadonly, Gpu, Pool, Workload } from "@gpusynth/s
 import { systemPodIp } from "../addresses.js";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
-import type { GpuActivityModel, GpuReading } from "../gpu-activity.js";
+import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
 import { RUNAI, RUNAI_FAMILIES } from "./families.js";
 
 const IDLE_WINDOW_MS = 30_000;
@@ -47,7 +47,7 @@ export class RunaiConstruct implements MetricConstruct {
       const util = measured.length === 0 ? 0 : measured.reduce((sum, r) => sum + r.gpuUtil, 0) / measured.length;
       const ranMs = w.ranMs + (w.runningSince === null ? 0 : view.now - w.runningSince);
       const lastBusy = gpus.reduce<number | null>((last, g) => {
-        const busy = this.activity.lastBusyAt(g);
+        const busy = this.activity.lastBusyAt(g, view.now);
         return busy === null || (last !== null && last >= busy) ? last : busy;
       }, null);
       const since = lastBusy ?? w.runningSince ?? view.now;
@@ -155,7 +155,7 @@ export class RunaiConstruct implements MetricConstruct {
         readings.set(gpu, r);
         const gpuLabels = { ...labels, gpu: String(gpu.index) };
         const held = gpu.holder === null ? 0 : 1;
-        const lastBusy = this.activity.lastBusyAt(gpu);
+        const lastBusy = this.activity.lastBusyAt(gpu, now);
         out.push(sample(RUNAI.allocatedPerGpu, gpuLabels, held));
         out.push(sample(RUNAI.lastUtilizationTimePerGpu, gpuLabels, lastBusy === null ? 0 : unix(lastBusy)));
         out.push(sample(RUNAI.gpuUtilizationPerGpu, gpuLabels, r.gpuUtil));

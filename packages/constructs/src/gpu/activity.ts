@@ -1,0 +1,275 @@
+/**
+ * What a GPU is doing, as DCGM would read it: utilisation, power, temperatures, clocks,
+ * framebuffer and energy, all consistent with each other and with the container running on it.
+ * Every value is a pure function of the GPU and the simulated time: the containers' runs
+ * (timeline.ts) give the load at every instant, the board's physics (board.ts, measured on a real
+ * H200) what that load draws and how hot it runs, and a reading integrates them in closed form:
+ * - power is NVML's one-second average of the true power (the capture's reading ramps over 1 s);
+ * - temperatures are the board's thermal modes driven by the true power over the last minutes;
+ * - the energy counter is the integral of the true power since the driver loaded, so its rate
+ *   equals the power readings;
+ * so a scrape every 15 s, one every 60 s and a calibration sample agree exactly at any instant.
+ * No two GPUs read alike: each board has its own idle draw (−4 % to +8 %), efficiency (±5 %),
+ * temperature offset (−3 to +4 °C, airflow position) and idle PCIe chatter, and has been up 1 to
+ * 60 days when the simulation starts (modelling choices: the spread of a fleet's idle readings in
+ * public nvidia-smi captures is a few watts and a few °C). One model instance serves every
+ * construct that reports GPU activity (dcgm-exporter, the Run:ai exporters, the control plane).
+ */
+import type { GpuModel } from "@gpusynth/blueprint";
+import type { DeepReadonly, Gpu } from "@gpusynth/sim";
+import { between } from "../noise.js";
+import { Board, type BoardTraits, DIE_MODES, MEMORY_MODES, THERMAL_MEMORY_MS, type ThermalMode } from "./board.js";
+import { type Load, noise } from "./load.js";
+import { type GpuTimelines, type Run, walkRun } from "./timeline.js";
+
+export interface GpuReading {
+  readonly gpuUtil: number;
+  readonly memCopyUtil: number;
+  readonly grEngineActive: number;
+  readonly tensorActive: number;
+  readonly dramActive: number;
+  readonly powerW: number;
+  readonly gpuTempC: number;
+  readonly memoryTempC: number;
+  readonly smClockMHz: number;
+  readonly memClockMHz: number;
+  readonly fbUsedMiB: number;
+  readonly fbFreeMiB: number;
+  readonly fbReservedMiB: number;
+  readonly energyMj: number;
+  readonly pcieTxBytesPerSecond: number;
+  readonly pcieRxBytesPerSecond: number;
+}
+
+const SECOND = 1_000;
+const DAY = 86_400_000;
+
+/** Where an integral over a GPU's runs has got to: every run before `next` is summed into `joules`. */
+interface Cursor {
+  next: number;
+  /** ∫ power (J) from simulated time 0 to `at`, the end of the last summed run (or 0). */
+  joules: number;
+  at: number;
+}
+
+/** One GPU's board, its fixed traits and what its integrals have summed so far. */
+interface GpuPhysics {
+  readonly board: Board;
+  readonly idlePcie: number;
+  /** Energy (J) its driver had counted when the simulation started. */
+  readonly beforeJ: number;
+  readonly cursor: Cursor;
+  /** ∫ power from 0 to the driver's last (re)initialisation, once per initialisation. */
+  initialised?: { readonly at: number; readonly joules: number };
+  /** One run's energy over one period of its rhythm. */
+  readonly periodJ: WeakMap<Run, number>;
+  /** A non-repeating run's energy summed from its start, piece by piece, up to `at`. */
+  readonly summed: WeakMap<Run, { at: number; joules: number }>;
+  last?: { readonly t: number; readonly initialisedAt: number; readonly reading: GpuReading };
+}
+
+function traitsOf(uuid: string): BoardTraits {
+  return {
+    idlePowerFactor: between(`${uuid}/idle-power`, 0.96, 1.08),
+    efficiency: between(`${uuid}/efficiency`, 0.95, 1.05),
+    tempOffsetC: between(`${uuid}/temp`, -3, 4),
+  };
+}
+
+export class GpuActivityModel {
+  private readonly gpus = new Map<string, GpuPhysics>();
+
+  constructor(readonly timelines: GpuTimelines) {}
+
+  private physicsOf(uuid: string, model: GpuModel): GpuPhysics {
+    let physics = this.gpus.get(uuid);
+    if (physics === undefined || physics.board.model !== model) {
+      const board = new Board(model, traitsOf(uuid));
+      const uptimeMs = between(`${uuid}/uptime`, DAY, 60 * DAY);
+      physics = {
+        board,
+        idlePcie: between(`${uuid}/pcie-idle`, 2e4, 2.5e5),
+        beforeJ: board.idleW * (uptimeMs / SECOND),
+        cursor: { next: 0, joules: 0, at: 0 },
+        periodJ: new WeakMap(),
+        summed: new WeakMap(),
+      };
+      this.gpus.set(uuid, physics);
+    }
+    return physics;
+  }
+
+  /** Reads a GPU at simulated time t (ms). */
+  read(gpu: DeepReadonly<Gpu>, model: GpuModel, t: number): GpuReading {
+    const physics = this.physicsOf(gpu.uuid, model);
+    const last = physics.last;
+    if (last !== undefined && last.t === t && last.initialisedAt === gpu.initialisedAt) return last.reading;
+    const { board } = physics;
+    const run = this.timelines.runAt(gpu.uuid, t);
+    const running = run !== undefined && t < run.to ? run : undefined;
+    const load = running?.rhythm.at(t);
+    const second = Math.floor(t / SECOND);
+    const draw = load === undefined ? undefined : board.draw(load, running?.intensity ?? 1);
+
+    // NVML's power reading: the true power averaged over the last second.
+    let windowJ = 0;
+    this.walk(gpu.uuid, t - SECOND, t, (from, to, l, r) => {
+      windowJ += board.draw(l, r?.intensity ?? 1).watts * ((to - from) / SECOND);
+    });
+    const dynamic = Math.max(0, windowJ - board.contextW);
+    const powerW = windowJ * (1 + 0.004 * noise(gpu.uuid, second)) + 0.01 * dynamic * noise(gpu.uuid, second + 1);
+
+    const { die, memory } = this.temperatures(gpu.uuid, board, t);
+    // A slow ambient swing through the day (data-hall air: ±1.5 °C, a modelling choice).
+    const ambient = 1.5 * Math.sin((2 * Math.PI * ((t / 3_600_000) % 24)) / 24);
+
+    const util = load === undefined || load.util === 0 ? 0 : Math.max(1, Math.min(100, load.util + load.jitter * noise(gpu.uuid, second)));
+    const busy = util / 100;
+    const smClockMHz =
+      draw === undefined
+        ? model.smClockIdleMHz
+        : draw.capped
+          ? Math.round(draw.smClockMHz * (1 + 0.02 * noise(gpu.uuid, second + 9)))
+          : draw.smClockMHz;
+    const available = model.framebufferMiB - model.framebufferReservedMiB;
+    const fbUsedMiB = running === undefined ? 0 : Math.min(available, Math.round(available * running.rhythm.framebufferShare(t, gpu.uuid)));
+    const pcie = running === undefined ? 0 : between(`${running.of.workloadUid}/pcie`, 2e7, 6e8) * (1 + 0.2 * noise(gpu.uuid, second + 7));
+    const idlePcie = physics.idlePcie * (1 + 0.3 * noise(gpu.uuid, second + 13));
+    const energyJ = this.energy(gpu, physics, t);
+    const reading: GpuReading = {
+      gpuUtil: Math.round(util),
+      memCopyUtil: Math.round((load?.dram ?? 0) * 100),
+      grEngineActive: round3(busy * (load?.engineShare ?? 0)),
+      tensorActive: round3(busy * (load?.tensorShare ?? 0)),
+      dramActive: round3(load?.dram ?? 0),
+      powerW: Math.round(powerW * 1000) / 1000,
+      gpuTempC: Math.round(die + ambient + 0.6 * noise(gpu.uuid, second + 3)),
+      memoryTempC: Math.round(memory + ambient + 0.6 * noise(gpu.uuid, second + 5)),
+      smClockMHz,
+      memClockMHz: model.memoryClockMHz,
+      fbUsedMiB,
+      fbFreeMiB: available - fbUsedMiB,
+      fbReservedMiB: model.framebufferReservedMiB,
+      energyMj: Math.floor(energyJ * 1000),
+      pcieTxBytesPerSecond: Math.round(pcie * busy + idlePcie),
+      pcieRxBytesPerSecond: Math.round(pcie * 1.5 * busy + idlePcie * 1.2),
+    };
+    physics.last = { t, initialisedAt: gpu.initialisedAt, reading };
+    return reading;
+  }
+
+  /** The last simulated time at or before t the GPU was busy (Run:ai's "last GPU utilization time"), or null. */
+  lastBusyAt(gpu: DeepReadonly<Gpu>, t: number): number | null {
+    const runs = this.timelines.of(gpu.uuid);
+    for (let i = runs.length - 1; i >= 0; i--) {
+      const run = runs[i] as Run;
+      if (run.of.from > t) continue;
+      const busy = run.rhythm.lastBusyAt(Math.min(t, run.to));
+      if (busy !== null) return busy;
+    }
+    return null;
+  }
+
+  /** The die's and memory's temperatures at t: each thermal mode driven by the true power over the last minutes. */
+  private temperatures(uuid: string, board: Board, t: number): { die: number; memory: number } {
+    const modes: readonly (readonly [ThermalMode, boolean])[] = [
+      ...DIE_MODES.map((m) => [m, true] as const),
+      ...MEMORY_MODES.map((m) => [m, false] as const),
+    ];
+    const y: (number | undefined)[] = modes.map(() => undefined);
+    this.walk(uuid, t - THERMAL_MEMORY_MS, t, (from, to, load, run) => {
+      const watts = board.draw(load, run?.intensity ?? 1).watts;
+      modes.forEach(([mode, die], i) => {
+        const target = board.modeTarget(mode, watts, load, die);
+        const before = y[i] ?? target;
+        y[i] = target + (before - target) * Math.exp(-(to - from) / mode.tauMs);
+      });
+    });
+    let die = board.baseline(true);
+    let memory = board.baseline(false);
+    modes.forEach(([, isDie], i) => {
+      if (isDie) die += y[i] ?? 0;
+      else memory += y[i] ?? 0;
+    });
+    return { die, memory };
+  }
+
+  /** The energy counter (J): what the driver counted before the simulation, or since its last initialisation. */
+  private energy(gpu: DeepReadonly<Gpu>, physics: GpuPhysics, t: number): number {
+    const now = this.integral(gpu.uuid, physics, physics.cursor, t);
+    if (gpu.initialisedAt === 0) return physics.beforeJ + now;
+    if (physics.initialised?.at !== gpu.initialisedAt)
+      physics.initialised = {
+        at: gpu.initialisedAt,
+        joules: this.integral(gpu.uuid, physics, { next: 0, joules: 0, at: 0 }, gpu.initialisedAt),
+      };
+    return now - physics.initialised.joules;
+  }
+
+  /**
+   * ∫ true power (J) from simulated time 0 to t. Finished runs are summed into the cursor in the
+   * order they ran, so the sum is the same whichever instants it was asked for.
+   */
+  private integral(uuid: string, physics: GpuPhysics, cursor: Cursor, t: number): number {
+    const runs = this.timelines.of(uuid);
+    const { board } = physics;
+    while (cursor.next < runs.length) {
+      const run = runs[cursor.next] as Run;
+      if (run.to > t) break;
+      cursor.joules += board.idleW * ((run.of.from - cursor.at) / SECOND) + this.runEnergy(physics, run, run.to);
+      cursor.at = run.to;
+      cursor.next++;
+    }
+    const run = runs[cursor.next];
+    if (run === undefined || run.of.from >= t) return cursor.joules + board.idleW * ((t - cursor.at) / SECOND);
+    return cursor.joules + board.idleW * ((run.of.from - cursor.at) / SECOND) + this.runEnergy(physics, run, t);
+  }
+
+  /**
+   * A run's energy (J) from its start to `to`. Whole periods of a repeating rhythm are counted,
+   * not walked; other rhythms are summed piece by piece from the start, and the sum so far is
+   * kept, so each piece is added once and in the same order whenever it is asked for.
+   */
+  private runEnergy(physics: GpuPhysics, run: Run, to: number): number {
+    const joulesOf = (from: number, till: number, load: Load) => physics.board.draw(load, run.intensity).watts * ((till - from) / SECOND);
+    const walked = (a: number, b: number) => {
+      let joules = 0;
+      walkRun(run, a, b, (p, q, load) => {
+        joules += joulesOf(p, q, load);
+      });
+      return joules;
+    };
+    const from = run.of.from;
+    const period = run.rhythm.period;
+    if (period !== undefined) {
+      if (to <= period.from) return walked(from, to);
+      const whole = Math.floor((to - period.from) / period.ms);
+      let perPeriod = physics.periodJ.get(run);
+      if (perPeriod === undefined) {
+        perPeriod = walked(period.from, period.from + period.ms);
+        physics.periodJ.set(run, perPeriod);
+      }
+      return walked(from, period.from) + whole * perPeriod + walked(period.from + whole * period.ms, to);
+    }
+    let sum = physics.summed.get(run);
+    if (sum === undefined || sum.at > to) {
+      // An instant before the sum kept (a driver initialised mid-run): summed afresh, the kept sum left as it is.
+      if (sum !== undefined) return walked(from, to);
+      sum = { at: from, joules: 0 };
+      physics.summed.set(run, sum);
+    }
+    for (let next = run.rhythm.nextChange(sum.at); next <= to; next = run.rhythm.nextChange(sum.at)) {
+      sum.joules += joulesOf(sum.at, next, run.rhythm.at(sum.at));
+      sum.at = next;
+    }
+    return sum.joules + (to > sum.at ? joulesOf(sum.at, to, run.rhythm.at(sum.at)) : 0);
+  }
+
+  private walk(uuid: string, from: number, to: number, piece: (from: number, to: number, load: Load, run: Run | undefined) => void): void {
+    this.timelines.walk(uuid, from, to, piece);
+  }
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

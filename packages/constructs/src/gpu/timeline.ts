@@ -1,0 +1,134 @@
+/**
+ * What ran on each GPU, and when: the containers' runs, from the moment a container starts
+ * (after its image is pulled) to the moment it stops (completed, failed, preempted, crashed).
+ * Fed the simulation's events once, by its owner, after the image pulls, so GPU physics can be a
+ * pure function of (GPU, time): any reader at any cadence sees the same past.
+ */
+import type { DomainEvent, PodPlacement, WorkloadRef } from "@gpusynth/sim";
+import type { ImagePulls } from "../kube/image-pulls.js";
+import { between } from "../noise.js";
+import { type Load, NO_CONTEXT, type Rhythm, type RunOf, rhythmOf } from "./load.js";
+
+/** One container's time on one GPU. */
+export interface Run {
+  readonly of: RunOf;
+  readonly podUid: string;
+  readonly rhythm: Rhythm;
+  /** How hard the work drives the board, 0.8–1 per workload (a modelling choice: models and batch sizes differ). */
+  readonly intensity: number;
+  /** When it stopped; Infinity while it runs. */
+  to: number;
+}
+
+/** A stretch of constant load on one GPU. */
+export type Piece = (from: number, to: number, load: Load, run: Run | undefined) => void;
+
+export class GpuTimelines {
+  private readonly runs = new Map<string, Run[]>();
+
+  constructor(private readonly pulls: ImagePulls) {}
+
+  readonly record = (event: DomainEvent): void => {
+    switch (event.kind) {
+      case "WorkloadStarted":
+      case "ContainerRestarted":
+        this.start(event.workload, event.pods);
+        return;
+      case "ContainerCrashed":
+      case "WorkloadPreempted":
+      case "WorkloadCompleted":
+      case "WorkloadFailed":
+      case "WorkloadCancelled":
+        this.stop(event.pods, event.t);
+        return;
+      default:
+        return;
+    }
+  };
+
+  /** A run that did not come from the simulation (a replayed load, in tests and calibration). */
+  add(uuid: string, run: Run): void {
+    this.of(uuid).push(run);
+  }
+
+  /** The runs of a GPU, oldest first. */
+  of(uuid: string): Run[] {
+    let runs = this.runs.get(uuid);
+    if (runs === undefined) {
+      runs = [];
+      this.runs.set(uuid, runs);
+    }
+    return runs;
+  }
+
+  /** The latest run that had started by t, or undefined. */
+  runAt(uuid: string, t: number): Run | undefined {
+    const runs = this.runs.get(uuid);
+    if (runs === undefined) return undefined;
+    for (let i = runs.length - 1; i >= 0; i--) {
+      const run = runs[i] as Run;
+      if (run.of.from <= t) return run;
+    }
+    return undefined;
+  }
+
+  /** Calls `piece` for each stretch of constant load on the GPU between `from` and `to`, in order. */
+  walk(uuid: string, from: number, to: number, piece: Piece): void {
+    const runs = this.runs.get(uuid) ?? [];
+    // The first run that may overlap: runs are in start order and do not overlap on one GPU.
+    let i = runs.length;
+    while (i > 0 && (runs[i - 1] as Run).to > from) i--;
+    let t = from;
+    for (; i < runs.length && t < to; i++) {
+      const run = runs[i] as Run;
+      if (run.of.from >= to) break;
+      if (run.of.from > t) {
+        piece(t, run.of.from, NO_CONTEXT, undefined);
+        t = run.of.from;
+      }
+      const end = Math.min(run.to, to);
+      walkRun(run, t, end, piece);
+      t = Math.max(t, end);
+    }
+    if (t < to) piece(t, to, NO_CONTEXT, undefined);
+  }
+
+  private start(workload: WorkloadRef, pods: readonly PodPlacement[]): void {
+    let rank = 0;
+    for (const pod of pods) {
+      const from = this.pulls.startOf(pod.uid)?.startsAtMs;
+      for (const gpu of pod.gpus) {
+        if (from !== undefined) {
+          const of: RunOf = { workloadUid: workload.uid, type: workload.type, rank, from };
+          const intensity = between(`${workload.uid}/power`, 0.8, 1);
+          this.of(gpu.uuid).push({ of, podUid: pod.uid, rhythm: rhythmOf(of), intensity, to: Number.POSITIVE_INFINITY });
+        }
+        rank++;
+      }
+    }
+  }
+
+  private stop(pods: readonly PodPlacement[], t: number): void {
+    for (const pod of pods)
+      for (const gpu of pod.gpus) {
+        const runs = this.runs.get(gpu.uuid);
+        const last = runs?.[runs.length - 1];
+        if (runs === undefined || last === undefined || last.podUid !== pod.uid || last.to !== Number.POSITIVE_INFINITY) continue;
+        // Stopped before its container started (preempted while its image was pulled): it never ran.
+        if (last.of.from >= t) runs.pop();
+        else last.to = t;
+      }
+  }
+}
+
+/** The pieces of one run between `from` and `to` (both within the run). */
+export function walkRun(run: Run, from: number, to: number, piece: Piece): void {
+  let t = from;
+  while (t < to) {
+    const change = run.rhythm.nextChange(t);
+    if (!(change > t)) throw new Error(`GPU load of ${run.of.workloadUid}: the rhythm does not move on from ${t} ms`);
+    const next = Math.min(to, change);
+    piece(t, next, run.rhythm.at(t), run);
+    t = next;
+  }
+}
