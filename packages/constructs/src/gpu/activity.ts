@@ -41,6 +41,9 @@ export interface GpuReading {
   readonly pcieRxBytesPerSecond: number;
 }
 
+/** What a reading needs of a GPU: which one, and when its driver last initialised (its energy counter's start). */
+export type GpuIdentity = Pick<DeepReadonly<Gpu>, "uuid" | "initialisedAt">;
+
 const SECOND = 1_000;
 const DAY = 86_400_000;
 
@@ -79,12 +82,16 @@ function traitsOf(uuid: string): BoardTraits {
 export class GpuActivityModel {
   private readonly gpus = new Map<string, GpuPhysics>();
 
-  constructor(readonly timelines: GpuTimelines) {}
+  /** `traits`: what sets each board apart (by default hashed from its UUID; a replay of a capture sets one). */
+  constructor(
+    readonly timelines: GpuTimelines,
+    private readonly traits: (uuid: string) => BoardTraits = traitsOf,
+  ) {}
 
   private physicsOf(uuid: string, model: GpuModel): GpuPhysics {
     let physics = this.gpus.get(uuid);
     if (physics === undefined || physics.board.model !== model) {
-      const board = new Board(model, traitsOf(uuid));
+      const board = new Board(model, this.traits(uuid));
       const uptimeMs = between(`${uuid}/uptime`, DAY, 60 * DAY);
       physics = {
         board,
@@ -100,7 +107,7 @@ export class GpuActivityModel {
   }
 
   /** Reads a GPU at simulated time t (ms). */
-  read(gpu: DeepReadonly<Gpu>, model: GpuModel, t: number): GpuReading {
+  read(gpu: GpuIdentity, model: GpuModel, t: number): GpuReading {
     const physics = this.physicsOf(gpu.uuid, model);
     const last = physics.last;
     if (last !== undefined && last.t === t && last.initialisedAt === gpu.initialisedAt) return last.reading;
@@ -159,7 +166,7 @@ export class GpuActivityModel {
   }
 
   /** The last simulated time at or before t the GPU was busy (Run:ai's "last GPU utilization time"), or null. */
-  lastBusyAt(gpu: DeepReadonly<Gpu>, t: number): number | null {
+  lastBusyAt(gpu: GpuIdentity, t: number): number | null {
     const runs = this.timelines.of(gpu.uuid);
     for (let i = runs.length - 1; i >= 0; i--) {
       const run = runs[i] as Run;
@@ -195,7 +202,7 @@ export class GpuActivityModel {
   }
 
   /** The energy counter (J): what the driver counted before the simulation, or since its last initialisation. */
-  private energy(gpu: DeepReadonly<Gpu>, physics: GpuPhysics, t: number): number {
+  private energy(gpu: GpuIdentity, physics: GpuPhysics, t: number): number {
     const now = this.integral(gpu.uuid, physics, physics.cursor, t);
     if (gpu.initialisedAt === 0) return physics.beforeJ + now;
     if (physics.initialised?.at !== gpu.initialisedAt)

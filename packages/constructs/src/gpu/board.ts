@@ -7,7 +7,7 @@
  *   matrix products (SM 94 %, tensor 91 %, DRAM 17 % in GPM) hold the board at its cap, where
  *   NVML's one-second average reads 691 of 700 W and the SM clock falls to about 1480 MHz with
  *   clocks-event reason 4 (software power cap); device-to-device copies (SM 97 %, tensor 0 %,
- *   DRAM 86 %) draw 400 W at the full 1980 MHz. Demand is linear in SM, tensor and DRAM
+ *   DRAM 86 %) draw 410 W at the full 1980 MHz (402–415 W settled in the two traces). Demand is linear in SM, tensor and DRAM
  *   activity; the SM term (0.2 of the headroom) is a choice, the tensor and DRAM terms follow from
  *   the two measured loads and the capped clock (dynamic power ∝ clock², a modelling choice).
  * - temperatures: each is a sum of first-order responses to the true power (not NVML's one-second
@@ -24,8 +24,8 @@ import { type Load, NO_CONTEXT } from "./load.js";
 
 /** Demand above a held context, in fractions of the board's headroom (power limit − context idle), per unit of activity. */
 const DEMAND_PER_SM = 0.2;
-const DEMAND_PER_TENSOR = 1.668;
-const DEMAND_PER_DRAM = 0.33;
+const DEMAND_PER_TENSOR = 1.664;
+const DEMAND_PER_DRAM = 0.351;
 /** NVML's one-second average under the software power cap: 691 of 700 W (trace.csv, matmul). */
 const CAP_FRACTION = 691 / 700;
 
