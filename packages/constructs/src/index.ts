@@ -15,7 +15,7 @@ export { ClusterRun, type ClusterRunOptions, type Frame } from "./cluster-run.js
 export { xidMessage } from "./dcgm/xid-messages.js";
 export { GpuActivityModel, type GpuIdentity, type GpuReading } from "./gpu/activity.js";
 export { Board, type BoardTraits } from "./gpu/board.js";
-export { type Load, NO_CONTEXT, type Rhythm, type RunOf } from "./gpu/load.js";
+export { type Load, NO_CONTEXT, type Rhythm, type RunOf, rhythmOf } from "./gpu/load.js";
 export { GpuTimelines, type Run } from "./gpu/timeline.js";
 export { queueName } from "./kai-scheduler/index.js";
 export { K8S_EVENTS_SCOPE } from "./kube/events.js";

@@ -4,7 +4,7 @@
  * the held GPUs idle, and the kubelet's BackOff events fall inside the back-off windows.
  */
 import { fileURLToPath } from "node:url";
-import { loadBlueprint } from "@gpusynth/blueprint";
+import { GPU_MODELS, loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -67,13 +67,17 @@ describe("a crash-looping training job, across signals", () => {
     expect(at(failed.t + MINUTE, "kube_pod_status_phase", pod).find((s) => s.value === 1)?.labels.phase).toBe("Failed");
   });
 
-  it("shows the held GPUs idle during a back-off and busy once the container runs again", () => {
+  it("shows the held GPUs without a process during a back-off, and held by one once the container runs again", () => {
     const crash = of("ContainerCrashed").at(-1) as DomainEvent & { kind: "ContainerCrashed" };
     const pod = crash.pods[0]?.name as string;
-    const util = (t: number) => at(t, "DCGM_FI_DEV_GPU_UTIL", pod).map((s) => s.value);
-    expect(util(crash.t + 2 * MINUTE)).toEqual([0, 0, 0, 0]);
+    const values = (t: number, name: string) => at(t, name, pod).map((s) => s.value);
+    const model = GPU_MODELS[blueprint.nodePools[0]?.gpuModel as keyof typeof GPU_MODELS];
+    // No process: nothing runs and the SM clock idles.
+    expect(values(crash.t + 2 * MINUTE, "DCGM_FI_DEV_GPU_UTIL")).toEqual([0, 0, 0, 0]);
+    expect(values(crash.t + 2 * MINUTE, "DCGM_FI_DEV_SM_CLOCK")).toEqual(Array(4).fill(model.smClockIdleMHz));
+    // The restarted container holds a CUDA context (the clock at its maximum) while it initialises, until it fails again.
     const restart = of("ContainerRestarted")[0] as DomainEvent & { kind: "ContainerRestarted" };
-    expect(Math.min(...util(restart.t + 90 * SECOND))).toBeGreaterThan(0);
+    expect(values(restart.t + 30 * SECOND, "DCGM_FI_DEV_SM_CLOCK")).toEqual(Array(4).fill(model.smClockMaxMHz));
   });
 
   it("records the kubelet's BackOff events inside the back-off windows, naming the pod as format.Pod does", () => {

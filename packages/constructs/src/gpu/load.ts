@@ -3,18 +3,24 @@
  * of pieces within which the load is constant. GPU physics (power, temperatures, clocks, energy)
  * integrates these pieces in closed form, so what a GPU reports at an instant depends only on the
  * instant, never on how often it is read. What a reading adds on top (utilisation jitter between
- * scrapes) is noise keyed by the second, not part of the load.
+ * seconds) is noise keyed by the second, not part of the load. Every workload draws its own
+ * parameters from its UID, so no two jobs or notebooks keep the same time.
  *
  * Shapes follow these sources:
- * - training sits near saturation (run-ai/fake-gpu-operator v0.2.0 draws train pods from
- *   80–100 %), with communication dips synchronised across all GPUs of the job (Patel et al.,
- *   "Characterizing Power Management Opportunities for LLMs in the Cloud", ASPLOS'24);
- * - interactive workspaces are mostly idle with short bursts (allocated-but-idle is the fleet
- *   norm: Alibaba PAI 2020 trace, NSDI'22, median per-instance utilisation 1.5 % in a
- *   third-party re-analysis);
+ * - training GPUs read near saturation: DCGM GPU_UTIL on Shanghai AI Lab's Seren cluster has its
+ *   median and 75th percentile at 99 %, a quarter of samples at 0 (InternLM/AcmeTrace @6d6ac9c,
+ *   `util_gpu_seren.pkl`; Hu et al., NSDI'24); collective communication keeps kernels running (the
+ *   utilisation stays up) while tensor work and power fall, at the same moment on every rank
+ *   (Patel et al., "Characterizing Power Management Opportunities for LLMs in the Cloud",
+ *   ASPLOS'24); a job's GPUs also all wait while a checkpoint is written, which is what swings a
+ *   training cluster's power by megawatts (Llama Team, "The Llama 3 Herd of Models", 2024, §3.3.4);
+ * - interactive workspaces are mostly idle: Alibaba PAI 2020's instances averaged a median 1.5 %
+ *   and a mean 10.5 % GPU utilisation over their lives, a third of them 0 (Weng et al., NSDI'22;
+ *   cluster-trace-gpu-v2020, in a third-party re-analysis) — a person opens a session, runs cells
+ *   and thinks between them, and is away for longer;
  * - inference follows a diurnal request load.
- * Numbers that no source pins (step lengths, dip depth, fractions) are modelling choices, said so
- * where they are set.
+ * Step lengths, phase fractions, cadences and session lengths are modelling choices within those
+ * bounds, said so where they are set.
  */
 import type { WorkloadType } from "@gpusynth/blueprint";
 import { between, unitHash } from "../noise.js";
@@ -96,75 +102,133 @@ function warmingFramebuffer(target: number, run: RunOf, t: number, uuid: string)
   return Math.min(0.99, Math.max(0, target * warm * (1 + rankExtra + 0.01 * noise(uuid, Math.floor(t / 15_000) + 11))));
 }
 
+/** One piece of a precomputed schedule: the load from `at` until the next piece's `at`. */
+interface Scheduled {
+  readonly at: number;
+  readonly load: Load;
+}
+
+/** The index of the last piece at or before t (pieces sorted by `at`; t not before the first). */
+function pieceAt(pieces: readonly Scheduled[], t: number): number {
+  let lo = 0;
+  let hi = pieces.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((pieces[mid] as Scheduled).at <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** A log-normal draw with the given median and spread (σ of its log), clipped, fixed by a key. */
+function logNormal(key: string, i: number, median: number, sigma: number, lo: number, hi: number): number {
+  // Box–Muller over two hashed uniforms.
+  const u = Math.max(1e-12, unitHash(key, 2 * i));
+  const v = unitHash(key, 2 * i + 1);
+  const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  return Math.min(hi, Math.max(lo, median * Math.exp(sigma * z)));
+}
+
+const SECOND = 1_000;
+
 /**
- * Training: after a minute of start-up at a fifth of its level, steps of 20–90 s (a modelling
- * choice) whose first 30 % loads data (memory-bound: fewer tensor instructions, more DRAM
- * traffic), then computes, and whose last 15 % is a communication dip to 60 %, at the same
- * moment on every rank (collectives synchronise them). Each rank sits a little above or below
- * the job's level (−4 to +3 points) and moves ±4 points between seconds, so busy ranks often
- * read 100.
+ * Training: first the job initialises (loads its model, data and checkpoint: 30 s–3 min with the
+ * context held and no kernels), then it repeats a cycle, the same on every rank (the cycle is set
+ * on the clock, not on each rank's start, as collectives keep ranks in lock-step):
+ * - steps of 20–90 s, each loading data (its first 30 %: memory-bound), computing (to 85 %), and
+ *   exchanging gradients (the last 15 %: NCCL kernels keep the utilisation near its level while
+ *   tensor work stops and power falls);
+ * - once a cycle, an evaluation of 1–3 minutes (forward passes only: less tensor work);
+ * - at the cycle's end a checkpoint stall of 20–120 s with the GPUs idle;
+ * a cycle lasting 20–60 minutes. All modelling choices within the sources above. Each rank sits a
+ * little above or below the job's level (−2 to +0.5 points) and moves ±3 points between seconds.
  */
 class TrainingRhythm implements Rhythm {
-  private readonly step: number;
+  private readonly cycle: readonly Scheduled[];
+  private readonly cycleMs: number;
   private readonly offset: number;
-  private readonly level: number;
-  private readonly engine: number;
-  private readonly tensor: number;
-  private readonly dram: number;
-  private readonly memoryBound: number;
+  private readonly steadyFrom: number;
   private readonly fb: number;
-  private readonly rampEnd: number;
   readonly period: { readonly from: number; readonly ms: number };
 
   constructor(private readonly run: RunOf) {
     const id = run.workloadUid;
-    this.step = between(`${id}/step`, 20_000, 90_000);
-    this.offset = between(`${id}/phase`, 0, this.step);
-    this.level = between(`${id}/util`, 82, 100) + between(`${id}/rank-${run.rank}`, -4, 3);
-    this.engine = between(`${id}/engine`, 0.85, 0.98);
-    this.tensor = between(`${id}/tensor`, 0.3, 0.6);
-    this.dram = between(`${id}/dram`, 0.3, 0.6);
-    this.memoryBound = between(`${id}/memory-bound`, 0.3, 0.9);
+    // Whole milliseconds throughout, so an edge computed from a cycle's start is exactly the edge.
+    const step = Math.round(between(`${id}/step`, 20_000, 90_000));
+    const level = Math.min(100, between(`${id}/util`, 96, 100) + between(`${id}/rank-${run.rank}`, -2, 0.5));
+    const engine = between(`${id}/engine`, 0.85, 0.98);
+    const tensor = between(`${id}/tensor`, 0.3, 0.6);
+    const dram = between(`${id}/dram`, 0.3, 0.6);
+    const memoryBound = between(`${id}/memory-bound`, 0.3, 0.9);
+    const busy = (util: number, tensorShare: number, dramShare: number): Load => ({
+      util,
+      jitter: 3,
+      engineShare: engine,
+      tensorShare,
+      dram: Math.min(1, (util / 100) * dramShare),
+      context: true,
+    });
+    const loading = busy(level, tensor * (1 - 0.5 * memoryBound), dram + 0.3 * memoryBound);
+    const computing = busy(level, tensor * 0.95, dram + 0.03);
+    const exchanging = busy(level * between(`${id}/comm`, 0.88, 0.98), tensor * 0.1, dram * 0.5);
+    const evaluating = busy(level * between(`${id}/eval`, 0.75, 0.92), tensor * 0.5, dram);
+    const steps = Math.max(4, Math.round(between(`${id}/cycle`, 1_200_000, 3_600_000) / step));
+    const pieces: Scheduled[] = [];
+    let at = 0;
+    for (let i = 0; i < steps; i++) {
+      if (i === steps >> 1) {
+        pieces.push({ at, load: evaluating });
+        at += Math.round(between(`${id}/eval-ms`, 60_000, 180_000));
+      }
+      pieces.push(
+        { at, load: loading },
+        { at: at + Math.round(0.3 * step), load: computing },
+        { at: at + Math.round(0.85 * step), load: exchanging },
+      );
+      at += step;
+    }
+    pieces.push({ at, load: HELD });
+    at += Math.round(between(`${id}/checkpoint-ms`, 20_000, 120_000));
+    this.cycle = pieces;
+    this.cycleMs = at;
+    this.offset = Math.round(between(`${id}/phase`, 0, this.cycleMs));
+    this.steadyFrom = run.from + Math.round(between(`${id}/init-ms`, 30_000, 180_000));
     this.fb = between(`${id}/fb`, 0.4, 0.95);
-    this.rampEnd = run.from + 60_000;
-    this.period = { from: this.rampEnd, ms: this.step };
+    this.period = { from: this.steadyFrom, ms: this.cycleMs };
   }
 
-  /**
-   * The step t falls in: its edges, computed from its index as every caller computes them, so a
-   * piece that starts at an edge is in the phase after it (rounding cannot leave it a hair before).
-   */
-  private edges(t: number): readonly [number, number, number] {
-    let k = Math.floor((t + this.offset) / this.step);
-    const edge = (x: number) => (k + x) * this.step - this.offset;
-    if (t >= edge(1)) k++;
-    else if (t < edge(0)) k--;
-    return [edge(0.3), edge(0.85), edge(1)];
+  /** The cycle t falls in (its start) and the piece within it; the start from the cycle's index, as every caller computes it. */
+  private position(t: number): { start: number; piece: number } {
+    let k = Math.floor((t + this.offset) / this.cycleMs);
+    const startOf = (i: number) => i * this.cycleMs - this.offset;
+    if (t >= startOf(k + 1)) k++;
+    else if (t < startOf(k)) k--;
+    const start = startOf(k);
+    return { start, piece: pieceAt(this.cycle, t - start) };
   }
 
   at(t: number): Load {
-    const [loaded, computed] = this.edges(t);
-    const level = t < this.rampEnd ? this.level * 0.2 : t >= computed ? this.level * 0.6 : this.level;
-    const util = Math.min(100, level);
-    const bound = t < loaded ? this.memoryBound : 0.1;
-    return {
-      util,
-      jitter: 4,
-      engineShare: this.engine,
-      tensorShare: this.tensor * (1 - 0.5 * bound),
-      dram: Math.min(1, (util / 100) * (this.dram + 0.3 * bound)),
-      context: true,
-    };
+    if (t < this.steadyFrom) return HELD;
+    const { piece } = this.position(t);
+    return (this.cycle[piece] as Scheduled).load;
   }
 
   nextChange(t: number): number {
-    const next = this.edges(t).find((edge) => edge > t) as number;
-    return t < this.rampEnd ? Math.min(next, this.rampEnd) : next;
+    if (t < this.steadyFrom) return this.steadyFrom;
+    const { start, piece } = this.position(t);
+    const next = this.cycle[piece + 1];
+    const at = next === undefined ? start + this.cycleMs : start + next.at;
+    // Rounding can leave an edge a hair at or before t: the one after it, then.
+    return at > t ? at : this.nextChange(at + 1e-6);
   }
 
-  /** Training never idles while its container runs. */
-  lastBusyAt(t: number): number {
-    return t;
+  /** The latest instant not in a checkpoint stall or the initialisation. */
+  lastBusyAt(t: number): number | null {
+    if (t < this.steadyFrom) return null;
+    const { start, piece } = this.position(t);
+    if ((this.cycle[piece] as Scheduled).load !== HELD) return t;
+    const stalled = start + (this.cycle[piece] as Scheduled).at;
+    return stalled > this.steadyFrom ? stalled : null;
   }
 
   framebufferShare(t: number, uuid: string): number {
@@ -172,31 +236,80 @@ class TrainingRhythm implements Rhythm {
   }
 }
 
-/** Interactive: mostly idle; in one five-minute window out of five the user runs something (a modelling choice). */
+/** A context held, no kernels running. */
+const HELD: Load = { ...NO_CONTEXT, context: true };
+
+/**
+ * Interactive: a person works in sessions and is away between them (sessions log-normal around
+ * 20 minutes, 2 minutes to 3 hours; away around 40 minutes, 5 minutes to 8 hours); in a session
+ * they run cells (around 20 s, 1 s to 20 minutes, each at its own utilisation, 10–90 %) and think
+ * between them (around 60 s, 5 s to 15 minutes). About 8 % of the time busy, a mean near 4 %:
+ * within PAI's per-instance median 1.5 % and mean 10.5 %. Modelling choices within that source.
+ * The schedule is drawn in order from the workload's UID, as far as it is asked for.
+ */
 class NotebookRhythm implements Rhythm {
   private readonly fb: number;
+  private readonly pieces: Scheduled[] = [];
+  /** Draws made so far, and where the schedule has been drawn up to. */
+  private draws = 0;
+  private drawnTo: number;
+  private inSession = true;
+  private sessionEnds = 0;
+
   constructor(private readonly run: RunOf) {
     this.fb = between(`${run.workloadUid}/fb`, 0.05, 0.6);
+    this.drawnTo = run.from;
+    this.sessionEnds = run.from + this.draw(20 * 60_000, 0.8, 2 * 60_000, 3 * 3_600_000);
+  }
+
+  private draw(median: number, sigma: number, lo: number, hi: number): number {
+    return logNormal(`${this.run.workloadUid}/session`, this.draws++, median, sigma, lo, hi);
+  }
+
+  /** Draws the schedule on until it covers t. */
+  private cover(t: number): void {
+    while (this.drawnTo <= t) {
+      if (!this.inSession) {
+        // Back from being away: a new session.
+        this.pieces.push({ at: this.drawnTo, load: HELD });
+        this.drawnTo += this.draw(40 * 60_000, 1, 5 * 60_000, 8 * 3_600_000);
+        this.sessionEnds = this.drawnTo + this.draw(20 * 60_000, 0.8, 2 * 60_000, 3 * 3_600_000);
+        this.inSession = true;
+        continue;
+      }
+      const util = 10 + 80 * unitHash(`${this.run.workloadUid}/cell`, this.draws);
+      const cell = this.draw(20 * SECOND, 1.2, SECOND, 20 * 60_000);
+      const think = this.draw(60 * SECOND, 1, 5 * SECOND, 15 * 60_000);
+      this.pieces.push(
+        { at: this.drawnTo, load: { util, jitter: 8, engineShare: 0.9, tensorShare: 0.2, dram: (util / 100) * 0.3, context: true } },
+        { at: this.drawnTo + cell, load: HELD },
+      );
+      this.drawnTo += cell + think;
+      if (this.drawnTo >= this.sessionEnds) this.inSession = false;
+    }
   }
 
   at(t: number): Load {
-    const id = this.run.workloadUid;
-    const bucket = Math.floor(t / FIVE_MINUTES);
-    const active = unitHash(`${id}/burst`, bucket) < 0.2;
-    const util = active ? between(`${id}/burst-util`, 10, 70, bucket) : 0;
-    return { util, jitter: active ? 8 : 0, engineShare: 0.9, tensorShare: 0.2, dram: (util / 100) * 0.3, context: true };
+    if (t < this.run.from) return HELD;
+    this.cover(t);
+    return (this.pieces[pieceAt(this.pieces, t)] as Scheduled).load;
   }
 
   nextChange(t: number): number {
-    return (Math.floor(t / FIVE_MINUTES) + 1) * FIVE_MINUTES;
+    if (t < this.run.from) return this.run.from;
+    this.cover(t);
+    const i = pieceAt(this.pieces, t);
+    while (this.pieces.length <= i + 1) this.cover(this.drawnTo);
+    return (this.pieces[i + 1] as Scheduled).at;
   }
 
-  /** The end of the latest burst (or t, within one), looking back a week at most. */
+  /** The end of the latest cell (or t, during one). */
   lastBusyAt(t: number): number | null {
-    const first = Math.max(Math.floor(this.run.from / FIVE_MINUTES), Math.floor(t / FIVE_MINUTES) - 2016);
-    for (let bucket = Math.floor(t / FIVE_MINUTES); bucket >= first; bucket--) {
-      const at = Math.min(t, (bucket + 1) * FIVE_MINUTES);
-      if (this.at(Math.max(this.run.from, bucket * FIVE_MINUTES)).util > 0) return at;
+    if (t < this.run.from) return null;
+    this.cover(t);
+    for (let i = pieceAt(this.pieces, t); i >= 0; i--) {
+      const piece = this.pieces[i] as Scheduled;
+      if (piece.load.util > 0) return i === pieceAt(this.pieces, t) ? t : (this.pieces[i + 1] as Scheduled).at;
     }
     return null;
   }
