@@ -4,24 +4,17 @@
  * model's H200 board, read at the capture's own instants and compared, phase by phase, with what
  * NVML reported (packages/blueprint/data/h200-capture: trace.csv every 100 ms, gpm.csv every 1 s;
  * long/ holds a longer run of the same program). The loads replayed are the capture's GPM means
- * per phase; absolute temperatures depend on the host's cooling (the two captures idle 2.7 °C
+ * per phase (packages/constructs/src/gpu/replay.ts); absolute temperatures depend on the host's cooling (the two captures idle 2.7 °C
  * apart), so temperatures are compared as rises above each capture's own idle phase.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { GPU_MODELS } from "@gpusynth/blueprint";
-import { GpuActivityModel, type GpuReading, GpuTimelines, ImagePulls, type Load, NO_CONTEXT, type Rhythm } from "@gpusynth/constructs";
+import { type CapturePhase, type GpuReading, replayCapture } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 
 const CAPTURE = fileURLToPath(new URL("../../blueprint/data/h200-capture/", import.meta.url));
 const H200 = GPU_MODELS.H200;
-const UUID = "GPU-replay";
-
-interface Phase {
-  readonly phase: string;
-  readonly start: number;
-  readonly end: number;
-}
 
 function csv(path: string): Record<string, string>[] {
   const [header, ...rows] = readFileSync(path, "utf8").trim().split("\n");
@@ -33,63 +26,19 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
 
 /** One capture: its phases, its NVML trace, and the model read at the trace's instants. */
 class Replay {
-  readonly phases: Phase[];
+  readonly phases: CapturePhase[];
   readonly trace: Record<string, string>[];
   readonly model: GpuReading[];
 
   constructor(dir: string) {
-    this.phases = (JSON.parse(readFileSync(`${dir}/phases.json`, "utf8")) as { phases: Phase[] }).phases;
+    this.phases = (JSON.parse(readFileSync(`${dir}/phases.json`, "utf8")) as { phases: CapturePhase[] }).phases;
     this.trace = csv(`${dir}/trace.csv`);
-    const gpm = csv(`${dir}/gpm.csv`);
-    // The phase's mean GPM activity, as fractions: what the program asked of the GPU.
-    const loadOf = (phase: string): Load => {
-      const rows = gpm.filter((r) => r.phase === phase);
-      const m = (k: string) => mean(rows.map((r) => Number(r[k]))) / 100;
-      return { util: 100, jitter: 0, engineShare: m("sm_util"), tensorShare: m("any_tensor"), dram: m("dram_bw"), context: true };
-    };
-    const held: Load = { ...NO_CONTEXT, context: true };
-    const matmul = loadOf("matmul");
-    const copy = loadOf("copy");
-    const pieces: { from: number; load: Load }[] = [];
-    for (const p of this.phases) {
-      const from = p.start * 1000;
-      if (p.phase === "matmul") pieces.push({ from, load: matmul });
-      else if (p.phase === "copy") pieces.push({ from, load: copy });
-      else if (p.phase === "duty_1s") {
-        // About a second of matrix products, then one of nothing: when each began and ended is read
-        // off the die, which answers within a tenth of a second (above 48 °C: running).
-        pieces.push({ from, load: held });
-        let running = false;
-        for (const [i, r] of this.trace.entries()) {
-          if (r.phase !== "duty_1s" || Number(r.temp_gpu) >= 48 === running) continue;
-          running = !running;
-          const at = ((Number(r.t) + Number((this.trace[i - 1] as Record<string, string>).t)) / 2) * 1000;
-          pieces.push({ from: at, load: running ? matmul : held });
-        }
-      } else pieces.push({ from, load: held });
-    }
-    const rhythm: Rhythm = {
-      at: (t) => [...pieces].reverse().find((p) => p.from <= t)?.load ?? held,
-      nextChange: (t) => pieces.find((p) => p.from > t)?.from ?? Number.POSITIVE_INFINITY,
-      lastBusyAt: (t) => t,
-      framebufferShare: () => 0.035,
-    };
-    const timelines = new GpuTimelines(new ImagePulls(new Map()));
-    const first = (this.phases[0] as Phase).start * 1000;
-    timelines.add(UUID, {
-      of: { workloadUid: "replay", type: "training", rank: 0, from: first },
-      podUid: "replay",
-      rhythm,
-      intensity: 1,
-      to: Number.POSITIVE_INFINITY,
-    });
-    const activity = new GpuActivityModel(timelines, () => ({ idlePowerFactor: 1, efficiency: 1, tempOffsetC: 0 }));
-    this.model = this.trace.map((r) => activity.read({ uuid: UUID, initialisedAt: 0 }, H200, Number(r.t) * 1000));
+    this.model = replayCapture({ phases: this.phases, trace: this.trace, gpm: csv(`${dir}/gpm.csv`) }, H200);
   }
 
   /** Rows of a phase, leaving out its first `skip` seconds (to compare settled values). */
   rows(phase: string, skip = 0): number[] {
-    const p = this.phases.find((x) => x.phase === phase) as Phase;
+    const p = this.phases.find((x) => x.phase === phase) as CapturePhase;
     return this.trace.flatMap((r, i) => (Number(r.t) >= p.start + skip && Number(r.t) < p.end ? [i] : []));
   }
 
@@ -103,7 +52,7 @@ class Replay {
 
   /** Seconds after `phase` starts until `value` first covers `fraction` of the way to its settled level in that phase. */
   riseTime(phase: string, fraction: number, value: (i: number) => number, settledAfter: number): number {
-    const p = this.phases.find((x) => x.phase === phase) as Phase;
+    const p = this.phases.find((x) => x.phase === phase) as CapturePhase;
     const before = mean(this.rows(this.phases[this.phases.indexOf(p) - 1]?.phase as string, 5).map(value));
     const settled = mean(this.rows(phase, settledAfter).map(value));
     const i = this.rows(phase).find((row) => (value(row) - before) / (settled - before) >= fraction) as number;
