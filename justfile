@@ -73,10 +73,12 @@ gen: build
     node packages/cli/bin/gpusynth.js fidelity > signals/name-fidelity.md
     node scripts/gen-volume.mjs
     node scripts/gen-golden.mjs
+    node scripts/gen-gpu-physics.mjs
 
 gen-check: build
     node scripts/gen-schema.mjs --check
     node scripts/measure-receiver-names.mjs --check
+    node scripts/gen-gpu-physics.mjs --check
 
 # What shipped blueprints actually emit, compared with signals/ and cantfind.md.
 # A larger young generation: a day of scheduler log lines is millions of short-lived strings.

@@ -315,3 +315,44 @@ export function histogramChart(
     })),
   });
 }
+
+/** Lines over seconds: each measured series drawn solid beside its modelled twin, dashed, in the same colour. */
+export function measuredAgainstModelChart(
+  unit: string,
+  seconds: readonly number[],
+  pairs: ReadonlyArray<{ readonly name: string; readonly measured: readonly number[]; readonly modelled: readonly number[] }>,
+  phases: ReadonlyArray<{ readonly phase: string; readonly start: number; readonly end: number }> = [],
+): string {
+  const line = (name: string, values: readonly number[], color: string, dashed: boolean) => ({
+    type: "line" as const,
+    name,
+    symbol: "none",
+    itemStyle: { color },
+    lineStyle: { width: dashed ? 2 : 1.2, color, ...(dashed ? { type: "dashed" as const } : {}) },
+    data: values.map((v, i) => [seconds[i] ?? 0, v]),
+  });
+  return render(320, {
+    grid: { left: 64, right: 24, top: 56, bottom: 40 },
+    legend: { top: 4, right: 24, itemWidth: 18, itemHeight: 10 },
+    xAxis: { type: "value", name: "s", min: 0, max: Math.ceil(seconds.at(-1) ?? 0), splitLine: { lineStyle: { color: "#eee" } } },
+    yAxis: { type: "value", name: unit, nameTextStyle: { align: "right" }, scale: true, splitLine: { lineStyle: { color: "#eee" } } },
+    series: [
+      ...pairs.flatMap((p, i) => [
+        line(`${p.name}, measured`, p.measured, PALETTE[i % PALETTE.length] as string, false),
+        line(`${p.name}, model`, p.modelled, PALETTE[i % PALETTE.length] as string, true),
+      ]),
+      // The phases, named along the top.
+      {
+        type: "line" as const,
+        name: "",
+        data: [],
+        markArea: {
+          silent: true,
+          itemStyle: { color: "rgba(0,0,0,0.03)", borderColor: "#ddd", borderWidth: 1 },
+          label: { position: "insideTop" as const, color: "#666", fontSize: 11 },
+          data: phases.map((p) => [{ name: p.phase, xAxis: p.start }, { xAxis: p.end }]),
+        },
+      },
+    ],
+  });
+}
