@@ -10,7 +10,7 @@ import { type MetricConstruct, type Sample, sample, type TargetSamples } from ".
 import { queueName } from "../naming.js";
 import { stableUuid } from "../noise.js";
 import { KAI_QUEUE_CONTROLLER, KAI_SCHEDULER, SCHEDULER_FAMILIES } from "./families.js";
-import { cycleJitter, cycleLatencyMs, cycleWork } from "./latency.js";
+import { actionLatencyMs, cycleJitter, cycleLatencyMs, cycleWork } from "./latency.js";
 
 export { queueName };
 
@@ -44,19 +44,19 @@ export class SchedulerConstruct implements MetricConstruct {
   readonly area = "scheduler";
   readonly families = SCHEDULER_FAMILIES;
   private readonly evictions = new Map<string, Eviction>();
+  /**
+   * Pod groups each action scheduled: allocate.go:64, reclaim.go:86 and preempt.go:84 count a job
+   * when the action succeeds for it in a cycle (consolidation.go:69 too; consolidation moves
+   * nothing here), before its pods bind or its victims are gone.
+   */
   private readonly scheduledByAction = new Map<string, number>();
+  /** Successful preemptions (preempt.go:83, RegisterPreemptionAttempts). */
   private preemptions = 0;
-  private readonly preemptorsAt = new Map<number, "reclaim" | "preempt">();
-  private preemptorsTime = -1;
 
   constructor(private readonly options: SchedulerOptions = SCHEDULER_DEFAULTS) {}
 
   /** Feeds a domain event; subscribe this to the simulation. */
   readonly record = (event: DomainEvent): void => {
-    if (event.t !== this.preemptorsTime) {
-      this.preemptorsAt.clear();
-      this.preemptorsTime = event.t;
-    }
     if (event.kind === "WorkloadPreempted") {
       const w = event.workload;
       const podgroup = podGroupName(w);
@@ -71,11 +71,15 @@ export class SchedulerConstruct implements MetricConstruct {
       };
       entry.pods += event.pods.length;
       this.evictions.set(key, entry);
-      this.preemptorsAt.set(event.preemptor.id, event.action);
-    } else if (event.kind === "WorkloadStarted") {
-      const action = this.preemptorsAt.get(event.workload.id) ?? "allocate";
-      this.scheduledByAction.set(action, (this.scheduledByAction.get(action) ?? 0) + 1);
-      if (action === "preempt") this.preemptions++;
+    } else if (event.kind === "SchedulingCycle") {
+      const count = (action: string, succeeded: number) => {
+        if (succeeded > 0) this.scheduledByAction.set(action, (this.scheduledByAction.get(action) ?? 0) + succeeded);
+      };
+      count("allocate", event.allocate.filter((a) => a.outcome === "allocated").length);
+      count("reclaim", event.reclaim.filter((a) => a.outcome === "reclaimed").length);
+      const preempted = event.preempt.filter((a) => a.outcome === "preempted").length;
+      count("preempt", preempted);
+      this.preemptions += preempted;
     }
   };
 
@@ -89,8 +93,9 @@ export class SchedulerConstruct implements MetricConstruct {
     scheduler.push(sample(KAI_SCHEDULER.openSessionLatency, {}, Math.round(1 + 0.05 * work + 2 * jitter)));
     scheduler.push(sample(KAI_SCHEDULER.closeSessionLatency, {}, Math.round(0.5 + jitter)));
     for (const action of ACTIONS) {
+      // Each action's own share of the cycle's work, and its own jitter: they do not move together.
       const cost = action === "allocate" ? 0.1 : 0.02;
-      scheduler.push(sample(KAI_SCHEDULER.actionLatency, { action }, Math.round(cost * work + jitter)));
+      scheduler.push(sample(KAI_SCHEDULER.actionLatency, { action }, actionLatencyMs(cost, work, action, view.now)));
     }
     for (const action of ["allocate", "reclaim", "preempt"]) {
       scheduler.push(sample(KAI_SCHEDULER.podGroupsScheduled, { action }, this.scheduledByAction.get(action) ?? 0, 0));

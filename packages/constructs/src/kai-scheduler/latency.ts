@@ -19,3 +19,13 @@ export function cycleJitter(simulatedMs: number): number {
 export function cycleLatencyMs(pending: number, running: number, simulatedMs: number): number {
   return Math.round(4 + 0.2 * cycleWork(pending, running) + 6 * cycleJitter(simulatedMs));
 }
+
+/**
+ * One action's time in a cycle (kai_action_scheduling_latency_milliseconds, whole milliseconds as
+ * KAI's UpdateActionDuration sets them): its share of the work, varying ±50 % from second to
+ * second with a jitter of its own, plus up to a millisecond of fixed cost.
+ */
+export function actionLatencyMs(costPerWork: number, work: number, action: string, simulatedMs: number): number {
+  const jitter = unitHash(`kai-cycle/${action}`, Math.floor(simulatedMs / 1000));
+  return Math.round(costPerWork * work * (0.5 + jitter) + jitter);
+}
