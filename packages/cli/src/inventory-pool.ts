@@ -5,7 +5,7 @@
  * a bad one is the same BlueprintError as anywhere else before any worker starts, and a caller that
  * chooses among blueprints by their content parses each once.
  */
-import { availableParallelism } from "node:os";
+import { availableParallelism, totalmem } from "node:os";
 import { Worker } from "node:worker_threads";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
 import { shardGpus, WHOLE_RUN } from "@gpusynth/constructs";
@@ -104,7 +104,13 @@ export async function collectInventories(
 
 function inWorker(job: InventoryJob): Promise<Inventory> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./inventory-worker.js", import.meta.url), { workerData: job });
+    // A hyperscale inventory holds millions of series keys (its kube-state-metrics lists 115,000
+    // system pods): half the machine's memory, not the default heap of a worker.
+    const maxOldGenerationSizeMb = Math.floor(totalmem() / 2 ** 21);
+    const worker = new Worker(new URL("./inventory-worker.js", import.meta.url), {
+      workerData: job,
+      resourceLimits: { maxOldGenerationSizeMb },
+    });
     worker.once("message", (reply: InventoryReply) => {
       if ("inventory" in reply) resolve(reply.inventory);
       else reject(new Error(`inventory of ${job.file}: ${reply.error}`));

@@ -27,9 +27,20 @@ export function podCidr(ordinal: number): string {
   return `${podNetwork(ordinal)}.0/24`;
 }
 
-/** The first and last host of a node's /24 a pod gets: .1 is the bridge's gateway, .255 the broadcast. */
+/**
+ * The first and last host of a node's /24 a workload pod gets: .1 is the bridge's gateway, .255
+ * the broadcast, and the top 32 (.223–.254) went to the node's system pods when the cluster
+ * was installed (systemPodIpOnNode; a modelling choice of where in the range they sit).
+ */
 const FIRST_POD_HOST = 2;
-const LAST_POD_HOST = 254;
+const LAST_POD_HOST = 222;
+const SYSTEM_POD_HOSTS = 32;
+
+/** The address of the node's `slot`-th system pod that is not on the host network (slot < 32: a one-node cluster holds 20). */
+export function systemPodIpOnNode(ordinal: number, slot: number): string {
+  if (slot >= SYSTEM_POD_HOSTS) throw new Error(`system pod slot ${slot} beyond the ${SYSTEM_POD_HOSTS} a node keeps`);
+  return `${podNetwork(ordinal)}.${254 - slot}`;
+}
 
 /**
  * Pod IPs as each node's host-local IPAM hands them out (the CNI IPAM plugin Flannel delegates

@@ -9,18 +9,19 @@ import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { DCGM_DEFAULTS, DcgmConstruct } from "./dcgm/index.js";
 import { GpuActivityModel } from "./gpu/activity.js";
 import { GpuTimelines } from "./gpu/timeline.js";
-import { SchedulerConstruct } from "./kai-scheduler/index.js";
-import { SCHEDULER_LOG_DEFAULTS, SchedulerLog } from "./kai-scheduler/logs.js";
+import { SCHEDULER_DEFAULTS, SchedulerConstruct } from "./kai-scheduler/index.js";
+import { SchedulerLog } from "./kai-scheduler/logs.js";
 import { KubernetesEvents } from "./kube/events.js";
 import { ImagePulls, imagesOf } from "./kube/image-pulls.js";
 import { KubeConstruct } from "./kube/index.js";
+import { systemPodOf } from "./kube/system-workloads.js";
 import { RunaiConstruct } from "./runai/index.js";
 import type { ClusterWideRank, ShardFilter } from "./shard.js";
 
 export class ClusterMetrics {
   private readonly dcgm: DcgmConstruct;
   private readonly kube: KubeConstruct;
-  private readonly scheduler = new SchedulerConstruct();
+  private readonly scheduler: SchedulerConstruct;
   private readonly runai: RunaiConstruct;
   readonly constructs: readonly MetricConstruct[];
   /** The GPU activity every source reads; the control-plane API reads it too, so all agree. */
@@ -43,6 +44,11 @@ export class ClusterMetrics {
     this.activity = new GpuActivityModel(this.timelines);
     this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
     this.kube = new KubeConstruct(blueprint, clock, pulls);
+    this.scheduler = new SchedulerConstruct({
+      ...SCHEDULER_DEFAULTS,
+      schedulerHost: systemPodOf(blueprint, "kai-scheduler-default").ip,
+      queueControllerHost: systemPodOf(blueprint, "queue-controller").ip,
+    });
     this.runai = new RunaiConstruct(blueprint, this.activity, clock);
     this.constructs = [this.runai, this.dcgm, this.kube, this.scheduler];
   }
@@ -115,8 +121,14 @@ export class ClusterLogs {
     const period = blueprint.time.schedulingPeriod;
     const nodes = new Map(blueprint.nodePools.map((p) => [p.name, p.nodes]));
     this.events = new KubernetesEvents(blueprint.time.start, period, (pool) => nodes.get(pool) ?? 0, clock, imagesOf(blueprint), pulls);
+    const pod = systemPodOf(blueprint, "kai-scheduler-default");
     this.scheduler = new SchedulerLog(blueprint.time.start, clock, {
-      ...SCHEDULER_LOG_DEFAULTS,
+      pod: {
+        namespace: pod.workload.namespace,
+        name: pod.name,
+        uid: pod.uid,
+        container: pod.workload.containers[0]?.name ?? pod.workload.name,
+      },
       verbosity: blueprint.telemetry.schedulerVerbosity,
       schedulingPeriodMs: period,
       ...(writing.tallyDivision === undefined ? {} : { tallyDivision: writing.tallyDivision }),

@@ -149,10 +149,16 @@ const CHECKS: Readonly<Record<string, () => Check>> = {
       if (Math.abs(allocated - requested) > 1e-3 * Math.max(1, requested))
         problems.push(`${family} sums ${allocated}, the running pods request ${requested}`);
     }
-    const running = samplesOf(collected, "kube_pod_status_phase").filter((s) => s.labels.phase === "Running" && s.value === 1).length;
+    // The users' pods, in their projects' namespaces (the system's pods run besides them).
+    const users = (s: Sample) => s.labels.namespace?.startsWith("runai-") === true;
+    const running = samplesOf(collected, "kube_pod_status_phase").filter(
+      (s) => users(s) && s.labels.phase === "Running" && s.value === 1,
+    ).length;
     const pods = view.running.reduce((t, w) => t + w.pods.length, 0);
     if (running !== pods) problems.push(`kube-state-metrics shows ${running} Running pods, the simulation ${pods}`);
-    const pending = samplesOf(collected, "kube_pod_status_phase").filter((s) => s.labels.phase === "Pending" && s.value === 1).length;
+    const pending = samplesOf(collected, "kube_pod_status_phase").filter(
+      (s) => users(s) && s.labels.phase === "Pending" && s.value === 1,
+    ).length;
     const pendingPods = view.pending.reduce((t, w) => t + w.pendingPods.length, 0);
     if (pending !== pendingPods) problems.push(`kube-state-metrics shows ${pending} Pending pods, the simulation ${pendingPods}`);
   },

@@ -17,7 +17,9 @@ describe("kube_pod_container_info (crash-loop.yaml)", () => {
   drive(new ClusterRun(blueprint), every(30_000, { fromMs: 30_000, toMs: 45 * MINUTE }), (frame) =>
     scrapes.push(frame.targets.flatMap((target) => target.samples)),
   );
-  const info = (samples: Sample[]) => samples.filter((s) => s.family.name === "kube_pod_container_info");
+  // The users' pods, in their projects' namespaces (the system's pods have their own images).
+  const users = (s: Sample) => s.labels.namespace?.startsWith("runai-") === true;
+  const info = (samples: Sample[]) => samples.filter((s) => s.family.name === "kube_pod_container_info" && users(s));
   const trainingImage = blueprint.images.find((i) => i.defaultFor.includes("training"))?.name;
 
   it("shows every bound pod's container with its type's default image, its digest and a containerd ID", () => {
@@ -32,7 +34,9 @@ describe("kube_pod_container_info (crash-loop.yaml)", () => {
     }
     // Exactly the pods kube-state-metrics lists with a container status (restart counts).
     for (const samples of scrapes) {
-      const withStatus = samples.filter((s) => s.family.name === "kube_pod_container_status_restarts_total").map((s) => s.labels.pod);
+      const withStatus = samples
+        .filter((s) => s.family.name === "kube_pod_container_status_restarts_total" && users(s))
+        .map((s) => s.labels.pod);
       expect(info(samples).map((s) => s.labels.pod)).toEqual(withStatus);
     }
   });
@@ -49,7 +53,7 @@ describe("kube_pod_container_info (crash-loop.yaml)", () => {
       }
     const restarts = Math.max(
       ...scrapes.flatMap((samples) =>
-        samples.filter((s) => s.family.name === "kube_pod_container_status_restarts_total").map((s) => s.value),
+        samples.filter((s) => s.family.name === "kube_pod_container_status_restarts_total" && users(s)).map((s) => s.value),
       ),
     );
     expect(restarts).toBeGreaterThan(1);

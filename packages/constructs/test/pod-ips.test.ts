@@ -28,7 +28,12 @@ describe("pod IPs", () => {
           .flatMap((s) => (s.labels.pod_cidr === undefined ? [] : [[s.labels.node, s.labels.pod_cidr] as const])),
       );
       const byNode = new Map<string, string[]>();
-      for (const info of samples.filter((s) => s.family.name === "kube_pod_info" && isRunning.has(s.labels.uid))) {
+      // Pods on the host network (kube-proxy, calico-node) have their node's address; the others one of its pod CIDR.
+      const podNetwork = samples.filter(
+        (s) => s.family.name === "kube_pod_info" && isRunning.has(s.labels.uid) && s.labels.host_network === "false",
+      );
+      expect(podNetwork.some((s) => s.labels.namespace === "gpu-operator")).toBe(true);
+      for (const info of podNetwork) {
         const { node = "", pod_ip: ip = "", uid = "" } = info.labels;
         expect(ip, uid).not.toBe("");
         expect(`${ip.split(".").slice(0, 3).join(".")}.0/24`).toBe(cidrs.get(node));

@@ -38,7 +38,8 @@ function podResources(text: string) {
         : s.family.name === "kube_pod_container_resource_limits"
           ? "limits"
           : undefined;
-    if (kind === undefined) continue;
+    // The users' pods, in their projects' namespaces (not the system's).
+    if (kind === undefined || s.labels.namespace?.startsWith("runai-") !== true) continue;
     const pod = s.labels.pod as string;
     const entry = pods.get(pod) ?? { requests: {}, limits: {} };
     entry[kind][`${s.labels.resource}/${s.labels.unit}`] = s.value;

@@ -9,7 +9,8 @@
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool } from "@gpusynth/sim";
 import { type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
 import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
-import { containerName, generatedSuffix } from "../naming.js";
+import { daemonSetPodName } from "../kube/system-workloads.js";
+import { containerName } from "../naming.js";
 import { DCGM, DCGM_FAMILIES } from "./families.js";
 import { xidMessage } from "./xid-messages.js";
 
@@ -85,7 +86,8 @@ export class DcgmConstruct implements MetricConstruct {
           service: name,
           serviceLabels: { app: name },
           portName,
-          pod: `${name}-${generatedSuffix(`dcgm-exporter/${node}`)}`,
+          // The GPU Operator's nvidia-dcgm-exporter DaemonSet's pod on the node (kube/system-workloads.ts).
+          pod: daemonSetPodName(name, node),
           container: name,
         },
       };

@@ -5,7 +5,6 @@
  * scheduled per action); latencies are modelled from the cycle's work.
  */
 import { type ClusterView, type DomainEvent, podGroupName, type Queue } from "@gpusynth/sim";
-import { systemPodIp } from "../addresses.js";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { queueName } from "../naming.js";
 import { stableUuid } from "../noise.js";
@@ -18,9 +17,12 @@ export interface SchedulerOptions {
   readonly schedulerJob: string;
   readonly queueControllerJob: string;
   readonly port: number;
+  /** The scheduler's and the queue controller's pod addresses (their Deployments' pods: kube/system-workloads.ts). */
+  readonly schedulerHost: string;
+  readonly queueControllerHost: string;
 }
 
-export const SCHEDULER_DEFAULTS: SchedulerOptions = {
+export const SCHEDULER_DEFAULTS: Omit<SchedulerOptions, "schedulerHost" | "queueControllerHost"> = {
   // KAI v0.13.0: the scheduler Service is <schedulerName>-<shard> = kai-scheduler-default; the
   // queue controller's ServiceMonitor job is queue-controller; both listen on :8080.
   schedulerJob: "kai-scheduler-default",
@@ -53,7 +55,7 @@ export class SchedulerConstruct implements MetricConstruct {
   /** Successful preemptions (preempt.go:83, RegisterPreemptionAttempts). */
   private preemptions = 0;
 
-  constructor(private readonly options: SchedulerOptions = SCHEDULER_DEFAULTS) {}
+  constructor(private readonly options: SchedulerOptions) {}
 
   /** Feeds a domain event; subscribe this to the simulation. */
   readonly record = (event: DomainEvent): void => {
@@ -127,9 +129,9 @@ export class SchedulerConstruct implements MetricConstruct {
     }
     const { port } = this.options;
     return [
-      { target: { job: this.options.schedulerJob, host: systemPodIp("kai-scheduler"), port, path: "/metrics" }, samples: scheduler },
+      { target: { job: this.options.schedulerJob, host: this.options.schedulerHost, port, path: "/metrics" }, samples: scheduler },
       {
-        target: { job: this.options.queueControllerJob, host: systemPodIp("queue-controller"), port, path: "/metrics" },
+        target: { job: this.options.queueControllerJob, host: this.options.queueControllerHost, port, path: "/metrics" },
         samples: controller,
       },
     ];

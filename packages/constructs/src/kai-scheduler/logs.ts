@@ -12,8 +12,8 @@
 import type { CycleAttemptRef, DomainEvent, QueueDivision } from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
 import type { StampClock } from "../clock.js";
-import { generatedSuffix, queueName } from "../naming.js";
-import { stableChars, stableUuid, unitHash } from "../noise.js";
+import { queueName } from "../naming.js";
+import { stableChars, unitHash } from "../noise.js";
 import { cycleLatencyMs } from "./latency.js";
 import { humanize, requirementsText, resourceText } from "./values.js";
 
@@ -69,10 +69,8 @@ export interface SchedulerLogOptions {
   /** KAI --v; lines above it are not written. */
   readonly verbosity: number;
   readonly schedulingPeriodMs: number;
-  /** The scheduler's namespace (KAI's default install namespace). */
-  readonly namespace: string;
-  /** The scheduler Deployment and container name: <schedulerName>-<shard>. */
-  readonly deployment: string;
+  /** The scheduler's pod and container (its Deployment <schedulerName>-<shard> in KAI's install namespace: kube/system-workloads.ts). */
+  readonly pod: { readonly namespace: string; readonly name: string; readonly uid: string; readonly container: string };
   /**
    * Count the per-queue "Resource division result" lines instead of writing them (tallied()):
    * one a queue each cycle, ten times the rest of a large cluster's log, and always with the
@@ -80,11 +78,6 @@ export interface SchedulerLogOptions {
    */
   readonly tallyDivision?: boolean;
 }
-
-export const SCHEDULER_LOG_DEFAULTS: Omit<SchedulerLogOptions, "verbosity" | "schedulingPeriodMs"> = {
-  namespace: "kai-scheduler",
-  deployment: "kai-scheduler-default",
-};
 
 /** FNV-1a, as log.go colours sessionID and action: code = fnv32a(text) % 8, at least 1. */
 function fnv32a(text: string): number {
@@ -132,19 +125,18 @@ export class SchedulerLog {
     private readonly options: SchedulerLogOptions,
   ) {
     this.nextCycle = options.schedulingPeriodMs;
-    const pod = `${options.deployment}-${generatedSuffix("kai-scheduler/rs", 10)}-${generatedSuffix("kai-scheduler/pod")}`;
-    const uid = stableUuid(`pod/${pod}`);
+    const { namespace, name: pod, uid, container } = options.pod;
     this.resource = {
-      "k8s.namespace.name": options.namespace,
+      "k8s.namespace.name": namespace,
       "k8s.pod.name": pod,
       "k8s.pod.uid": uid,
-      "k8s.container.name": options.deployment,
+      "k8s.container.name": container,
       "k8s.container.restart_count": "0",
     };
     this.attributes = Object.freeze({
       "log.iostream": "stderr",
       logtag: "F",
-      "log.file.path": `/var/log/pods/${options.namespace}_${pod}_${uid}/${options.deployment}/0.log`,
+      "log.file.path": `/var/log/pods/${namespace}_${pod}_${uid}/${container}/0.log`,
       "log.file.name": "0.log",
     });
   }

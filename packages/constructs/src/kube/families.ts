@@ -170,9 +170,71 @@ export const KSM = {
     "condition",
     "status",
   ]),
+  ...daemonSetFamilies(),
+  ...deploymentFamilies(),
+  replicaSetOwner: family("replicaset_owner", "kube_replicaset_owner", "Information about the ReplicaSet's owner.", [
+    "namespace",
+    "replicaset",
+    "owner_kind",
+    "owner_name",
+    "owner_is_controller",
+  ]),
 } as const;
 
 export const KSM_FAMILIES: readonly MetricFamily[] = Object.values(KSM);
+
+/** internal/store/daemonset.go@76c5888, in its order; labels and annotations have no samples without an allowlist. */
+function daemonSetFamilies() {
+  const ds = (id: string, help: string) => family(`daemonset_${id}`, `kube_daemonset_${id}`, help, ["namespace", "daemonset"]);
+  return {
+    daemonSetCreated: ds("created", "Unix creation timestamp"),
+    daemonSetCurrent: ds("status_current_number_scheduled", "The number of nodes running at least one daemon pod and are supposed to."),
+    daemonSetDesired: ds("status_desired_number_scheduled", "The number of nodes that should be running the daemon pod."),
+    daemonSetAvailable: ds(
+      "status_number_available",
+      "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available",
+    ),
+    daemonSetMisscheduled: ds("status_number_misscheduled", "The number of nodes running a daemon pod but are not supposed to."),
+    daemonSetReady: ds(
+      "status_number_ready",
+      "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.",
+    ),
+    daemonSetUnavailable: ds(
+      "status_number_unavailable",
+      "The number of nodes that should be running the daemon pod and have none of the daemon pod running and available",
+    ),
+    daemonSetObservedGeneration: ds("status_observed_generation", "The most recent generation observed by the daemon set controller."),
+    daemonSetUpdated: ds("status_updated_number_scheduled", "The total number of nodes that are running updated daemon pod"),
+    daemonSetGeneration: ds("metadata_generation", "Sequence number representing a specific generation of the desired state."),
+  };
+}
+
+/** internal/store/deployment.go@76c5888, in its order; labels and annotations have no samples without an allowlist. */
+function deploymentFamilies() {
+  const deploy = (id: string, help: string, extra: readonly string[] = []) =>
+    family(`deployment_${id}`, `kube_deployment_${id}`, help, ["namespace", "deployment", ...extra]);
+  return {
+    deploymentCreated: deploy("created", "Unix creation timestamp"),
+    deploymentReplicas: deploy("status_replicas", "The number of replicas per deployment."),
+    deploymentReady: deploy("status_replicas_ready", "The number of ready replicas per deployment."),
+    deploymentAvailable: deploy("status_replicas_available", "The number of available replicas per deployment."),
+    deploymentUnavailable: deploy("status_replicas_unavailable", "The number of unavailable replicas per deployment."),
+    deploymentUpdated: deploy("status_replicas_updated", "The number of updated replicas per deployment."),
+    deploymentObservedGeneration: deploy("status_observed_generation", "The generation observed by the deployment controller."),
+    deploymentCondition: deploy("status_condition", "The current status conditions of a deployment.", ["condition", "status"]),
+    deploymentSpecReplicas: deploy("spec_replicas", "Number of desired pods for a deployment."),
+    deploymentPaused: deploy("spec_paused", "Whether the deployment is paused and will not be processed by the deployment controller."),
+    deploymentMaxUnavailable: deploy(
+      "spec_strategy_rollingupdate_max_unavailable",
+      "Maximum number of unavailable replicas during a rolling update of a deployment.",
+    ),
+    deploymentMaxSurge: deploy(
+      "spec_strategy_rollingupdate_max_surge",
+      "Maximum number of replicas that can be scheduled above the desired number of replicas during a rolling update of a deployment.",
+    ),
+    deploymentGeneration: deploy("metadata_generation", "Sequence number representing a specific generation of the desired state."),
+  };
+}
 
 /**
  * KSM's label-name conversion (internal/store/utils.go): invalid characters become "_",

@@ -23,6 +23,8 @@ import { containerName, podController } from "../naming.js";
 import { stableHex, stableUuid } from "../noise.js";
 import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
 import type { ImagePulls } from "./image-pulls.js";
+import { SystemWorkloadSamples } from "./system-samples.js";
+import { systemNamespaces, systemOf } from "./system-workloads.js";
 
 export interface KubeOptions {
   readonly job: string;
@@ -89,6 +91,9 @@ export class KubeConstruct implements MetricConstruct {
 
   /** Each pod's IP, as its node's IPAM handed it out; fed the simulation's events (record). */
   private readonly podIps: PodIpam;
+  /** The cluster's system workloads (kube-system, the GPU Operator, KAI) and their pods. */
+  private readonly system: SystemWorkloadSamples;
+  private readonly systemNamespaces: readonly string[];
 
   /** `clock` stamps kube_pod_created and kube_pod_start_time on the run's time axis. */
   constructor(
@@ -99,10 +104,16 @@ export class KubeConstruct implements MetricConstruct {
     private readonly options: KubeOptions = KUBE_DEFAULTS,
   ) {
     this.podIps = new PodIpam(blueprint);
+    const system = systemOf(blueprint);
+    this.system = new SystemWorkloadSamples(system);
+    this.systemNamespaces = systemNamespaces(system);
   }
 
-  /** Feeds a domain event to the pods' IP allocation; subscribe it to the simulation. */
-  readonly record = (event: DomainEvent): void => this.podIps.record(event);
+  /** Feeds a domain event to the pods' IP allocation and the system pods' restarts; subscribe it to the simulation. */
+  readonly record = (event: DomainEvent): void => {
+    this.podIps.record(event);
+    this.system.record(event);
+  };
 
   collect(view: ClusterView): TargetSamples[] {
     const samples: Sample[] = [];
@@ -111,6 +122,7 @@ export class KubeConstruct implements MetricConstruct {
     for (const pool of view.pools) for (const node of pool.nodes) ordinals.set(node.name, nodeOrdinal(view.pools, node));
 
     for (const pool of view.pools) for (const node of pool.nodes) this.nodeSamples(samples, pool, node, ordinals.get(node.name) ?? 0);
+    this.system.collect(view, ordinals, seconds, samples);
 
     const previous = this.pods;
     const current = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
@@ -254,8 +266,11 @@ export class KubeConstruct implements MetricConstruct {
         ...(pod.statusReason === undefined ? {} : { statusReason: pod.statusReason }),
       });
     }
-    // The projects' namespaces, Active for the whole run (Run:ai creates one per project).
-    const namespaces = new Set(view.queues.filter((q) => q.level === "project").map((q) => projectNamespace(q.name)));
+    // The projects' namespaces (Run:ai creates one per project) and the system's, Active for the whole run.
+    const namespaces = new Set([
+      ...this.systemNamespaces,
+      ...view.queues.filter((q) => q.level === "project").map((q) => projectNamespace(q.name)),
+    ]);
     for (const namespace of namespaces)
       for (const phase of NAMESPACE_PHASES) samples.push(sample(KSM.namespacePhase, { namespace, phase }, phase === "Active" ? 1 : 0));
     return [

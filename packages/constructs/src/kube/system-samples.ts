@@ -1,0 +1,193 @@
+/**
+ * kube-state-metrics' view of the system workloads (system-workloads.ts): their pods, with the
+ * pod families the users' pods have, and their controllers (DaemonSets, Deployments and the
+ * Deployments' ReplicaSets). A pod is Running for the whole run; while its node reboots the node
+ * lifecycle controller marks it not Ready (its container statuses keep what was last posted), and
+ * the kubelet restarts its containers in place when the node is back (restartCount + 1).
+ * A Deployment's pods stay on their node through a reboot (its eviction after the 300 s
+ * not-ready toleration is not modelled).
+ */
+import type { ClusterView, DomainEvent } from "@gpusynth/sim";
+import { nodeInternalIp } from "../addresses.js";
+import { type Sample, sample } from "../catalogue.js";
+import { stableHex } from "../noise.js";
+import { KSM } from "./families.js";
+import { replicaSetName, type System, type SystemPod, type SystemWorkload } from "./system-workloads.js";
+
+const CONDITION_STATUSES = ["true", "false", "unknown"] as const;
+const PHASES = ["Pending", "Succeeded", "Failed", "Unknown", "Running"] as const;
+const POD_STATUS_REASONS = ["Evicted", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError"] as const;
+
+export class SystemWorkloadSamples {
+  private readonly pods: readonly SystemPod[];
+  private readonly workloads: readonly SystemWorkload[];
+  /** Each node's completed reboots: its system pods' containers restarted once per reboot. */
+  private readonly reboots = new Map<string, number>();
+  /** Each pod's series, with the state they were made from. */
+  private readonly made = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
+
+  constructor(system: System) {
+    this.pods = system.pods;
+    this.workloads = system.workloads;
+  }
+
+  readonly record = (event: DomainEvent): void => {
+    if (event.kind === "NodeReady") this.reboots.set(event.node, (this.reboots.get(event.node) ?? 0) + 1);
+  };
+
+  /** Every system pod's and controller's series at the view's time; `seconds` stamps a simulated time as Unix seconds. */
+  collect(view: ClusterView, ordinals: ReadonlyMap<string, number>, seconds: (simulatedMs: number) => number, out: Sample[]): void {
+    const rebooting = new Set(view.pools.flatMap((p) => p.nodes.filter((n) => n.status === "rebooting").map((n) => n.name)));
+    for (const pod of this.pods) {
+      const down = rebooting.has(pod.node);
+      const restarts = this.reboots.get(pod.node) ?? 0;
+      const key = `${down}|${restarts}`;
+      let made = this.made.get(pod.uid);
+      if (made === undefined || made.key !== key) {
+        made = { key, samples: podSamples(pod, ordinals.get(pod.node) ?? 0, down, restarts, seconds) };
+        this.made.set(pod.uid, made);
+      }
+      for (const s of made.samples) out.push(s);
+    }
+    const installed = Math.floor(seconds(Math.min(...this.pods.map((p) => p.createdAt))));
+    for (const workload of this.workloads) controllerSamples(workload, this.pods, rebooting, installed, out);
+  }
+}
+
+function podSamples(
+  pod: SystemPod,
+  ordinal: number,
+  rebooting: boolean,
+  restarts: number,
+  seconds: (simulatedMs: number) => number,
+): Sample[] {
+  const out: Sample[] = [];
+  const w = pod.workload;
+  const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
+  out.push(
+    sample(
+      KSM.podInfo,
+      {
+        ...base,
+        host_ip: nodeInternalIp(ordinal),
+        pod_ip: pod.ip,
+        node: pod.node,
+        created_by_kind: pod.owner.kind,
+        created_by_name: pod.owner.name,
+        priority_class: w.priorityClass,
+        host_network: String(w.hostNetwork),
+      },
+      1,
+    ),
+  );
+  for (const phase of PHASES) out.push(sample(KSM.podStatusPhase, { ...base, phase }, phase === "Running" ? 1 : 0));
+  for (const reason of POD_STATUS_REASONS) out.push(sample(KSM.podStatusReason, { ...base, reason }, 0));
+  out.push(sample(KSM.podOwner, { ...base, owner_kind: pod.owner.kind, owner_name: pod.owner.name, owner_is_controller: "true" }, 1));
+  // No label of the allowlist (project, runai/queue, user): the series carries only the pod's identity.
+  out.push(sample(KSM.podLabels, base, 1));
+  for (const condition of CONDITION_STATUSES) out.push(sample(KSM.podScheduled, { ...base, condition }, condition === "true" ? 1 : 0));
+  const ready = rebooting ? "false" : "true";
+  for (const condition of CONDITION_STATUSES) out.push(sample(KSM.podReady, { ...base, condition }, condition === ready ? 1 : 0));
+  for (const c of w.containers) {
+    const container = { ...base, container: c.name };
+    out.push(
+      sample(
+        KSM.containerInfo,
+        {
+          ...container,
+          image_spec: c.image,
+          image: c.image,
+          image_id: `${c.image.replace(/:[^:/]*$/, "")}@sha256:${stableHex(`image/${c.image}`, 8)}`,
+          container_id: `containerd://${stableHex(`container/${pod.uid}/${c.name}/${restarts}`, 8)}`,
+        },
+        1,
+      ),
+    );
+    out.push(sample(KSM.podRestarts, container, restarts, pod.createdAt));
+    out.push(sample(KSM.containerReady, container, 1));
+    out.push(sample(KSM.containerRunning, container, 1));
+    out.push(sample(KSM.containerWaiting, container, 0));
+    out.push(sample(KSM.containerTerminated, container, 0));
+    const resource = { ...container, node: pod.node };
+    if (c.requests?.cpuMilli !== undefined)
+      out.push(sample(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, c.requests.cpuMilli / 1000));
+    if (c.requests?.memoryBytes !== undefined)
+      out.push(sample(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, c.requests.memoryBytes));
+    if (c.limits?.cpuMilli !== undefined)
+      out.push(sample(KSM.podResourceLimits, { ...resource, resource: "cpu", unit: "core" }, c.limits.cpuMilli / 1000));
+    if (c.limits?.memoryBytes !== undefined)
+      out.push(sample(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, c.limits.memoryBytes));
+  }
+  out.push(sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
+  out.push(sample(KSM.podStartTime, base, Math.floor(seconds(pod.startedAt))));
+  return out;
+}
+
+/** A percentage of a replica count as the rolling update applies it (intstr.GetScaledValueFromIntOrPercent). */
+function scaled(value: number | `${number}%`, replicas: number, roundUp: boolean): number {
+  if (typeof value === "number") return value;
+  const exact = (Number.parseFloat(value) * replicas) / 100;
+  return roundUp ? Math.ceil(exact) : Math.floor(exact);
+}
+
+function controllerSamples(
+  w: SystemWorkload,
+  pods: readonly SystemPod[],
+  rebooting: ReadonlySet<string>,
+  createdS: number,
+  out: Sample[],
+): void {
+  const own = pods.filter((p) => p.workload.name === w.name && p.workload.namespace === w.namespace);
+  const ready = own.filter((p) => !rebooting.has(p.node)).length;
+  if (w.kind === "DaemonSet") {
+    const labels = { namespace: w.namespace, daemonset: w.name };
+    const desired = own.length;
+    out.push(
+      sample(KSM.daemonSetCreated, labels, createdS),
+      sample(KSM.daemonSetCurrent, labels, desired),
+      sample(KSM.daemonSetDesired, labels, desired),
+      sample(KSM.daemonSetAvailable, labels, ready),
+      sample(KSM.daemonSetMisscheduled, labels, 0),
+      sample(KSM.daemonSetReady, labels, ready),
+      sample(KSM.daemonSetUnavailable, labels, desired - ready),
+      sample(KSM.daemonSetObservedGeneration, labels, 1),
+      sample(KSM.daemonSetUpdated, labels, desired),
+      sample(KSM.daemonSetGeneration, labels, 1),
+    );
+    return;
+  }
+  const labels = { namespace: w.namespace, deployment: w.name };
+  const replicas = w.replicas ?? 1;
+  const maxUnavailable = w.rollingUpdate === undefined ? 0 : scaled(w.rollingUpdate.maxUnavailable, replicas, false);
+  // Available while at least replicas − maxUnavailable are (the deployment controller's MinimumReplicasAvailable).
+  const available = ready >= replicas - maxUnavailable ? "true" : "false";
+  out.push(
+    sample(KSM.deploymentCreated, labels, createdS),
+    sample(KSM.deploymentReplicas, labels, replicas),
+    sample(KSM.deploymentReady, labels, ready),
+    sample(KSM.deploymentAvailable, labels, ready),
+    sample(KSM.deploymentUnavailable, labels, replicas - ready),
+    sample(KSM.deploymentUpdated, labels, replicas),
+    sample(KSM.deploymentObservedGeneration, labels, 1),
+  );
+  for (const [condition, status] of [
+    ["Available", available],
+    ["Progressing", "true"],
+  ] as const)
+    for (const s of CONDITION_STATUSES)
+      out.push(sample(KSM.deploymentCondition, { ...labels, condition, status: s }, s === status ? 1 : 0));
+  out.push(sample(KSM.deploymentSpecReplicas, labels, replicas), sample(KSM.deploymentPaused, labels, 0));
+  if (w.rollingUpdate !== undefined)
+    out.push(
+      sample(KSM.deploymentMaxUnavailable, labels, maxUnavailable),
+      sample(KSM.deploymentMaxSurge, labels, scaled(w.rollingUpdate.maxSurge, replicas, true)),
+    );
+  out.push(sample(KSM.deploymentGeneration, labels, 1));
+  out.push(
+    sample(
+      KSM.replicaSetOwner,
+      { namespace: w.namespace, replicaset: replicaSetName(w), owner_kind: "Deployment", owner_name: w.name, owner_is_controller: "true" },
+      1,
+    ),
+  );
+}

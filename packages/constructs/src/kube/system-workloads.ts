@@ -1,0 +1,360 @@
+/**
+ * The system workloads a Run:ai GPU cluster runs besides the users' jobs, from their charts and
+ * manifests at a pin: kube-system (kubeadm's kube-proxy and CoreDNS at Kubernetes v1.30.2, the
+ * Calico CNI), the NVIDIA GPU Operator (its DaemonSets on every GPU node, its Deployments, and
+ * node-feature-discovery), and KAI-Scheduler's control components. Run:ai's own cluster
+ * components are not here: no public chart pins them (cantfind.md). Each entry cites where its name, containers and resources come from;
+ * signals/kubernetes.md ("System workloads") lists them. Their pods exist for the whole run:
+ * created when the cluster was installed, restarted in place when their node reboots.
+ */
+import { type Blueprint, nodeName } from "@gpusynth/blueprint";
+import { nodeInternalIp, systemPodIpOnNode } from "../addresses.js";
+import { generatedSuffix } from "../naming.js";
+import { between, stableUuid } from "../noise.js";
+
+const MI = 2 ** 20;
+
+export interface SystemContainer {
+  readonly name: string;
+  readonly image: string;
+  /** Requests and limits exactly as the source sets them (absent: none, and no series). */
+  readonly requests?: { readonly cpuMilli?: number; readonly memoryBytes?: number };
+  readonly limits?: { readonly cpuMilli?: number; readonly memoryBytes?: number };
+}
+
+export interface SystemWorkload {
+  readonly kind: "DaemonSet" | "Deployment";
+  /** DaemonSets: the nodes it runs on (none: the object exists, its node selector matches no node here). */
+  readonly runsOn?: "every node" | "no node";
+  readonly name: string;
+  readonly namespace: string;
+  /** Deployments: replicas. */
+  readonly replicas?: number;
+  /** Deployments: the rolling update's maxUnavailable and maxSurge (absent: strategy Recreate). */
+  readonly rollingUpdate?: { readonly maxUnavailable: number | `${number}%`; readonly maxSurge: number | `${number}%` };
+  readonly containers: readonly SystemContainer[];
+  readonly hostNetwork: boolean;
+  readonly priorityClass?: string;
+  /** Where the entry comes from: repository, path and pin. */
+  readonly source: string;
+}
+
+/** kubeadm's addons at Kubernetes v1.30.2 (39683505b630) and Calico's manifest install v3.28.0 (413e6f5593a8). */
+const KUBE_SYSTEM: readonly SystemWorkload[] = [
+  {
+    kind: "DaemonSet",
+    name: "kube-proxy",
+    namespace: "kube-system",
+    containers: [{ name: "kube-proxy", image: "registry.k8s.io/kube-proxy:v1.30.2" }],
+    hostNetwork: true,
+    priorityClass: "system-node-critical",
+    source: "kubernetes/kubernetes cmd/kubeadm/app/phases/addons/proxy/manifests.go@v1.30.2 L56-112",
+  },
+  {
+    kind: "Deployment",
+    name: "coredns",
+    namespace: "kube-system",
+    replicas: 2,
+    rollingUpdate: { maxUnavailable: 1, maxSurge: "25%" },
+    containers: [
+      {
+        name: "coredns",
+        image: "registry.k8s.io/coredns/coredns:v1.11.1",
+        requests: { cpuMilli: 100, memoryBytes: 70 * MI },
+        limits: { memoryBytes: 170 * MI },
+      },
+    ],
+    hostNetwork: false,
+    priorityClass: "system-cluster-critical",
+    source: "kubernetes/kubernetes cmd/kubeadm/app/phases/addons/dns/manifests.go@v1.30.2 L59-146, dns.go L49",
+  },
+  {
+    kind: "DaemonSet",
+    name: "calico-node",
+    namespace: "kube-system",
+    containers: [{ name: "calico-node", image: "docker.io/calico/node:v3.28.0", requests: { cpuMilli: 250 } }],
+    hostNetwork: true,
+    priorityClass: "system-node-critical",
+    source: "projectcalico/calico manifests/calico.yaml@v3.28.0 L4757-4974",
+  },
+  {
+    kind: "Deployment",
+    name: "calico-kube-controllers",
+    namespace: "kube-system",
+    replicas: 1,
+    containers: [{ name: "calico-kube-controllers", image: "docker.io/calico/kube-controllers:v3.28.0" }],
+    hostNetwork: false,
+    priorityClass: "system-cluster-critical",
+    source: "projectcalico/calico manifests/calico.yaml@v3.28.0 L5078-5113",
+  },
+];
+
+const GPU_OPERATOR_PIN = "NVIDIA/gpu-operator v26.7.0 (10ee5b3638b8)";
+const VALIDATOR = "nvcr.io/nvidia/gpu-operator:v26.7.0";
+const NFD = "registry.k8s.io/nfd/node-feature-discovery:v0.19.0";
+
+/**
+ * The GPU Operator with its chart's defaults, installed as its README says
+ * (`helm install --generate-name -n gpu-operator`: the release is the chart's name and the
+ * install's Unix time, which prefixes the node-feature-discovery subchart's objects). Every GPU
+ * node runs the driver, toolkit, validator, device plugin, dcgm-exporter and GPU Feature Discovery
+ * DaemonSets' pods (their node selectors are the nvidia.com/gpu.deploy.* labels the operator sets
+ * on GPU nodes, every node here); the MPS control daemon and MIG manager DaemonSets exist with no
+ * pod (no node is MPS- or MIG-capable). No operand container sets resources.
+ */
+function gpuOperator(release: string, driverVersion: string): SystemWorkload[] {
+  const operand = (name: string, container: string, image: string, source: string, runsOn: SystemWorkload["runsOn"] = "every node") => ({
+    kind: "DaemonSet" as const,
+    name,
+    namespace: "gpu-operator",
+    runsOn,
+    containers: [{ name: container, image }],
+    hostNetwork: false,
+    source: `${GPU_OPERATOR_PIN} ${source}`,
+  });
+  return [
+    {
+      kind: "Deployment",
+      name: "gpu-operator",
+      namespace: "gpu-operator",
+      replicas: 1,
+      rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" },
+      containers: [
+        {
+          name: "gpu-operator",
+          image: "nvcr.io/nvidia/gpu-operator:v26.7.0",
+          requests: { cpuMilli: 200, memoryBytes: 100 * MI },
+          limits: { cpuMilli: 500, memoryBytes: 350 * MI },
+        },
+      ],
+      hostNetwork: false,
+      source: `${GPU_OPERATOR_PIN} deployments/gpu-operator/templates/operator.yaml, values.yaml L72-120`,
+    },
+    // The driver image's tag is the driver version and the node's OS (Ubuntu 22.04 here: KUBE_DEFAULTS.osImage).
+    operand(
+      "nvidia-driver-daemonset",
+      "nvidia-driver-ctr",
+      `nvcr.io/nvidia/driver:${driverVersion}-ubuntu22.04`,
+      "assets/state-driver/0500_daemonset.yaml, controllers/object_controls.go L2977-2986",
+    ),
+    operand(
+      "nvidia-container-toolkit-daemonset",
+      "nvidia-container-toolkit-ctr",
+      "nvcr.io/nvidia/k8s/container-toolkit:v1.20.0",
+      "assets/state-container-toolkit/0500_daemonset.yaml",
+    ),
+    operand("nvidia-operator-validator", "nvidia-operator-validator", VALIDATOR, "assets/state-operator-validation/0500_daemonset.yaml"),
+    operand(
+      "nvidia-device-plugin-daemonset",
+      "nvidia-device-plugin",
+      "nvcr.io/nvidia/k8s-device-plugin:v0.20.0",
+      "assets/state-device-plugin/0500_daemonset.yaml",
+    ),
+    operand(
+      "nvidia-device-plugin-mps-control-daemon",
+      "mps-control-daemon-ctr",
+      "nvcr.io/nvidia/k8s-device-plugin:v0.20.0",
+      "assets/state-mps-control-daemon/0400_daemonset.yaml",
+      "no node",
+    ),
+    operand(
+      "nvidia-dcgm-exporter",
+      "nvidia-dcgm-exporter",
+      "nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless",
+      "assets/state-dcgm-exporter/0800_daemonset.yaml",
+    ),
+    operand(
+      "gpu-feature-discovery",
+      "gpu-feature-discovery",
+      "nvcr.io/nvidia/k8s-device-plugin:v0.20.0",
+      "assets/gpu-feature-discovery/0500_daemonset.yaml",
+    ),
+    operand(
+      "nvidia-mig-manager",
+      "nvidia-mig-manager",
+      "nvcr.io/nvidia/cloud-native/k8s-mig-manager:v0.15.0",
+      "assets/state-mig-manager/0600_daemonset.yaml",
+      "no node",
+    ),
+    {
+      kind: "Deployment",
+      name: `${release}-node-feature-discovery-master`,
+      namespace: "gpu-operator",
+      replicas: 1,
+      rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" },
+      containers: [{ name: "master", image: NFD, requests: { cpuMilli: 100, memoryBytes: 128 * MI }, limits: { memoryBytes: 4096 * MI } }],
+      hostNetwork: false,
+      priorityClass: "system-node-critical",
+      source: `${GPU_OPERATOR_PIN} deployments/gpu-operator/charts/node-feature-discovery/templates/master.yaml, values.yaml`,
+    },
+    {
+      kind: "DaemonSet",
+      name: `${release}-node-feature-discovery-worker`,
+      namespace: "gpu-operator",
+      runsOn: "every node",
+      containers: [{ name: "worker", image: NFD, requests: { cpuMilli: 5, memoryBytes: 64 * MI }, limits: { memoryBytes: 512 * MI } }],
+      hostNetwork: false,
+      priorityClass: "system-node-critical",
+      source: `${GPU_OPERATOR_PIN} deployments/gpu-operator/charts/node-feature-discovery/templates/worker.yaml, values.yaml`,
+    },
+    {
+      kind: "Deployment",
+      name: `${release}-node-feature-discovery-gc`,
+      namespace: "gpu-operator",
+      replicas: 1,
+      rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" },
+      containers: [{ name: "gc", image: NFD, requests: { cpuMilli: 10, memoryBytes: 128 * MI }, limits: { memoryBytes: 1024 * MI } }],
+      hostNetwork: false,
+      priorityClass: "system-node-critical",
+      source: `${GPU_OPERATOR_PIN} deployments/gpu-operator/charts/node-feature-discovery/templates/nfd-gc.yaml, values.yaml`,
+    },
+  ];
+}
+
+/**
+ * KAI-Scheduler v0.13.0 (5d35ecab74e6) installed with its chart's defaults in kai-scheduler: the
+ * chart renders the operator, which creates the other six from its Config and SchedulingShard
+ * (resources: the operator's generic defaults, which it fills in before the component-specific
+ * ones; the chart sets none for the operator). Rolling updates use the API's 25 % defaults.
+ */
+const KAI_PIN = "NVIDIA/KAI-Scheduler v0.13.0 (5d35ecab74e6)";
+function kaiScheduler(): SystemWorkload[] {
+  const component = (name: string, image: string, requests?: SystemContainer["requests"], limits?: SystemContainer["limits"]) => ({
+    kind: "Deployment" as const,
+    name,
+    namespace: "kai-scheduler",
+    replicas: 1,
+    rollingUpdate: { maxUnavailable: "25%" as const, maxSurge: "25%" as const },
+    containers: [
+      {
+        name,
+        image: `ghcr.io/nvidia/kai-scheduler/${image}:v0.13.0`,
+        ...(requests === undefined ? {} : { requests }),
+        ...(limits === undefined ? {} : { limits }),
+      },
+    ],
+    hostNetwork: false,
+    source: `${KAI_PIN} deployments/kai-scheduler (chart) and pkg/operator (the operands' names and resource defaults)`,
+  });
+  const generic = [
+    { cpuMilli: 50, memoryBytes: 256 * MI },
+    { cpuMilli: 100, memoryBytes: 512 * MI },
+  ] as const;
+  return [
+    {
+      ...component("kai-operator", "operator"),
+      containers: [{ name: "operator", image: "ghcr.io/nvidia/kai-scheduler/operator:v0.13.0" }],
+    },
+    component("binder", "binder", { cpuMilli: 50, memoryBytes: 200 * MI }, { cpuMilli: 100, memoryBytes: 200 * MI }),
+    component("kai-scheduler-default", "scheduler", { cpuMilli: 250, memoryBytes: 512 * MI }, { cpuMilli: 700, memoryBytes: 512 * MI }),
+    component("queue-controller", "queuecontroller", ...generic),
+    component("pod-grouper", "podgrouper", ...generic),
+    component("podgroup-controller", "podgroupcontroller", ...generic),
+    component("admission", "admission", ...generic),
+  ];
+}
+
+/** Everything a cluster of this name runs besides its users' workloads. */
+function systemWorkloads(clusterName: string, startUnixMs: number, driverVersion: string): readonly SystemWorkload[] {
+  const release = `gpu-operator-${Math.floor((startUnixMs + installedAt(clusterName)) / 1000)}`;
+  return [...KUBE_SYSTEM, ...gpuOperator(release, driverVersion), ...kaiScheduler()];
+}
+
+/** The namespaces kubeadm creates, and those of the system workloads. */
+export function systemNamespaces({ workloads }: System): string[] {
+  return [...new Set(["default", "kube-node-lease", "kube-public", "kube-system", ...workloads.map((w) => w.namespace)])];
+}
+
+/** One pod of a system workload. */
+export interface SystemPod {
+  readonly workload: SystemWorkload;
+  readonly name: string;
+  readonly uid: string;
+  readonly node: string;
+  /** Its address: the node's for a pod on the host network, else one kept for system pods in the node's pod CIDR. */
+  readonly ip: string;
+  /** Its controller: the DaemonSet, or the Deployment's ReplicaSet. */
+  readonly owner: { readonly kind: "DaemonSet" | "ReplicaSet"; readonly name: string };
+  /** Simulated ms (before the run's start: the cluster was installed then). */
+  readonly createdAt: number;
+  readonly startedAt: number;
+}
+
+const DAY = 86_400_000;
+
+/** When the cluster's system workloads were installed: 30 to 180 days before the run (a modelling choice). */
+export function installedAt(clusterName: string): number {
+  return -Math.round(between(`${clusterName}/installed`, 30 * DAY, 180 * DAY));
+}
+
+/** A Deployment's current ReplicaSet: `<deployment>-<pod-template-hash>` (10 characters, as the controller hashes the template). */
+export function replicaSetName(workload: SystemWorkload): string {
+  return `${workload.name}-${generatedSuffix(`${workload.namespace}/${workload.name}/template`, 10)}`;
+}
+
+/** A DaemonSet's pod on a node: `<daemonset>-<5 characters>` (generateName), fixed for the node. */
+export function daemonSetPodName(daemonSet: string, node: string): string {
+  return `${daemonSet}-${generatedSuffix(`${daemonSet}/${node}`)}`;
+}
+
+/** A cluster's system workloads and their pods. */
+export interface System {
+  readonly workloads: readonly SystemWorkload[];
+  /**
+   * A DaemonSet's pod on each node, a Deployment's replicas spread over the nodes (the simulated
+   * cluster has no CPU-only nodes; where each lands is fixed by its name).
+   */
+  readonly pods: readonly SystemPod[];
+}
+
+/** A blueprint's system, worked out once per blueprint. */
+export function systemOf(blueprint: Blueprint): System {
+  let system = systems.get(blueprint);
+  if (system === undefined) {
+    const workloads = systemWorkloads(blueprint.cluster.name, blueprint.time.start, blueprint.telemetry.driverVersion);
+    system = { workloads, pods: placePods(blueprint, workloads) };
+    systems.set(blueprint, system);
+  }
+  return system;
+}
+const systems = new WeakMap<Blueprint, System>();
+
+/** A system workload's first pod (the one a scrape of it reaches, whose log is read). */
+export function systemPodOf(blueprint: Blueprint, workload: string): SystemPod {
+  const pod = systemOf(blueprint).pods.find((p) => p.workload.name === workload);
+  if (pod === undefined) throw new Error(`no system workload ${workload}`);
+  return pod;
+}
+
+function placePods(blueprint: Blueprint, workloads: readonly SystemWorkload[]): SystemPod[] {
+  const clusterName = blueprint.cluster.name;
+  const nodes = blueprint.nodePools.flatMap((pool) => Array.from({ length: pool.nodes }, (_, index) => nodeName(pool, index)));
+  const installed = installedAt(clusterName);
+  const slots = new Map<string, number>();
+  const pods: SystemPod[] = [];
+  for (const workload of workloads) {
+    const place = (node: string, name: string, owner: SystemPod["owner"]) => {
+      const key = `${workload.namespace}/${name}`;
+      const createdAt = installed + Math.round(between(`${key}/created`, 0, 600_000));
+      const ordinal = nodes.indexOf(node);
+      let ip = nodeInternalIp(ordinal);
+      if (!workload.hostNetwork) {
+        const slot = slots.get(node) ?? 0;
+        slots.set(node, slot + 1);
+        ip = systemPodIpOnNode(ordinal, slot);
+      }
+      pods.push({ workload, name, uid: stableUuid(`pod/${key}`), node, ip, owner, createdAt, startedAt: createdAt + 2_000 });
+    };
+    if (workload.kind === "DaemonSet") {
+      if (workload.runsOn === "no node") continue;
+      for (const node of nodes) place(node, daemonSetPodName(workload.name, node), { kind: "DaemonSet", name: workload.name });
+    } else {
+      const replicaSet = replicaSetName(workload);
+      for (let i = 0; i < (workload.replicas ?? 1); i++) {
+        const name = `${replicaSet}-${generatedSuffix(`${replicaSet}/${i}`)}`;
+        place(nodes[Math.floor(between(`${name}/node`, 0, nodes.length))] as string, name, { kind: "ReplicaSet", name: replicaSet });
+      }
+    }
+  }
+  return pods;
+}
