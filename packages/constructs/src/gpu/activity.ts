@@ -46,6 +46,11 @@ export type GpuIdentity = Pick<DeepReadonly<Gpu>, "uuid" | "initialisedAt">;
 
 const SECOND = 1_000;
 const DAY = 86_400_000;
+/** Every thermal mode, and whether it is the die's (else the memory's). */
+const MODES: readonly (readonly [ThermalMode, boolean])[] = [
+  ...DIE_MODES.map((m) => [m, true] as const),
+  ...MEMORY_MODES.map((m) => [m, false] as const),
+];
 
 /** Where an integral over a GPU's runs has got to: every run before `next` is summed into `joules`. */
 interface Cursor {
@@ -179,25 +184,22 @@ export class GpuActivityModel {
 
   /** The die's and memory's temperatures at t: each thermal mode driven by the true power over the last minutes. */
   private temperatures(uuid: string, board: Board, t: number): { die: number; memory: number } {
-    const modes: readonly (readonly [ThermalMode, boolean])[] = [
-      ...DIE_MODES.map((m) => [m, true] as const),
-      ...MEMORY_MODES.map((m) => [m, false] as const),
-    ];
-    const y: (number | undefined)[] = modes.map(() => undefined);
+    const y = new Float64Array(MODES.length).fill(Number.NaN);
     this.walk(uuid, t - THERMAL_MEMORY_MS, t, (from, to, load, run) => {
       const watts = board.draw(load, run?.intensity ?? 1).watts;
-      modes.forEach(([mode, die], i) => {
+      for (let i = 0; i < MODES.length; i++) {
+        const [mode, die] = MODES[i] as (typeof MODES)[number];
         const target = board.modeTarget(mode, watts, load, die);
-        const before = y[i] ?? target;
+        const before = Number.isNaN(y[i] as number) ? target : (y[i] as number);
         y[i] = target + (before - target) * Math.exp(-(to - from) / mode.tauMs);
-      });
+      }
     });
     let die = board.baseline(true);
     let memory = board.baseline(false);
-    modes.forEach(([, isDie], i) => {
-      if (isDie) die += y[i] ?? 0;
-      else memory += y[i] ?? 0;
-    });
+    for (let i = 0; i < MODES.length; i++) {
+      if ((MODES[i] as (typeof MODES)[number])[1]) die += y[i] as number;
+      else memory += y[i] as number;
+    }
     return { die, memory };
   }
 

@@ -155,8 +155,15 @@ export class Board {
 
   /** The temperature the modes add to: chosen so that a board without a context settles at its idle temperature. */
   baseline(die: boolean): number {
+    const cached = die ? this.dieBaseline : this.memoryBaseline;
+    if (cached !== undefined) return cached;
     const modes = die ? DIE_MODES : MEMORY_MODES;
     const atIdle = modes.reduce((s, m) => s + this.modeTarget(m, this.idleW, NO_CONTEXT, die), 0);
-    return (die ? this.dieIdleC : this.memoryIdleC) - atIdle;
+    const baseline = (die ? this.dieIdleC : this.memoryIdleC) - atIdle;
+    if (die) this.dieBaseline = baseline;
+    else this.memoryBaseline = baseline;
+    return baseline;
   }
+  private dieBaseline: number | undefined;
+  private memoryBaseline: number | undefined;
 }

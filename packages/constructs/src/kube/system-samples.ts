@@ -20,7 +20,14 @@ const POD_STATUS_REASONS = ["Evicted", "NodeAffinity", "NodeLost", "Shutdown", "
 
 export class SystemWorkloadSamples {
   private readonly pods: readonly SystemPod[];
-  private readonly workloads: readonly SystemWorkload[];
+  /** Each workload with its pods, and its series with the state they were made from. */
+  private readonly controllers: ReadonlyArray<{
+    readonly workload: SystemWorkload;
+    readonly pods: readonly SystemPod[];
+    made?: { readonly key: string; readonly samples: readonly Sample[] };
+  }>;
+  /** When the first system pod was created: the controllers' creation (simulated ms). */
+  private readonly installedAt: number;
   /** Each node's completed reboots: its system pods' containers restarted once per reboot. */
   private readonly reboots = new Map<string, number>();
   /** Each pod's series, with the state they were made from. */
@@ -28,7 +35,8 @@ export class SystemWorkloadSamples {
 
   constructor(system: System) {
     this.pods = system.pods;
-    this.workloads = system.workloads;
+    this.controllers = system.workloads.map((workload) => ({ workload, pods: system.pods.filter((p) => p.workload === workload) }));
+    this.installedAt = this.pods.reduce((min, p) => Math.min(min, p.createdAt), 0);
   }
 
   readonly record = (event: DomainEvent): void => {
@@ -37,11 +45,12 @@ export class SystemWorkloadSamples {
 
   /** Every system pod's and controller's series at the view's time; `seconds` stamps a simulated time as Unix seconds. */
   collect(view: ClusterView, ordinals: ReadonlyMap<string, number>, seconds: (simulatedMs: number) => number, out: Sample[]): void {
-    const rebooting = new Set(view.pools.flatMap((p) => p.nodes.filter((n) => n.status === "rebooting").map((n) => n.name)));
+    const rebooting = new Set<string>();
+    for (const pool of view.pools) for (const node of pool.nodes) if (node.status === "rebooting") rebooting.add(node.name);
     for (const pod of this.pods) {
       const down = rebooting.has(pod.node);
       const restarts = this.reboots.get(pod.node) ?? 0;
-      const key = `${down}|${restarts}`;
+      const key = down ? `down|${restarts}` : `up|${restarts}`;
       let made = this.made.get(pod.uid);
       if (made === undefined || made.key !== key) {
         made = { key, samples: podSamples(pod, ordinals.get(pod.node) ?? 0, down, restarts, seconds) };
@@ -49,8 +58,16 @@ export class SystemWorkloadSamples {
       }
       for (const s of made.samples) out.push(s);
     }
-    const installed = Math.floor(seconds(Math.min(...this.pods.map((p) => p.createdAt))));
-    for (const workload of this.workloads) controllerSamples(workload, this.pods, rebooting, installed, out);
+    for (const controller of this.controllers) {
+      const ready = controller.pods.reduce((n, p) => (rebooting.has(p.node) ? n : n + 1), 0);
+      const key = String(ready);
+      if (controller.made?.key !== key) {
+        const samples: Sample[] = [];
+        controllerSamples(controller.workload, controller.pods.length, ready, Math.floor(seconds(this.installedAt)), samples);
+        controller.made = { key, samples };
+      }
+      for (const s of controller.made.samples) out.push(s);
+    }
   }
 }
 
@@ -130,18 +147,11 @@ function scaled(value: number | `${number}%`, replicas: number, roundUp: boolean
   return roundUp ? Math.ceil(exact) : Math.floor(exact);
 }
 
-function controllerSamples(
-  w: SystemWorkload,
-  pods: readonly SystemPod[],
-  rebooting: ReadonlySet<string>,
-  createdS: number,
-  out: Sample[],
-): void {
-  const own = pods.filter((p) => p.workload.name === w.name && p.workload.namespace === w.namespace);
-  const ready = own.filter((p) => !rebooting.has(p.node)).length;
+/** A controller's series: `pods` it runs (a DaemonSet's desired, a Deployment's replicas), `ready` of them on nodes that are up. */
+function controllerSamples(w: SystemWorkload, pods: number, ready: number, createdS: number, out: Sample[]): void {
   if (w.kind === "DaemonSet") {
     const labels = { namespace: w.namespace, daemonset: w.name };
-    const desired = own.length;
+    const desired = pods;
     out.push(
       sample(KSM.daemonSetCreated, labels, createdS),
       sample(KSM.daemonSetCurrent, labels, desired),
