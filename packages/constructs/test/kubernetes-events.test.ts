@@ -32,6 +32,26 @@ describe("Kubernetes events in the preemption-storm scenario", () => {
     ]);
   });
 
+  it("makes one Event object per object, reason and message, named from the moment it was made", () => {
+    // client-go keys an Event object by (source, object, type, reason, message) and names it
+    // <object>.<hex UnixNano of its making>: Scheduled, Bound and Pulling of one pod in one
+    // millisecond are three objects; a patched event keeps its name.
+    const objects = new Map<string, Set<string>>();
+    for (const r of records) {
+      const name = r.attributes["k8s.event.name"] as string;
+      const identity = `${r.resource["k8s.object.uid"]}|${r.attributes["k8s.event.reason"]}|${r.body}`;
+      objects.set(name, new Set([...(objects.get(name) ?? []), identity]));
+      const nanos = BigInt(`0x${name.slice(name.lastIndexOf(".") + 1)}`);
+      expect(nanos % 1_000_000_000n, name).not.toBe(0n);
+      expect(r.attributes["k8s.event.uid"]).toBeDefined();
+    }
+    expect(objects.size).toBeGreaterThan(20);
+    for (const [name, identities] of objects) expect(identities.size, name).toBe(1);
+    const uids = new Map<string, string>();
+    for (const r of records) uids.set(r.attributes["k8s.event.uid"] as string, r.attributes["k8s.event.name"] as string);
+    expect(uids.size).toBe(objects.size);
+  });
+
   it("finds the image already present on a node that pulled it before", () => {
     const ownerPod = `${blueprint.submissions[4]?.name}-0-0`;
     const pulled = records.find((r) => r.resource["k8s.object.name"] === ownerPod && r.attributes["k8s.event.reason"] === "Pulled");

@@ -11,6 +11,7 @@
  *   (defaultSpamBurst, defaultSpamQPS); what it rejects is not written at all.
  * Order as EventCorrelate applies it: aggregate, observe (count), then filter.
  */
+import { unitHash } from "../noise.js";
 
 export interface EventSource {
   readonly component: string;
@@ -78,7 +79,7 @@ export class EventRecorder {
     const known = this.observed.get(key);
     const observed =
       known === undefined
-        ? { name: `${event.object.name}.${(BigInt(nowMs) * 1_000_000n).toString(16)}`, count: 1, firstMs: nowMs }
+        ? { name: eventName(event.object.name, nowMs, key), count: 1, firstMs: nowMs }
         : { ...known, count: known.count + observations };
     this.observed.set(key, observed);
     // A known key was remembered with the others when it was first observed (forget drops all three).
@@ -143,6 +144,19 @@ export class EventRecorder {
     bucket.atMs = Math.max(bucket.atMs, nowMs);
     return bucket;
   }
+}
+
+/**
+ * An Event object's name as the recorder makes it (tools/record/event.go makeEvent:
+ * `fmt.Sprintf("%v.%x", ref.Name, t.UnixNano())`), t the moment the event was made: the
+ * simulation's millisecond plus where in it the component got to recording this one, fixed by the
+ * event's cache key (a modelling choice: below a millisecond, so events of one object made in the
+ * same millisecond — Scheduled, Bound, Pulling — are separate objects, and no name ends in a whole
+ * second's nanoseconds).
+ */
+function eventName(objectName: string, nowMs: number, key: string): string {
+  const withinMs = BigInt(Math.floor(unitHash(`event-made/${key}`) * 1_000_000));
+  return `${objectName}.${(BigInt(nowMs) * 1_000_000n + withinMs).toString(16)}`;
 }
 
 /**
