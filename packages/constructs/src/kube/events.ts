@@ -240,9 +240,25 @@ export class KubernetesEvents {
         );
         return;
       case "NodeReady": {
-        // The kubelet comes back with a new boot id (nodestatus/setters.go) and reports Ready.
+        // The kubelet starts (BirthCry, kubelet.go:2929), its container manager enforces node
+        // allocatable (cm/node_container_manager_linux.go:105), and its first status update
+        // (kubelet_node_status.go defaultNodeStatusFuncs, in their order) reports the new boot id
+        // (nodestatus MachineInfo), the pressure conditions leaving the Unknown the node lifecycle
+        // controller set (setters.go:638, 760, 699) and Ready (setters.go:577); Kubernetes v1.30.2.
         const kubelet = { component: "kubelet", host: event.node };
         const bootId = stableUuid(`boot/${event.node}/${event.t}`);
+        const node = nodeObject(event.node);
+        this.write({ source: kubelet, object: node, type: "Normal", reason: "Starting", message: "Starting kubelet." }, now);
+        this.write(
+          {
+            source: kubelet,
+            object: node,
+            type: "Normal",
+            reason: "NodeAllocatableEnforced",
+            message: "Updated Node Allocatable limit across pods",
+          },
+          now,
+        );
         this.write(
           {
             source: kubelet,
@@ -253,7 +269,8 @@ export class KubernetesEvents {
           },
           now,
         );
-        this.nodeStatus(event.node, "NodeReady", now);
+        for (const status of ["NodeHasSufficientMemory", "NodeHasNoDiskPressure", "NodeHasSufficientPID", "NodeReady"])
+          this.nodeStatus(event.node, status, now);
         return;
       }
       case "NodeMemoryPressure":
@@ -308,8 +325,11 @@ export class KubernetesEvents {
       case "GpuFault":
       case "GpuResetStarted":
       case "GpuResetCompleted":
-      case "NodeCordoned":
       case "SchedulingCycle":
+        return;
+      case "NodeCordoned":
+        // The kubelet sees spec.unschedulable at its next status update (kubelet_node_status.go:694).
+        this.nodeStatus(event.node, "NodeNotSchedulable", now);
         return;
       default:
         unhandledEvent(event);
