@@ -64,12 +64,7 @@ export class ClusterRun {
     options: ClusterRunOptions = {},
   ) {
     const logs = options.logs ?? false;
-    // Each queue's division is only printed by the scheduler's log: without it, cycles skip it.
-    const schedulerLogged = logs === true || (logs !== false && logs.scheduler);
-    this.simulation = new Simulation(blueprint, {
-      ...(options.seed === undefined ? {} : { seed: options.seed }),
-      queueDivisions: schedulerLogged,
-    });
+    this.simulation = new Simulation(blueprint, options.seed === undefined ? {} : { seed: options.seed });
     for (const observer of options.observers ?? []) this.simulation.onEvent(observer);
     this.clock = options.clock ?? BLUEPRINT_CALENDAR;
     // One model of when containers start, for the metrics and the kubelet's events alike.

@@ -87,8 +87,6 @@ export class Scheduler {
     pools: readonly Pool[],
     private readonly allQueues: readonly Queue[],
     private readonly actions: SchedulerActions,
-    /** Whether cycles report each queue's division (SimulationOptions.queueDivisions). */
-    private readonly reportsDivision = true,
   ) {
     this.pools = new Map(pools.map((pool) => [pool.name, pool]));
     const queues = new Map<string, Map<string, Queue>>();
@@ -138,7 +136,7 @@ export class Scheduler {
     // A pipelined job waits for its victims; KAI does not try it again meanwhile.
     const pending = waiting.filter((w) => w.pipelinedUntil === null);
     this.updateFairShares(pending);
-    const division = this.reportsDivision ? this.division() : NO_DIVISION;
+    const division = this.division();
     this.trace = { allocate: [], consolidation: [], reclaim: [], preempt: [] };
     this.startedThisCycle.clear();
     this.fitting.clear();
@@ -155,12 +153,10 @@ export class Scheduler {
     const acted = [this.trace.allocate, this.trace.reclaim, this.trace.preempt].some((list) =>
       list.some((a) => a.victims.length > 0 || a.outcome === "allocated"),
     );
-    // The fair shares are divided again whether or not the division is reported, so the queue
-    // metrics read between cycles do not depend on whether the scheduler's log is written.
     let divisionAfter = division;
     if (acted) {
       this.updateFairShares(waiting.filter((w) => w.phase === "Pending" && w.pipelinedUntil === null));
-      if (this.reportsDivision) divisionAfter = this.division();
+      divisionAfter = this.division();
     }
     this.actions.traced({ pendingJobs: waiting.length, ...this.clusterFacts(), ...this.trace, division, divisionAfter });
   }
@@ -271,12 +267,10 @@ export class Scheduler {
     const queues = this.allQueues;
     for (let i = 0; i < queues.length; i++) {
       const q = queues[i] as Queue;
-      if (this.reportsDivision) {
-        before[4 * i] = q.requested;
-        before[4 * i + 1] = q.requestedCpuMilli;
-        before[4 * i + 2] = q.requestedMemoryBytes;
-        before[4 * i + 3] = q.fairShare;
-      }
+      before[4 * i] = q.requested;
+      before[4 * i + 1] = q.requestedCpuMilli;
+      before[4 * i + 2] = q.requestedMemoryBytes;
+      before[4 * i + 3] = q.fairShare;
       const project = q.level === "project";
       q.requested = project ? q.allocated + (demand[3 * i] ?? 0) : 0;
       q.requestedCpuMilli = project ? q.allocatedCpuMilli + (demand[3 * i + 1] ?? 0) : 0;
@@ -290,7 +284,7 @@ export class Scheduler {
       }
     this.divideFairShares();
     // A queue's revision tells the division which entries to make again.
-    for (let i = 0; this.reportsDivision && i < queues.length; i++) {
+    for (let i = 0; i < queues.length; i++) {
       const q = queues[i] as Queue;
       if (
         q.requested !== before[4 * i] ||
@@ -828,4 +822,3 @@ function place(pool: Pool, shape: PodShape, freed?: ReadonlySet<Gpu>): PodAssign
 }
 
 /** A cycle's division when the run reports none. */
-const NO_DIVISION: readonly QueueDivision[] = [];

@@ -96,11 +96,6 @@ export interface ClusterView {
 export interface SimulationOptions {
   /** Overrides the blueprint's seed. */
   readonly seed?: number;
-  /**
-   * Report each queue's resource division in every SchedulingCycle (what the scheduler log's
-   * per-queue lines print; default yes). Without them a cycle costs less, and the events carry none.
-   */
-  readonly queueDivisions?: boolean;
 }
 
 export class Simulation {
@@ -122,7 +117,6 @@ export class Simulation {
   /** Whether the device plugin ignores an XID (its skip list and DP_DISABLE_HEALTHCHECKS). */
   private readonly pluginIgnores: (xid: number) => boolean;
   /** Each pending workload's last failed attempt per action, reused while the result repeats. */
-  private readonly failedAttempts = new WeakMap<Workload, Partial<Record<CycleAction, FailedAttempt>>>();
   /** The pending reasons last reported per workload, to report only changes (forgotten at a start). */
   private readonly reportedReasons = new WeakMap<Workload, readonly PendingReason[]>();
   private nextWorkloadId = 1;
@@ -138,18 +132,13 @@ export class Simulation {
     this.faultRng = root.fork("faults");
     this.pluginIgnores = devicePluginIgnores(blueprint.faults.devicePluginDisableHealthchecks);
     this.priorities = new Map([...BUILT_IN_PRIORITY_CLASSES, ...blueprint.priorityClasses].map((c) => [c.name, c.value]));
-    this.scheduler = new Scheduler(
-      this.pools,
-      this.queues,
-      {
-        bind: (w, pool, pods) => this.bind(w, pool, pods),
-        evict: (victim, action, preemptor) => this.evict(victim, action, preemptor),
-        pipeline: (w, pool, pods) => this.pipeline(w, pool, pods),
-        unschedulable: (w, reasons) => this.unschedulable(w, reasons),
-        traced: (trace) => this.emitCycle(trace),
-      },
-      options.queueDivisions ?? true,
-    );
+    this.scheduler = new Scheduler(this.pools, this.queues, {
+      bind: (w, pool, pods) => this.bind(w, pool, pods),
+      evict: (victim, action, preemptor) => this.evict(victim, action, preemptor),
+      pipeline: (w, pool, pods) => this.pipeline(w, pool, pods),
+      unschedulable: (w, reasons) => this.unschedulable(w, reasons),
+      traced: (trace) => this.emitCycle(trace),
+    });
 
     for (const generator of blueprint.workloads) {
       const process = new ArrivalProcess(
@@ -596,44 +585,20 @@ export class Simulation {
   }
 
   private emitCycle(trace: CycleTrace): void {
-    const attempts = (action: CycleAction, list: CycleTrace["allocate"]) =>
-      list.map((a) => {
-        if (a.outcome === "allocated" || a.outcome === "reclaimed" || a.outcome === "preempted")
-          return {
-            workload: workloadRef(a.workload),
-            podGroup: podGroupName(a.workload),
-            queue: a.queue.name,
-            nodePool: a.queue.pool,
-            outcome: a.outcome,
-            pods: podPlacements(a.workload.pods),
-            victims: a.victims.map((v) => ({ workload: workloadRef(v.workload), pods: podPlacements(v.pods) })),
-          };
-        // A job still pending is attempted again every cycle, mostly with the same result: the
-        // same record then (and the scheduler log writes its lines once).
-        const failed = this.failedAttempts.get(a.workload) ?? {};
-        const last = failed[action];
-        if (
-          last !== undefined &&
-          last.ref.outcome === a.outcome &&
-          last.ref.queue === a.queue.name &&
-          last.ref.nodePool === a.queue.pool &&
-          last.notEasierThan === a.notEasierThan
-        )
-          return last.ref;
+    const attempts = (list: CycleTrace["allocate"]) =>
+      list.map((a): CycleAttemptRef => {
+        const placed = a.outcome === "allocated" || a.outcome === "reclaimed" || a.outcome === "preempted";
         const than = a.notEasierThan;
-        const ref: CycleAttemptRef = {
+        return {
           workload: workloadRef(a.workload),
           podGroup: podGroupName(a.workload),
           queue: a.queue.name,
           nodePool: a.queue.pool,
           outcome: a.outcome,
-          pods: [],
-          victims: [],
+          pods: placed ? podPlacements(a.workload.pods) : [],
+          victims: placed ? a.victims.map((v) => ({ workload: workloadRef(v.workload), pods: podPlacements(v.pods) })) : [],
           ...(than === undefined ? {} : { notEasierThan: { namespace: than.namespace, podGroup: podGroupName(than) } }),
         };
-        failed[action] = { ref, notEasierThan: than };
-        this.failedAttempts.set(a.workload, failed);
-        return ref;
       });
     this.emit({
       t: this.nowMs,
@@ -645,10 +610,10 @@ export class Simulation {
       nodes: trace.nodes,
       notReadyNodes: trace.notReadyNodes,
       allocatable: trace.allocatable,
-      allocate: attempts("allocate", trace.allocate),
-      consolidation: attempts("consolidation", trace.consolidation),
-      reclaim: attempts("reclaim", trace.reclaim),
-      preempt: attempts("preempt", trace.preempt),
+      allocate: attempts(trace.allocate),
+      consolidation: attempts(trace.consolidation),
+      reclaim: attempts(trace.reclaim),
+      preempt: attempts(trace.preempt),
       division: trace.division,
       divisionAfter: trace.divisionAfter,
     });
@@ -850,13 +815,7 @@ export function podGroupName(w: { name: string; uid: string }): string {
   return `pg-${w.name}-${w.uid}`;
 }
 
-type CycleAction = "allocate" | "consolidation" | "reclaim" | "preempt";
-
 /** A pending workload's last failed attempt of an action, and the job it was no easier than (a pod group names one workload). */
-interface FailedAttempt {
-  readonly ref: CycleAttemptRef;
-  readonly notEasierThan: Workload | undefined;
-}
 
 /**
  * The row remapper's XIDs on Ampere and later (NVIDIA Xid catalogue: 63 a row marked for

@@ -135,8 +135,7 @@ function checkedRun(file: string, days: number, seed: number): Checked {
   const key = `${file}@${seed}`;
   let checked = checkedRuns.get(key);
   if (checked === undefined) {
-    // The bookkeeping is the subject: cycles need not report each queue's division.
-    const { simulation } = run(file, 0, seed, { queueDivisions: false });
+    const { simulation } = run(file, 0, seed);
     const { problems, checkView, counts } = watch(simulation);
     const kinds = new Set<string>();
     simulation.onEvent((event) => kinds.add(event.kind === "WorkloadCancelled" ? `${event.kind}/${event.whilePending}` : event.kind));

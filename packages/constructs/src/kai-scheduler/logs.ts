@@ -363,7 +363,7 @@ function divisionOrder(division: readonly QueueDivision[], session: string): Que
  * HumanizeResource, GPUs as they are, CPU in cores, memory in decimal GB; requested is the
  * request capped by the limit (GetRequestableShare); CPU and memory have no quota or limit
  * (Unlimited), so each queue's fair share of them is its request; no usage database, so the
- * historical usage is 0. Written once per queue state: idle cycles repeat it.
+ * historical usage is 0. Made once per entry: the idle cycles repeat the last cycle's entries.
  */
 const divisionLineCache = new WeakMap<QueueDivision, Line>();
 function divisionLine(q: QueueDivision): Line {
@@ -390,8 +390,9 @@ function divisionLine(q: QueueDivision): Line {
 const QUEUE_PRIORITY = 100;
 
 /**
- * An attempt's lines, written once: a job still pending is attempted again every cycle with the
- * same words (the idle cycles reuse the attempt records), so its lines are kept with the record.
+ * An attempt's lines, made once per record: a job still pending is attempted again in every idle
+ * cycle with the same words, and the idle cycles this log derives (idleCycle) repeat the records of
+ * the cycle that ran, so its lines are kept with the record.
  */
 const attemptLineCache = new WeakMap<CycleAttemptRef, readonly Line[]>();
 function attemptLines(a: CycleAttemptRef, write: (a: CycleAttemptRef) => Line[]): readonly Line[] {
