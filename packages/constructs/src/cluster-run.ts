@@ -70,9 +70,11 @@ export class ClusterRun {
     // One model of when containers start, for the metrics and the kubelet's events alike.
     const pulls = new ImagePulls(imagesOf(blueprint));
     this.simulation.onEvent(pulls.record);
-    this.metrics = new ClusterMetrics(blueprint, this.clock, pulls);
-    this.collectMetrics = options.metrics ?? true;
     this.shard = ShardFilter.of(options.shard ?? WHOLE_RUN, this.simulation.view());
+    // Run:ai's per-GPU families and the control plane read every GPU; a shard's exporters its own.
+    const everyGpu = this.shard.ownsClusterWide("runai") || options.controlPlane !== undefined;
+    this.metrics = new ClusterMetrics(blueprint, this.clock, pulls, everyGpu ? undefined : (node) => this.shard.ownsNode(node));
+    this.collectMetrics = options.metrics ?? true;
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
     this.simulation.onEvent(this.metrics.record);
     this.logs =

@@ -37,10 +37,16 @@ export class ClusterMetrics {
    * `pulls` says when each container starts: shared with the kubelet's events in a ClusterRun,
    * which feeds it the simulation's events; without it, this source keeps its own.
    */
-  constructor(blueprint: Blueprint, clock: StampClock = BLUEPRINT_CALENDAR, shared?: ImagePulls) {
+  constructor(
+    blueprint: Blueprint,
+    clock: StampClock = BLUEPRINT_CALENDAR,
+    shared?: ImagePulls,
+    /** Whether the GPUs of a node are read (a shard's own nodes, or every node where it serves Run:ai's per-GPU families). */
+    gpusRead?: (node: string) => boolean,
+  ) {
     this.ownPulls = shared === undefined ? new ImagePulls(imagesOf(blueprint)) : undefined;
     const pulls = shared ?? (this.ownPulls as ImagePulls);
-    this.timelines = new GpuTimelines(pulls);
+    this.timelines = new GpuTimelines(pulls, gpusRead);
     this.activity = new GpuActivityModel(this.timelines);
     this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
     this.kube = new KubeConstruct(blueprint, clock, pulls);

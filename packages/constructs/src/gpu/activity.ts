@@ -179,7 +179,7 @@ export class GpuActivityModel {
       const busy = run.rhythm.lastBusyAt(Math.min(t, run.to));
       if (busy !== null) return busy;
     }
-    return null;
+    return this.timelines.lastBusyBefore(gpu.uuid) ?? null;
   }
 
   /** The die's and memory's temperatures at t: each thermal mode driven by the true power over the last minutes. */
@@ -205,14 +205,26 @@ export class GpuActivityModel {
 
   /** The energy counter (J): what the driver counted before the simulation, or since its last initialisation. */
   private energy(gpu: GpuIdentity, physics: GpuPhysics, t: number): number {
+    // A (re)initialisation comes after every earlier read (the driver was down between), so the
+    // integral up to it is taken with the same cursor before the integral up to t.
+    if (gpu.initialisedAt !== 0 && physics.initialised?.at !== gpu.initialisedAt) {
+      if (physics.cursor.at > gpu.initialisedAt)
+        throw new Error(`GPU ${gpu.uuid}: its energy was summed past its initialisation at ${gpu.initialisedAt} ms`);
+      physics.initialised = { at: gpu.initialisedAt, joules: this.integral(gpu.uuid, physics, physics.cursor, gpu.initialisedAt) };
+    }
     const now = this.integral(gpu.uuid, physics, physics.cursor, t);
-    if (gpu.initialisedAt === 0) return physics.beforeJ + now;
-    if (physics.initialised?.at !== gpu.initialisedAt)
-      physics.initialised = {
-        at: gpu.initialisedAt,
-        joules: this.integral(gpu.uuid, physics, { next: 0, joules: 0, at: 0 }, gpu.initialisedAt),
-      };
-    return now - physics.initialised.joules;
+    this.forgetSummed(gpu.uuid, physics, t);
+    return gpu.initialisedAt === 0 ? physics.beforeJ + now : now - (physics.initialised?.joules ?? 0);
+  }
+
+  /** Drops the runs summed into the cursor that ended before every thermal mode's memory of t. */
+  private forgetSummed(uuid: string, physics: GpuPhysics, t: number): void {
+    const runs = this.timelines.of(uuid);
+    let done = 0;
+    while (done < physics.cursor.next && (runs[done] as Run).to < t - THERMAL_MEMORY_MS) done++;
+    if (done === 0) return;
+    this.timelines.forget(uuid, done);
+    physics.cursor.next -= done;
   }
 
   /**

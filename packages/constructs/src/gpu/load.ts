@@ -144,17 +144,23 @@ const SECOND = 1_000;
  * little above or below the job's level (−2 to +0.5 points) and moves ±3 points between seconds.
  */
 class TrainingRhythm implements Rhythm {
-  private readonly cycle: readonly Scheduled[];
+  /** Whole milliseconds throughout, so an edge computed from a cycle's start is exactly the edge. */
+  private readonly step: number;
+  private readonly steps: number;
+  /** The evaluation runs before this step of the cycle. */
+  private readonly evalBefore: number;
+  private readonly evalMs: number;
+  private readonly checkpointMs: number;
   private readonly cycleMs: number;
   private readonly offset: number;
   private readonly steadyFrom: number;
   private readonly fb: number;
+  private readonly loads: { readonly loading: Load; readonly computing: Load; readonly exchanging: Load; readonly evaluating: Load };
   readonly period: { readonly from: number; readonly ms: number };
 
   constructor(private readonly run: RunOf) {
     const id = run.workloadUid;
-    // Whole milliseconds throughout, so an edge computed from a cycle's start is exactly the edge.
-    const step = Math.round(between(`${id}/step`, 20_000, 90_000));
+    this.step = Math.round(between(`${id}/step`, 20_000, 90_000));
     const level = Math.min(100, between(`${id}/util`, 96, 100) + between(`${id}/rank-${run.rank}`, -2, 0.5));
     const engine = between(`${id}/engine`, 0.85, 0.98);
     const tensor = between(`${id}/tensor`, 0.3, 0.6);
@@ -168,66 +174,68 @@ class TrainingRhythm implements Rhythm {
       dram: Math.min(1, (util / 100) * dramShare),
       context: true,
     });
-    const loading = busy(level, tensor * (1 - 0.5 * memoryBound), dram + 0.3 * memoryBound);
-    const computing = busy(level, tensor * 0.95, dram + 0.03);
-    const exchanging = busy(level * between(`${id}/comm`, 0.88, 0.98), tensor * 0.1, dram * 0.5);
-    const evaluating = busy(level * between(`${id}/eval`, 0.75, 0.92), tensor * 0.5, dram);
-    const steps = Math.max(4, Math.round(between(`${id}/cycle`, 1_200_000, 3_600_000) / step));
-    const pieces: Scheduled[] = [];
-    let at = 0;
-    for (let i = 0; i < steps; i++) {
-      if (i === steps >> 1) {
-        pieces.push({ at, load: evaluating });
-        at += Math.round(between(`${id}/eval-ms`, 60_000, 180_000));
-      }
-      pieces.push(
-        { at, load: loading },
-        { at: at + Math.round(0.3 * step), load: computing },
-        { at: at + Math.round(0.85 * step), load: exchanging },
-      );
-      at += step;
-    }
-    pieces.push({ at, load: HELD });
-    at += Math.round(between(`${id}/checkpoint-ms`, 20_000, 120_000));
-    this.cycle = pieces;
-    this.cycleMs = at;
+    this.loads = {
+      loading: busy(level, tensor * (1 - 0.5 * memoryBound), dram + 0.3 * memoryBound),
+      computing: busy(level, tensor * 0.95, dram + 0.03),
+      exchanging: busy(level * between(`${id}/comm`, 0.88, 0.98), tensor * 0.1, dram * 0.5),
+      evaluating: busy(level * between(`${id}/eval`, 0.75, 0.92), tensor * 0.5, dram),
+    };
+    this.steps = Math.max(4, Math.round(between(`${id}/cycle`, 1_200_000, 3_600_000) / this.step));
+    this.evalBefore = this.steps >> 1;
+    this.evalMs = Math.round(between(`${id}/eval-ms`, 60_000, 180_000));
+    this.checkpointMs = Math.round(between(`${id}/checkpoint-ms`, 20_000, 120_000));
+    this.cycleMs = this.steps * this.step + this.evalMs + this.checkpointMs;
     this.offset = Math.round(between(`${id}/phase`, 0, this.cycleMs));
     this.steadyFrom = run.from + Math.round(between(`${id}/init-ms`, 30_000, 180_000));
     this.fb = between(`${id}/fb`, 0.4, 0.95);
     this.period = { from: this.steadyFrom, ms: this.cycleMs };
   }
 
-  /** The cycle t falls in (its start) and the piece within it; the start from the cycle's index, as every caller computes it. */
-  private position(t: number): { start: number; piece: number } {
+  /**
+   * Where t falls in the cycle: the piece's load and its end (simulated ms). The cycle's start is
+   * computed from its index, as every caller computes it; the pieces follow from the cycle's
+   * layout (steps, the evaluation before the middle step, the checkpoint at the end), no list kept.
+   */
+  private piece(t: number): { readonly load: Load; readonly end: number } {
     let k = Math.floor((t + this.offset) / this.cycleMs);
     const startOf = (i: number) => i * this.cycleMs - this.offset;
     if (t >= startOf(k + 1)) k++;
     else if (t < startOf(k)) k--;
     const start = startOf(k);
-    return { start, piece: pieceAt(this.cycle, t - start) };
+    const into = t - start;
+    const evalAt = this.evalBefore * this.step;
+    const stepsEnd = this.steps * this.step + this.evalMs;
+    if (into >= stepsEnd) return { load: HELD, end: start + this.cycleMs };
+    if (into >= evalAt && into < evalAt + this.evalMs) return { load: this.loads.evaluating, end: start + evalAt + this.evalMs };
+    const stepStart =
+      into < evalAt
+        ? Math.floor(into / this.step) * this.step
+        : evalAt + this.evalMs + Math.floor((into - evalAt - this.evalMs) / this.step) * this.step;
+    const within = into - stepStart;
+    const loaded = Math.round(0.3 * this.step);
+    const computed = Math.round(0.85 * this.step);
+    if (within < loaded) return { load: this.loads.loading, end: start + stepStart + loaded };
+    if (within < computed) return { load: this.loads.computing, end: start + stepStart + computed };
+    return { load: this.loads.exchanging, end: start + stepStart + this.step };
   }
 
   at(t: number): Load {
-    if (t < this.steadyFrom) return HELD;
-    const { piece } = this.position(t);
-    return (this.cycle[piece] as Scheduled).load;
+    return t < this.steadyFrom ? HELD : this.piece(t).load;
   }
 
   nextChange(t: number): number {
     if (t < this.steadyFrom) return this.steadyFrom;
-    const { start, piece } = this.position(t);
-    const next = this.cycle[piece + 1];
-    const at = next === undefined ? start + this.cycleMs : start + next.at;
+    const { end } = this.piece(t);
     // Rounding can leave an edge a hair at or before t: the one after it, then.
-    return at > t ? at : this.nextChange(at + 1e-6);
+    return end > t ? end : this.nextChange(end + 1e-6);
   }
 
   /** The latest instant not in a checkpoint stall or the initialisation. */
   lastBusyAt(t: number): number | null {
     if (t < this.steadyFrom) return null;
-    const { start, piece } = this.position(t);
-    if ((this.cycle[piece] as Scheduled).load !== HELD) return t;
-    const stalled = start + (this.cycle[piece] as Scheduled).at;
+    const { load, end } = this.piece(t);
+    if (load !== HELD) return t;
+    const stalled = end - this.checkpointMs;
     return stalled > this.steadyFrom ? stalled : null;
   }
 

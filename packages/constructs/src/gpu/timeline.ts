@@ -25,8 +25,17 @@ export type Piece = (from: number, to: number, load: Load, run: Run | undefined)
 
 export class GpuTimelines {
   private readonly runs = new Map<string, Run[]>();
+  /** Per GPU: the last busy instant of the runs dropped (forget) from its timeline. */
+  private readonly busyBefore = new Map<string, number>();
 
-  constructor(private readonly pulls: ImagePulls) {}
+  /**
+   * `reads`: whether anyone reads the GPUs of a node (a shard reads its own nodes' GPUs, and all of
+   * them where it serves Run:ai's per-GPU families); the runs of the others are not kept.
+   */
+  constructor(
+    private readonly pulls: ImagePulls,
+    private readonly reads: (node: string) => boolean = () => true,
+  ) {}
 
   readonly record = (event: DomainEvent): void => {
     switch (event.kind) {
@@ -59,6 +68,24 @@ export class GpuTimelines {
       this.runs.set(uuid, runs);
     }
     return runs;
+  }
+
+  /**
+   * Drops the first `count` runs of a GPU (their energy is summed and they have left every
+   * reading's thermal memory), keeping when it was last busy in them.
+   */
+  forget(uuid: string, count: number): void {
+    const runs = this.runs.get(uuid);
+    if (runs === undefined || count <= 0) return;
+    for (const run of runs.splice(0, count)) {
+      const busy = run.rhythm.lastBusyAt(run.to);
+      if (busy !== null) this.busyBefore.set(uuid, Math.max(busy, this.busyBefore.get(uuid) ?? busy));
+    }
+  }
+
+  /** The last busy instant of the runs dropped from a GPU's timeline, or undefined. */
+  lastBusyBefore(uuid: string): number | undefined {
+    return this.busyBefore.get(uuid);
   }
 
   /** The latest run that had started by t, or undefined. */
@@ -97,8 +124,9 @@ export class GpuTimelines {
     let rank = 0;
     for (const pod of pods) {
       const from = this.pulls.startOf(pod.uid)?.startsAtMs;
+      const read = this.reads(pod.node);
       for (const gpu of pod.gpus) {
-        if (from !== undefined) {
+        if (from !== undefined && read) {
           const of: RunOf = { workloadUid: workload.uid, type: workload.type, rank, from };
           const intensity = between(`${workload.uid}/power`, 0.8, 1);
           this.of(gpu.uuid).push({ of, podUid: pod.uid, rhythm: rhythmOf(of), intensity, to: Number.POSITIVE_INFINITY });
