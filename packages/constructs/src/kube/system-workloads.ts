@@ -112,6 +112,25 @@ function gpuOperator(release: string, driverVersion: string): SystemWorkload[] {
     hostNetwork: false,
     source: `${GPU_OPERATOR_PIN} ${source}`,
   });
+  /** node-feature-discovery's components (the chart's subchart): one role each, named after the release. */
+  const nfd = (
+    role: string,
+    kind: SystemWorkload["kind"],
+    requests: SystemContainer["requests"],
+    memoryLimit: number,
+    template: string,
+  ) => ({
+    kind,
+    name: `${release}-node-feature-discovery-${role}`,
+    namespace: "gpu-operator",
+    ...(kind === "Deployment"
+      ? { replicas: 1, rollingUpdate: { maxUnavailable: "25%" as const, maxSurge: "25%" as const } }
+      : { runsOn: "every node" as const }),
+    containers: [{ name: role, image: NFD, ...(requests === undefined ? {} : { requests }), limits: { memoryBytes: memoryLimit } }],
+    hostNetwork: false,
+    priorityClass: "system-node-critical",
+    source: `${GPU_OPERATOR_PIN} deployments/gpu-operator/charts/node-feature-discovery/templates/${template}, values.yaml`,
+  });
   return [
     {
       kind: "Deployment",
@@ -176,38 +195,9 @@ function gpuOperator(release: string, driverVersion: string): SystemWorkload[] {
       "assets/state-mig-manager/0600_daemonset.yaml",
       "no node",
     ),
-    {
-      kind: "Deployment",
-      name: `${release}-node-feature-discovery-master`,
-      namespace: "gpu-operator",
-      replicas: 1,
-      rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" },
-      containers: [{ name: "master", image: NFD, requests: { cpuMilli: 100, memoryBytes: 128 * MI }, limits: { memoryBytes: 4096 * MI } }],
-      hostNetwork: false,
-      priorityClass: "system-node-critical",
-      source: `${GPU_OPERATOR_PIN} deployments/gpu-operator/charts/node-feature-discovery/templates/master.yaml, values.yaml`,
-    },
-    {
-      kind: "DaemonSet",
-      name: `${release}-node-feature-discovery-worker`,
-      namespace: "gpu-operator",
-      runsOn: "every node",
-      containers: [{ name: "worker", image: NFD, requests: { cpuMilli: 5, memoryBytes: 64 * MI }, limits: { memoryBytes: 512 * MI } }],
-      hostNetwork: false,
-      priorityClass: "system-node-critical",
-      source: `${GPU_OPERATOR_PIN} deployments/gpu-operator/charts/node-feature-discovery/templates/worker.yaml, values.yaml`,
-    },
-    {
-      kind: "Deployment",
-      name: `${release}-node-feature-discovery-gc`,
-      namespace: "gpu-operator",
-      replicas: 1,
-      rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" },
-      containers: [{ name: "gc", image: NFD, requests: { cpuMilli: 10, memoryBytes: 128 * MI }, limits: { memoryBytes: 1024 * MI } }],
-      hostNetwork: false,
-      priorityClass: "system-node-critical",
-      source: `${GPU_OPERATOR_PIN} deployments/gpu-operator/charts/node-feature-discovery/templates/nfd-gc.yaml, values.yaml`,
-    },
+    nfd("master", "Deployment", { cpuMilli: 100, memoryBytes: 128 * MI }, 4096 * MI, "master.yaml"),
+    nfd("worker", "DaemonSet", { cpuMilli: 5, memoryBytes: 64 * MI }, 512 * MI, "worker.yaml"),
+    nfd("gc", "Deployment", { cpuMilli: 10, memoryBytes: 128 * MI }, 1024 * MI, "nfd-gc.yaml"),
   ];
 }
 
