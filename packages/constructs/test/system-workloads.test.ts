@@ -78,6 +78,10 @@ describe("system workloads in gpu-fault", () => {
     const target = (frames.get(AT.before) as Frame).targets.find((t) => t.target.job === "kai-scheduler-default");
     const pod = samples(AT.before, "kube_pod_info").find((s) => s.labels.pod === scheduler?.resource?.["k8s.pod.name"]);
     expect(target?.target.host).toBe(pod?.labels.pod_ip);
+    // kube-state-metrics is one of the pods it lists, and is scraped there.
+    const ksm = (frames.get(AT.before) as Frame).targets.find((t) => t.target.job === "kube-state-metrics");
+    const ksmPod = samples(AT.before, "kube_pod_info").find((s) => s.labels.created_by_name?.startsWith("kube-state-metrics-"));
+    expect(ksm?.target.host).toBe(ksmPod?.labels.pod_ip);
   });
 
   it("shows a rebooting node's system pods not ready, and restarted once it is back", () => {

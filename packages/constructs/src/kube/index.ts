@@ -16,7 +16,7 @@ import {
   projectNamespace,
   type Workload,
 } from "@gpusynth/sim";
-import { nodeInternalIp, nodeOrdinal, PodIpam, podCidr, systemPodIp } from "../addresses.js";
+import { nodeInternalIp, nodeOrdinal, PodIpam, podCidr } from "../addresses.js";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import { containerName, podController } from "../naming.js";
@@ -24,7 +24,7 @@ import { stableHex, stableUuid } from "../noise.js";
 import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
 import type { ImagePulls } from "./image-pulls.js";
 import { SystemWorkloadSamples } from "./system-samples.js";
-import { systemNamespaces, systemOf } from "./system-workloads.js";
+import { systemNamespaces, systemOf, systemPodOf } from "./system-workloads.js";
 
 export interface KubeOptions {
   readonly job: string;
@@ -94,6 +94,8 @@ export class KubeConstruct implements MetricConstruct {
   /** The cluster's system workloads (kube-system, the GPU Operator, KAI) and their pods. */
   private readonly system: SystemWorkloadSamples;
   private readonly systemNamespaces: readonly string[];
+  /** kube-state-metrics' own pod's address: its scrape target. */
+  private readonly host: string;
 
   /** `clock` stamps kube_pod_created and kube_pod_start_time on the run's time axis. */
   constructor(
@@ -105,6 +107,7 @@ export class KubeConstruct implements MetricConstruct {
   ) {
     this.podIps = new PodIpam(blueprint);
     const system = systemOf(blueprint);
+    this.host = systemPodOf(blueprint, "kube-state-metrics").ip;
     this.system = new SystemWorkloadSamples(system);
     this.systemNamespaces = systemNamespaces(system);
   }
@@ -273,9 +276,7 @@ export class KubeConstruct implements MetricConstruct {
     ]);
     for (const namespace of namespaces)
       for (const phase of NAMESPACE_PHASES) samples.push(sample(KSM.namespacePhase, { namespace, phase }, phase === "Active" ? 1 : 0));
-    return [
-      { target: { job: this.options.job, host: systemPodIp("kube-state-metrics"), port: this.options.port, path: "/metrics" }, samples },
-    ];
+    return [{ target: { job: this.options.job, host: this.host, port: this.options.port, path: "/metrics" }, samples }];
   }
 
   private nodeSamples(out: Sample[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, ordinal: number): void {

@@ -39,7 +39,10 @@ export interface SystemWorkload {
   readonly source: string;
 }
 
-/** kubeadm's addons at Kubernetes v1.30.2 (39683505b630) and Calico's manifest install v3.28.0 (413e6f5593a8). */
+/**
+ * kubeadm's addons at Kubernetes v1.30.2 (39683505b630), kube-state-metrics' standard manifests
+ * and Calico's manifest install v3.28.0 (413e6f5593a8).
+ */
 const KUBE_SYSTEM: readonly SystemWorkload[] = [
   {
     kind: "DaemonSet",
@@ -67,6 +70,17 @@ const KUBE_SYSTEM: readonly SystemWorkload[] = [
     hostNetwork: false,
     priorityClass: "system-cluster-critical",
     source: "kubernetes/kubernetes cmd/kubeadm/app/phases/addons/dns/manifests.go@v1.30.2 L59-146, dns.go L49",
+  },
+  {
+    // kube-state-metrics itself, as its standard manifests deploy it (the scrape target of its families).
+    kind: "Deployment",
+    name: "kube-state-metrics",
+    namespace: "kube-system",
+    replicas: 1,
+    rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" },
+    containers: [{ name: "kube-state-metrics", image: "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.13.0" }],
+    hostNetwork: false,
+    source: "kubernetes/kube-state-metrics examples/standard/deployment.yaml@v2.13.0 (76c5888e)",
   },
   {
     kind: "DaemonSet",
