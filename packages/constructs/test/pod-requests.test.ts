@@ -16,10 +16,17 @@ const labText = readFileSync(fileURLToPath(new URL("../../../blueprints/lab.yaml
 const DAY = 86_400_000;
 const GiB = 2 ** 30;
 
-/** lab.yaml with its interactive workload kind edited (lab's generators share one mix). */
+/**
+ * lab.yaml with no kind asking for CPU or memory (so Run:ai's defaults apply), then its interactive
+ * kind edited (lab's generators share one mix).
+ */
 function lab(interactive: Record<string, number> = {}): string {
   const doc = parseDocument(labText);
   const mix = (doc.toJS() as { workloads: Array<{ mix: Array<{ type: string }> }> }).workloads[0]?.mix ?? [];
+  mix.forEach((_kind, k) => {
+    doc.deleteIn(["workloads", 0, "mix", k, "cpuPerGpu"]);
+    doc.deleteIn(["workloads", 0, "mix", k, "memoryGiBPerGpu"]);
+  });
   const k = mix.findIndex((kind) => kind.type === "interactive");
   for (const [key, value] of Object.entries(interactive)) doc.setIn(["workloads", 0, "mix", k, key], value);
   return doc.toString();
