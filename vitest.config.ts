@@ -17,6 +17,9 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts"],
     testTimeout: 60_000,
+    // A file's beforeAll drives a whole scenario: on a loaded 2-core machine it may take longer
+    // than vitest's default 10 s, as long as a test.
+    hookTimeout: 60_000,
     // Many files wait on child processes and wall-clock pacing: one worker per core, and at
     // least four, so a 2-core machine computes in two files while two others wait.
     maxWorkers: Math.max(4, availableParallelism()),
