@@ -4,18 +4,14 @@
 // Run after `npx tsc -b` (just gen does).
 import { readFileSync, writeFileSync } from "node:fs";
 import { GPU_MODELS } from "@gpusynth/blueprint";
-import { replayCapture } from "@gpusynth/constructs";
+import { captureRows, replayCapture } from "@gpusynth/constructs";
 import { escapeHtml, measuredAgainstModelChart } from "../packages/cli/dist/report/charts.js";
 
 const root = new URL("../", import.meta.url);
 const captureDir = "packages/blueprint/data/h200-capture";
 const out = new URL("docs/gpu-physics.html", root);
 
-function csv(path) {
-  const [header, ...rows] = readFileSync(new URL(path, root), "utf8").trim().split("\n");
-  const names = header.split(",");
-  return rows.map((row) => Object.fromEntries(row.split(",").map((v, i) => [names[i], v])));
-}
+const csv = (path) => captureRows(readFileSync(new URL(path, root), "utf8"));
 
 function section(title, dir) {
   const phases = JSON.parse(readFileSync(new URL(`${dir}/phases.json`, root), "utf8")).phases;

@@ -16,7 +16,7 @@ export { xidMessage } from "./dcgm/xid-messages.js";
 export { GpuActivityModel, type GpuIdentity, type GpuReading } from "./gpu/activity.js";
 export { Board, type BoardTraits } from "./gpu/board.js";
 export { type Load, NO_CONTEXT, type Rhythm, type RunOf, rhythmOf } from "./gpu/load.js";
-export { type Capture, type CapturePhase, type CaptureRow, replayCapture } from "./gpu/replay.js";
+export { type Capture, type CapturePhase, type CaptureRow, captureRows, replayCapture } from "./gpu/replay.js";
 export { GpuTimelines, type Run } from "./gpu/timeline.js";
 export { queueName } from "./kai-scheduler/index.js";
 export { K8S_EVENTS_SCOPE } from "./kube/events.js";

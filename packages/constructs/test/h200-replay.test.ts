@@ -10,17 +10,13 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { GPU_MODELS } from "@gpusynth/blueprint";
-import { type CapturePhase, type GpuReading, replayCapture } from "@gpusynth/constructs";
+import { type CapturePhase, captureRows, type GpuReading, replayCapture } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 
 const CAPTURE = fileURLToPath(new URL("../../blueprint/data/h200-capture/", import.meta.url));
 const H200 = GPU_MODELS.H200;
 
-function csv(path: string): Record<string, string>[] {
-  const [header, ...rows] = readFileSync(path, "utf8").trim().split("\n");
-  const names = (header as string).split(",");
-  return rows.map((row) => Object.fromEntries(row.split(",").map((v, i) => [names[i] as string, v])));
-}
+const csv = (path: string) => captureRows(readFileSync(path, "utf8"));
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 

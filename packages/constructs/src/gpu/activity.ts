@@ -125,7 +125,7 @@ export class GpuActivityModel {
 
     // NVML's power reading: the true power averaged over the last second.
     let windowJ = 0;
-    this.walk(gpu.uuid, t - SECOND, t, (from, to, l, r) => {
+    this.timelines.walk(gpu.uuid, t - SECOND, t, (from, to, l, r) => {
       windowJ += board.draw(l, r?.intensity ?? 1).watts * ((to - from) / SECOND);
     });
     const dynamic = Math.max(0, windowJ - board.contextW);
@@ -185,7 +185,7 @@ export class GpuActivityModel {
   /** The die's and memory's temperatures at t: each thermal mode driven by the true power over the last minutes. */
   private temperatures(uuid: string, board: Board, t: number): { die: number; memory: number } {
     const y = new Float64Array(MODES.length).fill(Number.NaN);
-    this.walk(uuid, t - THERMAL_MEMORY_MS, t, (from, to, load, run) => {
+    this.timelines.walk(uuid, t - THERMAL_MEMORY_MS, t, (from, to, load, run) => {
       const watts = board.draw(load, run?.intensity ?? 1).watts;
       for (let i = 0; i < MODES.length; i++) {
         const [mode, die] = MODES[i] as (typeof MODES)[number];
@@ -284,10 +284,6 @@ export class GpuActivityModel {
       sum.at = next;
     }
     return sum.joules + (to > sum.at ? joulesOf(sum.at, to, run.rhythm.at(sum.at)) : 0);
-  }
-
-  private walk(uuid: string, from: number, to: number, piece: (from: number, to: number, load: Load, run: Run | undefined) => void): void {
-    this.timelines.walk(uuid, from, to, piece);
   }
 }
 

@@ -23,6 +23,13 @@ export interface CapturePhase {
 /** A CSV row as text by column name (trace.csv: `t`, `phase`, `temp_gpu`, …; gpm.csv: `sm_util`, …). */
 export type CaptureRow = Readonly<Record<string, string>>;
 
+/** The rows of one of a capture's CSV files (header line first), as text by column name. */
+export function captureRows(csv: string): CaptureRow[] {
+  const [header, ...rows] = csv.trim().split("\n");
+  const names = (header ?? "").split(",");
+  return rows.map((row) => Object.fromEntries(row.split(",").map((v, i) => [names[i] as string, v])));
+}
+
 export interface Capture {
   readonly phases: readonly CapturePhase[];
   readonly trace: readonly CaptureRow[];

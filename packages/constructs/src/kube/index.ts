@@ -25,6 +25,7 @@ import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
 import type { ImagePulls } from "./image-pulls.js";
 import { SystemWorkloadSamples } from "./system-samples.js";
 import { systemNamespaces, systemOf, systemPodOf } from "./system-workloads.js";
+import { CONDITION_STATUSES, imageId, PHASES, POD_STATUS_REASONS } from "./values.js";
 
 export interface KubeOptions {
   readonly job: string;
@@ -49,12 +50,8 @@ export const KUBE_DEFAULTS: KubeOptions = {
   containerRuntimeVersion: "containerd://1.7.18",
 };
 
-const PHASES = ["Pending", "Succeeded", "Failed", "Unknown", "Running"] as const;
-const CONDITION_STATUSES = ["true", "false", "unknown"] as const;
 /** The node conditions the kubelet posts (pkg/kubelet/nodestatus/setters.go). */
 const NODE_CONDITIONS = ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"] as const;
-/** Status reasons KSM reports for every pod, 1 for the pod's own (pod.go podStatusReasons). */
-const POD_STATUS_REASONS = ["Evicted", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError"] as const;
 const MS_PER_S = 1000;
 /** kube_namespace_status_phase's two series per namespace (namespace.go: NamespaceActive, NamespaceTerminating). */
 const NAMESPACE_PHASES = ["Active", "Terminating"] as const;
@@ -125,7 +122,7 @@ export class KubeConstruct implements MetricConstruct {
     for (const pool of view.pools) for (const node of pool.nodes) ordinals.set(node.name, nodeOrdinal(view.pools, node));
 
     for (const pool of view.pools) for (const node of pool.nodes) this.nodeSamples(samples, pool, node, ordinals.get(node.name) ?? 0);
-    this.system.collect(view, ordinals, seconds, samples);
+    this.system.collect(view, seconds, samples);
 
     const previous = this.pods;
     const current = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
@@ -358,24 +355,4 @@ function nodeTaints(node: DeepReadonly<Node>): Array<readonly [key: string, effe
     taints.push(["node.kubernetes.io/unreachable", "NoExecute"]);
   } else if (node.memoryPressureUntil !== null) taints.push(["node.kubernetes.io/memory-pressure", "NoSchedule"]);
   return taints;
-}
-
-/** `<repository>@sha256:<digest>` of an image reference (its tag dropped), worked out once per image. */
-const imageIds = new Map<string, string>();
-function imageId(image: string): string {
-  let id = imageIds.get(image);
-  if (id === undefined) {
-    id = `${imageRepository(image)}@sha256:${stableHex(`image/${image}`, 8)}`;
-    imageIds.set(image, id);
-  }
-  return id;
-}
-
-/** An image reference without its tag or digest: the repository a digest is appended to. */
-function imageRepository(image: string): string {
-  const at = image.indexOf("@");
-  if (at >= 0) return image.slice(0, at);
-  const slash = image.lastIndexOf("/");
-  const colon = image.lastIndexOf(":");
-  return colon > slash ? image.slice(0, colon) : image;
 }

@@ -8,15 +8,11 @@
  * not-ready toleration is not modelled).
  */
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
-import { nodeInternalIp } from "../addresses.js";
 import { type Sample, sample } from "../catalogue.js";
 import { stableHex } from "../noise.js";
 import { KSM } from "./families.js";
 import { replicaSetName, type System, type SystemPod, type SystemWorkload } from "./system-workloads.js";
-
-const CONDITION_STATUSES = ["true", "false", "unknown"] as const;
-const PHASES = ["Pending", "Succeeded", "Failed", "Unknown", "Running"] as const;
-const POD_STATUS_REASONS = ["Evicted", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError"] as const;
+import { CONDITION_STATUSES, imageId, PHASES, POD_STATUS_REASONS } from "./values.js";
 
 export class SystemWorkloadSamples {
   private readonly pods: readonly SystemPod[];
@@ -44,7 +40,7 @@ export class SystemWorkloadSamples {
   };
 
   /** Every system pod's and controller's series at the view's time; `seconds` stamps a simulated time as Unix seconds. */
-  collect(view: ClusterView, ordinals: ReadonlyMap<string, number>, seconds: (simulatedMs: number) => number, out: Sample[]): void {
+  collect(view: ClusterView, seconds: (simulatedMs: number) => number, out: Sample[]): void {
     const rebooting = new Set<string>();
     for (const pool of view.pools) for (const node of pool.nodes) if (node.status === "rebooting") rebooting.add(node.name);
     for (const pod of this.pods) {
@@ -53,7 +49,7 @@ export class SystemWorkloadSamples {
       const key = down ? `down|${restarts}` : `up|${restarts}`;
       let made = this.made.get(pod.uid);
       if (made === undefined || made.key !== key) {
-        made = { key, samples: podSamples(pod, ordinals.get(pod.node) ?? 0, down, restarts, seconds) };
+        made = { key, samples: podSamples(pod, down, restarts, seconds) };
         this.made.set(pod.uid, made);
       }
       for (const s of made.samples) out.push(s);
@@ -71,13 +67,7 @@ export class SystemWorkloadSamples {
   }
 }
 
-function podSamples(
-  pod: SystemPod,
-  ordinal: number,
-  rebooting: boolean,
-  restarts: number,
-  seconds: (simulatedMs: number) => number,
-): Sample[] {
+function podSamples(pod: SystemPod, rebooting: boolean, restarts: number, seconds: (simulatedMs: number) => number): Sample[] {
   const out: Sample[] = [];
   const w = pod.workload;
   const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
@@ -86,7 +76,7 @@ function podSamples(
       KSM.podInfo,
       {
         ...base,
-        host_ip: nodeInternalIp(ordinal),
+        host_ip: pod.hostIp,
         pod_ip: pod.ip,
         node: pod.node,
         created_by_kind: pod.owner.kind,
@@ -114,7 +104,7 @@ function podSamples(
           ...container,
           image_spec: c.image,
           image: c.image,
-          image_id: `${c.image.replace(/:[^:/]*$/, "")}@sha256:${stableHex(`image/${c.image}`, 8)}`,
+          image_id: imageId(c.image),
           container_id: `containerd://${stableHex(`container/${pod.uid}/${c.name}/${restarts}`, 8)}`,
         },
         1,

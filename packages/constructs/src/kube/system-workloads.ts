@@ -275,6 +275,8 @@ export interface SystemPod {
   readonly name: string;
   readonly uid: string;
   readonly node: string;
+  /** Its node's address. */
+  readonly hostIp: string;
   /** Its address: the node's for a pod on the host network, else one kept for system pods in the node's pod CIDR. */
   readonly ip: string;
   /** Its controller: the DaemonSet, or the Deployment's ReplicaSet. */
@@ -287,7 +289,7 @@ export interface SystemPod {
 const DAY = 86_400_000;
 
 /** When the cluster's system workloads were installed: 30 to 180 days before the run (a modelling choice). */
-export function installedAt(clusterName: string): number {
+function installedAt(clusterName: string): number {
   return -Math.round(between(`${clusterName}/installed`, 30 * DAY, 180 * DAY));
 }
 
@@ -341,13 +343,14 @@ function placePods(blueprint: Blueprint, workloads: readonly SystemWorkload[]): 
       const key = `${workload.namespace}/${name}`;
       const createdAt = installed + Math.round(between(`${key}/created`, 0, 600_000));
       const ordinal = nodes.indexOf(node);
-      let ip = nodeInternalIp(ordinal);
+      const hostIp = nodeInternalIp(ordinal);
+      let ip = hostIp;
       if (!workload.hostNetwork) {
         const slot = slots.get(node) ?? 0;
         slots.set(node, slot + 1);
         ip = systemPodIpOnNode(ordinal, slot);
       }
-      pods.push({ workload, name, uid: stableUuid(`pod/${key}`), node, ip, owner, createdAt, startedAt: createdAt + 2_000 });
+      pods.push({ workload, name, uid: stableUuid(`pod/${key}`), node, hostIp, ip, owner, createdAt, startedAt: createdAt + 2_000 });
     };
     if (workload.kind === "DaemonSet") {
       if (workload.runsOn === "no node") continue;
