@@ -6,9 +6,9 @@
  * chooses among blueprints by their content parses each once.
  */
 import { availableParallelism, totalmem } from "node:os";
-import { Worker } from "node:worker_threads";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
 import { shardGpus, WHOLE_RUN } from "@gpusynth/constructs";
+import { WorkerThread, workerScript } from "@gpusynth/emit";
 import { collectInventory, type Inventory, mergeInventories } from "./inventory.js";
 
 export interface InventoryJob {
@@ -25,8 +25,10 @@ export interface InventoryJob {
  */
 const SPLIT_FROM_GPUS = 1024;
 
-/** What a worker sends back: the inventory, or the message of what went wrong. */
-export type InventoryReply = { readonly inventory: Inventory } | { readonly error: string };
+/** The one call an inventory worker answers (inventory-worker.ts), over the product's worker mechanism. */
+export type InventoryCalls = {
+  inventory(job: InventoryJob): Inventory;
+};
 
 /** A blueprint file and what it declares. */
 export interface BlueprintFile {
@@ -82,42 +84,39 @@ export async function collectInventories(
       return windows;
     })
     .sort((a, b) => a.weight - b.weight);
-  const runOne = async (): Promise<void> => {
-    for (let job = queue.pop(); job !== undefined; job = queue.pop()) {
-      const { run } = job;
-      running.add(run.name);
-      onProgress?.(done, [...running]);
-      run.parts.push(await inWorker({ file: run.file, durationMs: job.durationMs, intervalMs: run.intervalMs, fromMs: job.fromMs }));
-      if (--run.windowsLeft === 0) {
-        running.delete(run.name);
-        onProgress?.(++done, [...running]);
+  // A hyperscale inventory holds millions of series keys (its kube-state-metrics lists 115,000
+  // system pods): half the machine's memory, not the default heap of a worker.
+  const maxOldGenerationSizeMb = Math.floor(totalmem() / 2 ** 21);
+  const runOne = async (worker: number): Promise<void> => {
+    const thread = new WorkerThread<InventoryCalls>(workerScript(import.meta.url, "./inventory-worker.js"), {
+      name: `inventory worker ${worker}`,
+      data: undefined,
+      resourceLimits: { maxOldGenerationSizeMb },
+    });
+    try {
+      for (let job = queue.pop(); job !== undefined; job = queue.pop()) {
+        const { run } = job;
+        running.add(run.name);
+        onProgress?.(done, [...running]);
+        const window = { file: run.file, durationMs: job.durationMs, intervalMs: run.intervalMs, fromMs: job.fromMs };
+        try {
+          run.parts.push(await thread.call("inventory", window));
+        } catch (error) {
+          throw new Error(`inventory of ${run.file}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        if (--run.windowsLeft === 0) {
+          running.delete(run.name);
+          onProgress?.(++done, [...running]);
+        }
       }
+    } finally {
+      await thread.close(0);
     }
   };
-  await Promise.all(Array.from({ length: workers }, runOne));
+  await Promise.all(Array.from({ length: workers }, (_, i) => runOne(i)));
   return runs.map((run) => {
     const [first, ...rest] = run.parts.sort((x, y) => x.durationMs - y.durationMs);
     if (first === undefined) throw new Error(`no inventory of ${run.file}`);
     return rest.reduce(mergeInventories, first);
-  });
-}
-
-function inWorker(job: InventoryJob): Promise<Inventory> {
-  return new Promise((resolve, reject) => {
-    // A hyperscale inventory holds millions of series keys (its kube-state-metrics lists 115,000
-    // system pods): half the machine's memory, not the default heap of a worker.
-    const maxOldGenerationSizeMb = Math.floor(totalmem() / 2 ** 21);
-    const worker = new Worker(new URL("./inventory-worker.js", import.meta.url), {
-      workerData: job,
-      resourceLimits: { maxOldGenerationSizeMb },
-    });
-    worker.once("message", (reply: InventoryReply) => {
-      if ("inventory" in reply) resolve(reply.inventory);
-      else reject(new Error(`inventory of ${job.file}: ${reply.error}`));
-    });
-    worker.once("error", reject);
-    worker.once("exit", (code) => {
-      if (code !== 0) reject(new Error(`the inventory worker for ${job.file} exited with code ${code}`));
-    });
   });
 }

@@ -1,16 +1,10 @@
-/** One blueprint's inventory in a worker thread (see inventory-pool.ts). */
-import { parentPort, workerData } from "node:worker_threads";
+/** A worker thread of the inventory pool (inventory-pool.ts): runs one blueprint's window at a time. */
 import { loadBlueprint } from "@gpusynth/blueprint";
+import { answerCalls } from "@gpusynth/emit";
 import { collectInventory } from "./inventory.js";
-import type { InventoryJob, InventoryReply } from "./inventory-pool.js";
+import type { InventoryCalls } from "./inventory-pool.js";
 
-const job = workerData as InventoryJob;
-let reply: InventoryReply;
-try {
-  reply = {
-    inventory: collectInventory(loadBlueprint(job.file).blueprint, job.durationMs, job.intervalMs, undefined, undefined, job.fromMs ?? 0),
-  };
-} catch (error) {
-  reply = { error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
-}
-parentPort?.postMessage(reply);
+answerCalls<InventoryCalls>({
+  inventory: (job) =>
+    collectInventory(loadBlueprint(job.file).blueprint, job.durationMs, job.intervalMs, undefined, undefined, job.fromMs ?? 0),
+});

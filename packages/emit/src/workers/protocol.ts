@@ -1,7 +1,6 @@
 /**
- * What the run's thread and its shard workers say to each other (shard-workers.ts is the run's
- * side, shard-worker.ts a worker's). Everything is plain data: messages cross threads by
- * structured clone.
+ * The calls a shard worker answers (shard-worker.ts answers them, shard-workers.ts makes them,
+ * over workers/thread.ts). Everything is plain data: it crosses threads by structured clone.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ScrapeTarget, Shard } from "@gpusynth/constructs";
@@ -22,28 +21,31 @@ export interface ShardWorkerData {
   readonly wireFormat?: WireFormat;
 }
 
-export type ToWorker =
+export type ShardCalls = {
   /** Simulate up to this time, emitting nothing (a live run's warm-up). */
-  | { readonly type: "advance"; readonly simulatedMs: SimulatedMs }
+  advance(simulatedMs: SimulatedMs): void;
   /** A live run serves from now on: its clock stamps the serving instant `unixMs`. */
-  | { readonly type: "serve"; readonly unixMs: UnixMs }
-  /** Advance to `simulatedMs`, collect the shard's targets and encode each scrape stamped `timeMs`. */
-  | { readonly type: "tick"; readonly simulatedMs: SimulatedMs; readonly timeMs: UnixMs }
-  /** The text exposition of one of the last tick's targets. */
-  | { readonly type: "render"; readonly id: number; readonly key: string }
-  | { readonly type: "stop" };
+  serve(unixMs: UnixMs): void;
+  /**
+   * Advance to `simulatedMs`, collect the shard's targets and encode each scrape stamped `timeMs`
+   * (each posted as an event before the reply).
+   */
+  tick(at: { readonly simulatedMs: SimulatedMs; readonly timeMs: UnixMs }): Ticked;
+  /** The text exposition of one of the last tick's targets (answered at once, between a tick's slices). */
+  render(key: string): string | undefined;
+};
 
-export type FromWorker =
-  | { readonly type: "advanced" }
-  /** One target's scrape, encoded; all of a tick's come before its "ticked". */
-  | { readonly type: "scrape"; readonly scrape: EncodedScrape }
-  | { readonly type: "ticked"; readonly targets: readonly TargetEntry[]; readonly failedTargets: number }
-  | { readonly type: "rendered"; readonly id: number; readonly text: string | undefined }
-  | { readonly type: "stopped" }
-  | { readonly type: "failed"; readonly error: string };
+/** What a tick collected: every target, and how many the sink refused. */
+export interface Ticked {
+  readonly targets: readonly TargetEntry[];
+  readonly failedTargets: number;
+}
 
 /** A collected target: its key (receiver.ts targetKey) and address. */
 export interface TargetEntry {
   readonly key: string;
   readonly target: ScrapeTarget;
 }
+
+/** What a tick posts before its reply: one target's scrape, encoded. */
+export type ShardEvent = EncodedScrape;

@@ -7,23 +7,14 @@
  * run's thread hands them to the sink, worker by worker, so a file is written in a fixed order
  * and an OTLP pipeline keeps one queue, one connection and one delivery report.
  */
-import { Worker } from "node:worker_threads";
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { Shard } from "@gpusynth/constructs";
 import type { SimulatedMs, UnixMs } from "@gpusynth/sim";
 import type { ServedTarget } from "../scrape-server.js";
 import type { EncodedMetricsSink, MetricsSink } from "../sinks.js";
 import type { EncodedScrape } from "../wire.js";
-import type { FromWorker, ShardWorkerData, ToWorker, WorkerClock } from "./protocol.js";
-
-/**
- * The worker's script: the built one, also when this module runs from its TypeScript source (the
- * tests do; `npm test` builds first), as a worker thread cannot load TypeScript.
- */
-function workerScript(): URL {
-  const here = new URL(import.meta.url);
-  return here.pathname.endsWith(".ts") ? new URL("../../dist/workers/shard-worker.js", here) : new URL("./shard-worker.js", here);
-}
+import type { ShardCalls, ShardEvent, WorkerClock } from "./protocol.js";
+import { WorkerThread, workerScript } from "./thread.js";
 
 /** How long stopping waits for the workers to shut down before terminating them. */
 const STOP_WAIT_MS = 1_000;
@@ -51,79 +42,14 @@ export interface WorkersTick {
   readonly failedTargets: number;
 }
 
-interface Expected {
-  readonly type: FromWorker["type"];
-  readonly resolve: (message: FromWorker) => void;
-}
-
-/** One worker thread and the replies it owes. */
-class ShardWorker {
-  private readonly worker: Worker;
-  private readonly expected: Expected[] = [];
-  private readonly renders = new Map<number, (text: string | undefined) => void>();
-  private nextRender = 0;
-  private failure: Error | undefined;
-  /** The current tick's scrapes, handed to the sink once every worker has ticked. */
-  scrapes: EncodedScrape[] = [];
-
-  constructor(data: ShardWorkerData, onFailure: (error: Error) => void) {
-    this.worker = new Worker(workerScript(), { workerData: data });
-    const fail = (error: Error) => {
-      if (this.failure !== undefined) return;
-      this.failure = error;
-      onFailure(error);
-    };
-    this.worker.on("message", (message: FromWorker) => {
-      switch (message.type) {
-        case "scrape":
-          this.scrapes.push(message.scrape);
-          return;
-        case "rendered":
-          this.renders.get(message.id)?.(message.text);
-          this.renders.delete(message.id);
-          return;
-        case "failed":
-          fail(new Error(`shard ${data.shard.index}/${data.shard.count}: ${message.error}`));
-          return;
-        default:
-          this.expected.shift()?.resolve(message);
-      }
-    });
-    this.worker.on("error", (error) => fail(error));
-    this.worker.on("exit", (code) => {
-      if (code !== 0) fail(new Error(`shard ${data.shard.index}/${data.shard.count}: worker exited with code ${code}`));
-    });
-  }
-
-  /** Sends a command and waits for its reply of type `type`. */
-  request<T extends FromWorker["type"]>(message: ToWorker, type: T): Promise<Extract<FromWorker, { type: T }>> {
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    return new Promise((resolve) => {
-      this.expected.push({ type, resolve: resolve as (message: FromWorker) => void });
-      this.worker.postMessage(message);
-    });
-  }
-
-  tell(message: ToWorker): void {
-    if (this.failure === undefined) this.worker.postMessage(message);
-  }
-
-  render(key: string): Promise<string | undefined> {
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    const id = this.nextRender++;
-    return new Promise((resolve) => {
-      this.renders.set(id, resolve);
-      this.worker.postMessage({ type: "render", id, key } satisfies ToWorker);
-    });
-  }
-
-  terminate(): Promise<number> {
-    return this.worker.terminate();
-  }
+/** One shard's worker and the scrapes of its current tick, handed to the sink once every worker has ticked. */
+interface ShardThread {
+  readonly thread: WorkerThread<ShardCalls, ShardEvent>;
+  scrapes: EncodedScrape[];
 }
 
 export class ShardWorkers {
-  private readonly workers: ShardWorker[];
+  private readonly workers: ShardThread[];
   /** Settles as soon as any worker fails; every wait races it. */
   private readonly failed: Promise<never>;
 
@@ -138,33 +64,39 @@ export class ShardWorkers {
     // A failure nobody waits on yet must not be an unhandled rejection: the next wait reports it.
     this.failed.catch(() => {});
     const shards = workerShards(options.shard ?? { index: 0, count: 1 }, options.workers);
-    this.workers = shards.map(
-      (shard) =>
-        new ShardWorker(
-          {
+    this.workers = shards.map((shard) => {
+      const worker: ShardThread = {
+        scrapes: [],
+        thread: new WorkerThread<ShardCalls, ShardEvent>(workerScript(import.meta.url, "./shard-worker.js"), {
+          name: `shard ${shard.index}/${shard.count}`,
+          data: {
             blueprint,
             shard,
             clock: options.clock,
             ...(options.seed === undefined ? {} : { seed: options.seed }),
             ...(options.sink === undefined ? {} : { wireFormat: options.sink.wireFormat }),
           },
-          reject,
-        ),
-    );
+          onEvent: (scrape) => worker.scrapes.push(scrape),
+          onFailure: reject,
+        }),
+      };
+      return worker;
+    });
   }
 
-  private all<T>(each: (worker: ShardWorker) => Promise<T>): Promise<T[]> {
-    return Promise.race([Promise.all(this.workers.map(each)), this.failed]);
+  private all<T>(each: (worker: WorkerThread<ShardCalls, ShardEvent>) => Promise<T>): Promise<T[]> {
+    return Promise.race([Promise.all(this.workers.map((w) => each(w.thread))), this.failed]);
   }
 
   /** Simulates up to `simulatedMs` in every worker, emitting nothing (a live run's warm-up). */
   async advanceTo(simulatedMs: SimulatedMs): Promise<void> {
-    await this.all((w) => w.request({ type: "advance", simulatedMs }, "advanced"));
+    await this.all((w) => w.call("advance", simulatedMs));
   }
 
   /** A live run serves from `unixMs`: every worker's clock stamps the serving instant with it. */
   serve(unixMs: UnixMs): void {
-    for (const worker of this.workers) worker.tell({ type: "serve", unixMs });
+    // A failure is reported to the next wait (onFailure).
+    for (const { thread } of this.workers) thread.call("serve", unixMs).catch(() => {});
   }
 
   /**
@@ -172,7 +104,7 @@ export class ShardWorkers {
    * scrapes go to the sink worker by worker, in the order each worker collected them.
    */
   async tick(simulatedMs: SimulatedMs, timeMs: UnixMs): Promise<WorkersTick> {
-    const replies = await this.all((w) => w.request({ type: "tick", simulatedMs, timeMs }, "ticked"));
+    const replies = await this.all((w) => w.call("tick", { simulatedMs, timeMs }));
     let points = 0;
     let failedTargets = 0;
     const targets: ServedTarget[] = [];
@@ -185,19 +117,15 @@ export class ShardWorkers {
       const reply = replies[i];
       if (reply === undefined) return;
       failedTargets += reply.failedTargets;
-      for (const { key, target } of reply.targets) targets.push({ key, target, exposition: () => worker.render(key) });
+      for (const { key, target } of reply.targets) targets.push({ key, target, exposition: () => worker.thread.call("render", key) });
     });
     return { targets, points, failedTargets };
   }
 
   /** Stops every worker (each shuts its pipeline down) and waits for them to exit; the sink is the caller's. */
   async close(): Promise<void> {
-    const stopped = Promise.allSettled(this.workers.map((w) => w.request({ type: "stop" }, "stopped")));
     // A worker that fails or hangs is not waited for: stopping is bounded.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([stopped, new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
-    clearTimeout(timer);
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    await Promise.all(this.workers.map(({ thread }) => thread.close(STOP_WAIT_MS)));
   }
 }
 
