@@ -34,6 +34,7 @@ export {
   signalUrl,
 } from "./otlp.js";
 export { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
+export { type RunSelection, runSelection } from "./run-selection.js";
 export { ScrapeServer, SD_PATH, type ServedTarget, targetPath } from "./scrape-server.js";
 export { type EncodedMetricsSink, fanOutMetrics, type MetricsSink, OtlpJsonLinesSink, sdkMetricsSink } from "./sinks.js";
 export { ManualClock, SYSTEM_CLOCK, type WallClock } from "./wall-clock.js";

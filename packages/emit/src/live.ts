@@ -8,18 +8,19 @@
  * a busy scrape server or a huge --speed never stops the run from answering requests and signals.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { type AsyncConsumer, ClusterRun, driveAsync, LiveClock, type LogSources, runaiApi, type Shard } from "@gpusynth/constructs";
+import { type AsyncConsumer, ClusterRun, driveAsync, LiveClock, runaiApi } from "@gpusynth/constructs";
 import { type ClusterView, type SimulatedMs, simulatedMs, type UnixMs, unixMs } from "@gpusynth/sim";
 import type { ControlPlaneServer } from "./api-server/server.js";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline } from "./metrics-pipeline.js";
 import { advance } from "./pacing.js";
+import type { RunSelection } from "./run-selection.js";
 import type { ScrapeServer } from "./scrape-server.js";
 import type { MetricsSink } from "./sinks.js";
 import { SYSTEM_CLOCK, type WallClock } from "./wall-clock.js";
 import { shardWorkers } from "./workers/shard-workers.js";
 
-export interface LiveOptions {
+export interface LiveOptions extends RunSelection {
   /** Simulated seconds per wall-clock second. */
   readonly speed: number;
   /** Wall-clock ms between frames (a scraper's interval). */
@@ -28,16 +29,9 @@ export interface LiveOptions {
   readonly durationMs?: number;
   /** Simulated ms run before serving starts (see servingStartMs). */
   readonly warmupMs: number;
-  readonly seed?: number;
   readonly sink?: MetricsSink;
   /** Where log records go (OTLP, console); none when absent. */
   readonly logs?: LogsSink;
-  /** Which log sources write (default: both). */
-  readonly logSources?: LogSources;
-  /** Emit only this shard's part (default: the whole run); the scrape server lists only its targets. */
-  readonly shard?: Shard;
-  /** Worker threads emitting the metrics (workers/shard-workers.ts); 1 or absent: this thread does. */
-  readonly workers?: number;
   readonly server?: ScrapeServer;
   /** Serves the Run:ai control-plane API from this run, keeping `retentionMs` of history. */
   readonly api?: { readonly server: ControlPlaneServer; readonly retentionMs: number };

@@ -3,25 +3,19 @@
  * scraped at each interval of simulated time, stamped with simulated time.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { type AsyncConsumer, BLUEPRINT_CALENDAR, ClusterRun, driveAsync, every, type LogSources, type Shard } from "@gpusynth/constructs";
+import { type AsyncConsumer, BLUEPRINT_CALENDAR, ClusterRun, driveAsync, every } from "@gpusynth/constructs";
 import type { DomainEvent, Simulation } from "@gpusynth/sim";
 import { LogsPipeline, type LogsSink } from "./logs-pipeline.js";
 import { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";
+import type { RunSelection } from "./run-selection.js";
 import type { MetricsSink } from "./sinks.js";
 import { shardWorkers } from "./workers/shard-workers.js";
 
-export interface OfflineOptions {
+export interface OfflineOptions extends RunSelection {
   readonly durationMs: number;
   readonly intervalMs: number;
-  readonly seed?: number;
   /** Where log records (Kubernetes events, the scheduler's log) go; none when absent. */
   readonly logs?: LogsSink;
-  /** Which log sources write (default: both). */
-  readonly logSources?: LogSources;
-  /** Emit only this shard's part (default: the whole run). */
-  readonly shard?: Shard;
-  /** Worker threads emitting the metrics (workers/shard-workers.ts); 1 or absent: this thread does. */
-  readonly workers?: number;
   /** Further listeners of the simulation's events (e.g. a summary). */
   readonly observers?: ReadonlyArray<(event: DomainEvent) => void>;
   /** Called after each scrape with the simulated time reached and the workloads pending then. */

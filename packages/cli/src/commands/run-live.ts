@@ -3,7 +3,6 @@
  */
 
 import { type Blueprint, formatDuration } from "@gpusynth/blueprint";
-import type { LogSources, Shard } from "@gpusynth/constructs";
 import {
   type ApiCredentials,
   ConsoleLogsSink,
@@ -23,7 +22,9 @@ import {
   OtlpJsonLinesSink,
   OtlpLogsDelivery,
   OtlpMetricsDelivery,
+  type RunSelection,
   runLive,
+  runSelection,
   ScrapeServer,
   SD_PATH,
   signalUrl,
@@ -33,7 +34,7 @@ import { OutputFile } from "../output-file.js";
 import { backlogNote, Progress } from "../progress.js";
 import { EXIT_OK, UsageError } from "../usage.js";
 
-export interface LiveRun {
+export interface LiveRun extends RunSelection {
   readonly api: ({ host: string; port: number; generated: boolean } & ApiCredentials) | undefined;
   readonly speed: number;
   /** Simulated ms before serving. */
@@ -41,15 +42,10 @@ export interface LiveRun {
   /** Wall-clock ms. */
   readonly intervalMs: number;
   readonly durationMs?: number;
-  readonly seed?: number;
   readonly listen: { host: string; port: number } | undefined;
   readonly otlp: { protocol: (typeof OTLP_PROTOCOLS)[number]; url: string } | undefined;
   readonly explicitUrl: string | undefined;
   readonly logs: "otlp" | "console" | "none";
-  readonly logSources?: LogSources;
-  readonly shard?: Shard;
-  /** Worker threads emitting the metrics (1: this thread). */
-  readonly workers: number;
   /** Also write every scrape as OTLP-JSON lines here, stamped as pushed (beside the push and the scrape server). */
   readonly otlpJson?: string;
   /** Also write the log records as OTLP-JSON lines here. */
@@ -123,7 +119,7 @@ export async function runLiveCommand(
       output.err(`gpusynth: pushing OTLP (${otlp.protocol}) to ${otlp.url} every ${formatDuration(run.intervalMs)}\n`);
     if (server === undefined && otlp === undefined && api === undefined && metricsFile === undefined && logsFile === undefined)
       output.err("gpusynth: no --listen, no --api, no OTLP endpoint and no --otlp-json: the run emits nothing\n");
-    if (run.workers > 1)
+    if ((run.workers ?? 1) > 1)
       output.err(`gpusynth: ${run.workers} worker threads emit the metrics, each a shard (docs/emission.md, "Shards")\n`);
     if (run.warmupMs > 0)
       output.err(
@@ -139,13 +135,10 @@ export async function runLiveCommand(
       warmupMs: run.warmupMs,
       intervalMs: run.intervalMs,
       ...(run.durationMs === undefined ? {} : { durationMs: run.durationMs }),
-      ...(run.seed === undefined ? {} : { seed: run.seed }),
+      ...runSelection(run),
       ...(sink === undefined ? {} : { sink }),
       ...(server === undefined ? {} : { server }),
       ...(logs === undefined ? {} : { logs }),
-      ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
-      ...(run.shard === undefined ? {} : { shard: run.shard }),
-      workers: run.workers,
       ...(api === undefined ? {} : { api: { server: api, retentionMs: blueprint.controlPlane.retention } }),
       signal: abort.signal,
       onWarmup: (reached, total, pending) => {

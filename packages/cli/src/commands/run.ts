@@ -12,6 +12,8 @@ import {
   OtlpJsonLinesLogsSink,
   OtlpJsonLinesSink,
   protocolFromEnv,
+  type RunSelection,
+  runSelection,
   SD_PATH,
   workerShards,
 } from "@gpusynth/emit";
@@ -181,13 +183,10 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     return runOffline(blueprint, output, {
       durationMs,
       intervalMs,
-      ...(seed === undefined ? {} : { seed }),
-      ...(shard === undefined ? {} : { shard }),
-      workers: workersFor(blueprint, file, shard, values.workers),
+      ...runSelection({ seed, shard, logSources, workers: workersFor(blueprint, file, shard, values.workers) }),
       otlpJson,
       otlpJsonLogs,
       consoleLogs,
-      ...(logSources === undefined ? {} : { logSources }),
       summary: values.summary === true || values.json === true,
       json: values.json === true,
     });
@@ -231,16 +230,13 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       warmupMs: warmup,
       intervalMs,
       ...(durationMs === undefined ? {} : { durationMs }),
-      ...(seed === undefined ? {} : { seed }),
-      ...(shard === undefined ? {} : { shard }),
-      workers: liveWorkers,
+      ...runSelection({ seed, shard, logSources, workers: liveWorkers }),
       listen: listen === "none" ? undefined : parseListen("listen", listen, "127.0.0.1:9464"),
       ...(otlpJson === undefined ? {} : { otlpJson }),
       ...(otlpJsonLogs === undefined ? {} : { otlpJsonLogs }),
       otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
       explicitUrl: endpoint,
       logs,
-      ...(logSources === undefined ? {} : { logSources }),
     },
     env,
   );
@@ -344,16 +340,12 @@ function workersFor(blueprint: Blueprint, file: string, shard: Shard | undefined
 /** Worker threads beyond this would each hold the whole simulation for a sliver of the work. */
 const MAX_WORKERS = 256;
 
-interface OfflineRun {
+interface OfflineRun extends RunSelection {
   readonly durationMs: number;
   readonly intervalMs: number;
-  readonly seed?: number;
-  readonly shard?: Shard;
-  readonly workers: number;
   readonly otlpJson: string | undefined;
   readonly otlpJsonLogs: string | undefined;
   readonly consoleLogs: boolean;
-  readonly logSources?: LogSources;
   readonly summary: boolean;
   readonly json: boolean;
 }
@@ -385,11 +377,8 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
       const result = await emitOffline(blueprint, metricsFile === undefined ? undefined : new OtlpJsonLinesSink(metricsFile.writeLine), {
         durationMs: run.durationMs,
         intervalMs: run.intervalMs,
-        ...(run.seed === undefined ? {} : { seed: run.seed }),
-        ...(run.shard === undefined ? {} : { shard: run.shard }),
-        workers: run.workers,
+        ...runSelection(run),
         ...(logs === undefined ? {} : { logs }),
-        ...(run.logSources === undefined ? {} : { logSources: run.logSources }),
         observers: [collector.record],
         onScrape: (t, _, pending) => progress.update(t, backlogNote(pending)),
       });

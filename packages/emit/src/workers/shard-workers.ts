@@ -10,6 +10,7 @@
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { Shard } from "@gpusynth/constructs";
 import type { SimulatedMs, UnixMs } from "@gpusynth/sim";
+import type { RunSelection } from "../run-selection.js";
 import type { ServedTarget } from "../scrape-server.js";
 import type { EncodedMetricsSink, MetricsSink } from "../sinks.js";
 import type { EncodedScrape } from "../wire.js";
@@ -24,11 +25,8 @@ export function workerShards(shard: Shard, workers: number): Shard[] {
   return Array.from({ length: workers }, (_, j) => ({ index: shard.index + j * shard.count, count: shard.count * workers }));
 }
 
-export interface ShardWorkersOptions {
+export interface ShardWorkersOptions extends Pick<RunSelection, "seed" | "shard"> {
   readonly workers: number;
-  /** The process's shard (default: the whole run). */
-  readonly shard?: Shard;
-  readonly seed?: number;
   readonly clock: WorkerClock;
   /** Where the scrapes go; none: the workers only collect (for a scrape server). */
   readonly sink?: EncodedMetricsSink;
@@ -135,7 +133,7 @@ export class ShardWorkers {
  */
 export function shardWorkers(
   blueprint: Blueprint,
-  run: { readonly workers?: number; readonly shard?: Shard; readonly seed?: number; readonly sink?: MetricsSink },
+  run: RunSelection & { readonly sink?: MetricsSink },
   clock: WorkerClock,
 ): ShardWorkers | undefined {
   if (run.workers === undefined || run.workers <= 1) return undefined;
