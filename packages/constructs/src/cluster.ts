@@ -52,6 +52,7 @@ export class ClusterMetrics {
     this.kube = new KubeConstruct(blueprint, clock, pulls);
     this.scheduler = new SchedulerConstruct({
       ...SCHEDULER_DEFAULTS,
+      schedulingPeriodMs: blueprint.time.schedulingPeriod,
       schedulerHost: systemPodOf(blueprint, "kai-scheduler-default").ip,
       queueControllerHost: systemPodOf(blueprint, "queue-controller").ip,
     });

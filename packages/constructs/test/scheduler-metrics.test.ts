@@ -1,12 +1,13 @@
 /**
  * KAI-Scheduler's metrics tell the story its events tell: in preemption-storm, the reclaim wave
  * and the priority preemption are counted by action when they succeed (reclaim.go:86,
- * preempt.go:83-84 at v0.13.0), allocations likewise (allocate.go:64), and each action's
+ * preempt.go:83-84 at v0.13.0), allocations likewise (allocate.go:64), the pod groups each
+ * action tried agree with the scheduler's own log, idle cycles included, and each action's
  * latency gauge moves on its own.
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type LogRecordOut, type Sample } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -17,15 +18,23 @@ describe("KAI's counters and latencies through a preemption storm", () => {
   const { blueprint } = loadBlueprint(scenario);
   const cycles: (DomainEvent & { kind: "SchedulingCycle" })[] = [];
   const frames: { t: number; samples: Sample[] }[] = [];
+  const schedulerLog: LogRecordOut[] = [];
+  const END = 90 * MINUTE;
 
   beforeAll(() => {
-    const run = new ClusterRun(blueprint, { observers: [(e) => e.kind === "SchedulingCycle" && cycles.push(e)] });
-    drive(run, every(15_000, { toMs: 90 * MINUTE, atStart: true }), (frame) => {
+    const run = new ClusterRun(blueprint, {
+      logs: { events: false, scheduler: true },
+      observers: [(e) => e.kind === "SchedulingCycle" && cycles.push(e)],
+    });
+    drive(run, every(15_000, { toMs: END, atStart: true }), (frame) => {
+      schedulerLog.push(...frame.logs);
       frames.push({
         t: frame.simulatedMs,
         samples: frame.targets.flatMap((t) => t.samples).filter((s) => s.family.name.startsWith("kai_")),
       });
     });
+    // The log writes a cycle once it has ended: a few seconds more hold every cycle up to the end.
+    drive(run, every(5_000, { fromMs: END, toMs: END + 5_000 }), (frame) => schedulerLog.push(...frame.logs));
   });
 
   const value = (frame: { samples: Sample[] }, name: string, labels: Record<string, string> = {}) =>
@@ -43,6 +52,46 @@ describe("KAI's counters and latencies through a preemption storm", () => {
     expect(value(last, "kai_podgroups_scheduled_by_action", { action: "preempt" })).toBe(preempted);
     expect(value(last, "kai_total_preemption_attempts")).toBe(preempted);
     expect(value(last, "kai_podgroups_scheduled_by_action", { action: "allocate" })).toBe(succeeded("allocate", "allocated"));
+  });
+
+  it("counts the pod groups each action tried as the scheduler's log shows them, every idle cycle included", () => {
+    // Each cycle's lines follow its "Session" line, stamped within the period it started in.
+    const period = blueprint.time.schedulingPeriod;
+    const tried: { boundary: number; action: string }[] = [];
+    let boundary = Number.NaN;
+    for (const record of schedulerLog) {
+      const offset = record.timeMs - blueprint.time.start;
+      if (record.body.includes("framework/session.go") && record.body.includes("Session ")) boundary = Math.floor(offset / period) * period;
+      const attempt = /Attempting to (consolidate|reclaim|preempt) /.exec(record.body);
+      if (attempt !== null)
+        tried.push({
+          boundary,
+          action: { consolidate: "consolidation", reclaim: "reclaim", preempt: "preempt" }[attempt[1] as string] as string,
+        });
+    }
+    const idle = frames.filter((f) => !cycles.some((c) => c.t === f.t));
+    expect(idle.length).toBeGreaterThan(0);
+    let compared = 0;
+    for (const frame of frames.filter((_, i) => i % 20 === 0 || i === frames.length - 1)) {
+      for (const action of ["consolidation", "reclaim", "preempt"]) {
+        const logged = tried.filter((a) => a.action === action && a.boundary <= frame.t).length;
+        expect(value(frame, "kai_podgroups_acted_on_by_action", { action }) ?? 0, `${action} at ${frame.t / MINUTE} min`).toBe(logged);
+        compared += logged;
+      }
+    }
+    expect(compared).toBeGreaterThan(0);
+    // Tried at least as often as it succeeded, and far more: a pending job is tried every second.
+    const last = frames.at(-1) as { t: number; samples: Sample[] };
+    const acted = value(last, "kai_podgroups_acted_on_by_action", { action: "preempt" }) ?? 0;
+    expect(acted).toBeGreaterThan(10 * (value(last, "kai_podgroups_scheduled_by_action", { action: "preempt" }) ?? 0));
+  });
+
+  it("has no series for an action before it first counts, as a Prometheus CounterVec has none", () => {
+    const first = frames[0] as { t: number; samples: Sample[] };
+    const counted = first.samples.filter(
+      (s) => s.family.name === "kai_podgroups_scheduled_by_action" || s.family.name === "kai_podgroups_acted_on_by_action",
+    );
+    for (const s of counted) expect(s.value, `${s.family.name}{action="${s.labels.action}"}`).toBeGreaterThan(0);
   });
 
   it("moves each action's latency gauge on its own, frame to frame", () => {

@@ -49,6 +49,13 @@ export const KAI_SCHEDULER = {
     "Count of podgroups scheduled per action",
     ["action"],
   ),
+  podGroupsActedOn: family(
+    "podgroups_acted_on_by_action",
+    "kai_podgroups_acted_on_by_action",
+    "counter",
+    "Count of podgroups tried per action",
+    ["action"],
+  ),
   totalPreemptionAttempts: family(
     "total_preemption_attempts",
     "kai_total_preemption_attempts",

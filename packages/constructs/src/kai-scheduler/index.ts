@@ -4,7 +4,7 @@
  * department and node pool); counters accumulate from domain events (evictions, pod groups
  * scheduled per action); latencies are modelled from the cycle's work.
  */
-import { type ClusterView, type DomainEvent, podGroupName, type Queue } from "@gpusynth/sim";
+import { type ClusterView, type CycleAttemptRef, type DomainEvent, podGroupName, type Queue } from "@gpusynth/sim";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { queueName } from "../naming.js";
 import { stableUuid } from "../noise.js";
@@ -20,9 +20,11 @@ export interface SchedulerOptions {
   /** The scheduler's and the queue controller's pod addresses (their Deployments' pods: kube/system-workloads.ts). */
   readonly schedulerHost: string;
   readonly queueControllerHost: string;
+  /** The scheduler's period: a cycle every period, also when nothing changed (blueprint time.schedulingPeriod). */
+  readonly schedulingPeriodMs: number;
 }
 
-export const SCHEDULER_DEFAULTS: Omit<SchedulerOptions, "schedulerHost" | "queueControllerHost"> = {
+export const SCHEDULER_DEFAULTS: Omit<SchedulerOptions, "schedulerHost" | "queueControllerHost" | "schedulingPeriodMs"> = {
   // KAI v0.13.0: the scheduler Service is <schedulerName>-<shard> = kai-scheduler-default; the
   // queue controller's ServiceMonitor job is queue-controller; both listen on :8080.
   schedulerJob: "kai-scheduler-default",
@@ -32,6 +34,24 @@ export const SCHEDULER_DEFAULTS: Omit<SchedulerOptions, "schedulerHost" | "queue
 
 /** The actions KAI runs by default (conf_util/scheduler_conf_util.go). */
 const ACTIONS = ["allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"] as const;
+
+/** The actions that count the pod groups they try (IncPodgroupsConsideredByAction): allocate does not. */
+const TRYING_ACTIONS = ["consolidation", "reclaim", "preempt"] as const;
+type TryingAction = (typeof TRYING_ACTIONS)[number];
+
+/**
+ * The pod groups an action tried in a cycle: consolidation.go:67, reclaim.go:83 and preempt.go:80
+ * count a job once it is past the scheduling-signature skip, whatever the attempt comes to
+ * (gpusynth traces reclaim per node pool: a job is counted once).
+ */
+function triedPodGroups(attempts: readonly CycleAttemptRef[]): number {
+  return new Set(attempts.filter((a) => a.outcome !== "skipped").map((a) => a.podGroup)).size;
+}
+
+/** What a cycle that ran leaves for the idle cycles after it: the jobs still pending, tried again each period. */
+function stillTried(attempts: readonly CycleAttemptRef[]): number {
+  return triedPodGroups(attempts.filter((a) => a.outcome !== "reclaimed" && a.outcome !== "preempted"));
+}
 
 interface Eviction {
   readonly podgroup: string;
@@ -54,6 +74,14 @@ export class SchedulerConstruct implements MetricConstruct {
   private readonly scheduledByAction = new Map<string, number>();
   /** Successful preemptions (preempt.go:83, RegisterPreemptionAttempts). */
   private preemptions = 0;
+  /** Pod groups each action tried, up to the last cycle that ran. */
+  private readonly actedOn = new Map<TryingAction, number>();
+  /**
+   * The last cycle that ran and what each idle cycle after it tries: the simulation reports cycles
+   * in which something changed; in between, KAI runs a cycle every period over the same pending
+   * jobs, and each tries them again.
+   */
+  private lastCycle: { readonly t: number; readonly idleTries: ReadonlyMap<TryingAction, number> } | undefined;
 
   constructor(private readonly options: SchedulerOptions) {}
 
@@ -82,8 +110,22 @@ export class SchedulerConstruct implements MetricConstruct {
       const preempted = event.preempt.filter((a) => a.outcome === "preempted").length;
       count("preempt", preempted);
       this.preemptions += preempted;
+      // The idle cycles between the last one that ran and this one, then this one.
+      const idleBefore = this.lastCycle === undefined ? 0 : this.cyclesAfter(this.lastCycle.t, event.t) - 1;
+      const idleTries = new Map<TryingAction, number>();
+      for (const action of TRYING_ACTIONS) {
+        const tried = idleBefore * (this.lastCycle?.idleTries.get(action) ?? 0) + triedPodGroups(event[action]);
+        if (tried > 0) this.actedOn.set(action, (this.actedOn.get(action) ?? 0) + tried);
+        idleTries.set(action, stillTried(event[action]));
+      }
+      this.lastCycle = { t: event.t, idleTries };
     }
   };
+
+  /** How many cycles start after `from` up to and including `to`, a period apart. */
+  private cyclesAfter(from: number, to: number): number {
+    return Math.max(0, Math.floor((to - from) / this.options.schedulingPeriodMs));
+  }
 
   collect(view: ClusterView): TargetSamples[] {
     const scheduler: Sample[] = [];
@@ -99,8 +141,16 @@ export class SchedulerConstruct implements MetricConstruct {
       const cost = action === "allocate" ? 0.1 : 0.02;
       scheduler.push(sample(KAI_SCHEDULER.actionLatency, { action }, actionLatencyMs(cost, work, action, view.now)));
     }
+    // A CounterVec has a series for an action only once it was incremented (WithLabelValues).
     for (const action of ["allocate", "reclaim", "preempt"]) {
-      scheduler.push(sample(KAI_SCHEDULER.podGroupsScheduled, { action }, this.scheduledByAction.get(action) ?? 0, 0));
+      const count = this.scheduledByAction.get(action);
+      if (count !== undefined) scheduler.push(sample(KAI_SCHEDULER.podGroupsScheduled, { action }, count, 0));
+    }
+    const last = this.lastCycle;
+    const idleSince = last === undefined ? 0 : this.cyclesAfter(last.t, view.now);
+    for (const action of TRYING_ACTIONS) {
+      const count = (this.actedOn.get(action) ?? 0) + idleSince * (last?.idleTries.get(action) ?? 0);
+      if (count > 0) scheduler.push(sample(KAI_SCHEDULER.podGroupsActedOn, { action }, count, 0));
     }
     scheduler.push(sample(KAI_SCHEDULER.totalPreemptionAttempts, {}, this.preemptions, 0));
     for (const q of view.queues) scheduler.push(sample(KAI_SCHEDULER.queueFairShareGpu, { queue_name: queueName(q) }, q.fairShare));
