@@ -40,7 +40,7 @@ export interface Inventory {
   readonly logs: LogSourceInventory[];
 }
 
-const AREA_BY_PREFIX: Readonly<Record<string, string>> = { dcgm: "dcgm", kube: "kubernetes", runai: "runai", scheduler: "scheduler" };
+const AREA_BY_PREFIX: Readonly<Record<string, string>> = { dcgm: "dcgm", kube: "kubernetes", kubelet: "kubelet", runai: "runai", scheduler: "scheduler" };
 
 export function areaOf(familyId: string): string {
   return AREA_BY_PREFIX[familyId.split(".")[0] as string] ?? "unknown";

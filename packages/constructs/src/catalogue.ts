@@ -67,7 +67,7 @@ export interface TargetSamples {
 /** A source of metrics: a catalogue of families and a way to sample them from the cluster. */
 export interface MetricConstruct {
   /** The signals/ area file this construct's families are documented in. */
-  readonly area: "runai" | "dcgm" | "kubernetes" | "scheduler";
+  readonly area: "runai" | "dcgm" | "kubernetes" | "kubelet" | "scheduler";
   readonly families: readonly MetricFamily[];
 }
 

@@ -15,12 +15,14 @@ import { KubernetesEvents } from "./kube/events.js";
 import { ImagePulls, imagesOf } from "./kube/image-pulls.js";
 import { KubeConstruct } from "./kube/index.js";
 import { systemPodOf } from "./kube/system-workloads.js";
+import { KubeletConstruct } from "./kubelet/index.js";
 import { RunaiConstruct } from "./runai/index.js";
 import type { ClusterWideRank, ShardFilter } from "./shard.js";
 
 export class ClusterMetrics {
   private readonly dcgm: DcgmConstruct;
   private readonly kube: KubeConstruct;
+  private readonly kubelet: KubeletConstruct;
   private readonly scheduler: SchedulerConstruct;
   private readonly runai: RunaiConstruct;
   readonly constructs: readonly MetricConstruct[];
@@ -50,6 +52,7 @@ export class ClusterMetrics {
     this.activity = new GpuActivityModel(this.timelines);
     this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
     this.kube = new KubeConstruct(blueprint, clock, pulls);
+    this.kubelet = new KubeletConstruct(blueprint, pulls, clock);
     this.scheduler = new SchedulerConstruct({
       ...SCHEDULER_DEFAULTS,
       schedulingPeriodMs: blueprint.time.schedulingPeriod,
@@ -57,13 +60,14 @@ export class ClusterMetrics {
       queueControllerHost: systemPodOf(blueprint, "queue-controller").ip,
     });
     this.runai = new RunaiConstruct(blueprint, this.activity, clock);
-    this.constructs = [this.runai, this.dcgm, this.kube, this.scheduler];
+    this.constructs = [this.runai, this.dcgm, this.kube, this.kubelet, this.scheduler];
   }
 
   /** Feeds a domain event to the constructs that keep state from events; subscribe it to the simulation. */
   readonly record = (event: DomainEvent): void => {
     this.ownPulls?.record(event);
     this.timelines.record(event);
+    this.kubelet.containers.record(event);
     this.scheduler.record(event);
     this.kube.record(event);
   };
@@ -79,6 +83,7 @@ export class ClusterMetrics {
       ...(owns("runai") ? this.runai.collect(view) : []),
       ...this.dcgm.collect(view, shard === undefined ? undefined : (node) => shard.ownsNode(node)),
       ...(owns("kube") ? this.kube.collect(view) : []),
+      ...this.kubelet.collect(view, shard === undefined ? undefined : (node) => shard.ownsNode(node)),
       ...(owns("scheduler") ? this.scheduler.collect(view) : []),
     ];
   }

@@ -25,7 +25,7 @@ describe("the one-node cluster at 00:30, target by target", () => {
     expect(frame?.view.running.map((w) => w.name).sort()).toEqual(["notebook", "serve", "train"]);
     expect(frame?.view.pending.map((w) => w.name)).toEqual(["train-big"]);
     expect(new Set(targets.map((t) => t.target.job))).toEqual(
-      new Set(["nvidia-dcgm-exporter", "kai-scheduler-default", "kube-state-metrics", "metrics-exporter", "queue-controller"]),
+      new Set(["nvidia-dcgm-exporter", "kai-scheduler-default", "kube-state-metrics", "kubelet", "metrics-exporter", "queue-controller"]),
     );
   });
 

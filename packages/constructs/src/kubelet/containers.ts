@@ -1,0 +1,199 @@
+/**
+ * The containers a node's kubelet runs, as cAdvisor lists their cgroups: the users' containers
+ * from the moment each starts (after its image is pulled: the shared ImagePulls) until it stops,
+ * and the system pods' containers (kube/system-workloads.ts) while their node is up, started
+ * again after each reboot. Each comes with its pod, its cgroup and its usage (usage.ts).
+ *
+ * Cgroups are the kubelet's systemd driver's (pkg/kubelet/cm/cgroup_manager_linux.go@v1.30.2:
+ * `/kubepods.slice/kubepods-<qos>.slice/kubepods-<qos>-pod<uid with _>.slice`, Guaranteed pods
+ * directly under kubepods.slice) with containerd's container scope inside
+ * (`cri-containerd-<container id>.scope`: signals/kubelet.md).
+ */
+import type { Blueprint } from "@gpusynth/blueprint";
+import type { DomainEvent, PodPlacement, WorkloadRef } from "@gpusynth/sim";
+import type { ImagePulls } from "../kube/image-pulls.js";
+import { type SystemContainer, type SystemPod, systemOf } from "../kube/system-workloads.js";
+import { containerName } from "../naming.js";
+import { stableHex } from "../noise.js";
+import { type ContainerUsage, containerUsage, SYSTEM_PROFILE, UNREQUESTED, WORKLOAD_PROFILES } from "./usage.js";
+
+export type QosClass = "Guaranteed" | "Burstable" | "BestEffort";
+
+/** A pod as its cgroup shows it. */
+export interface PodCgroup {
+  readonly uid: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly qos: QosClass;
+}
+
+export interface NodeContainer {
+  readonly pod: PodCgroup;
+  readonly container: string;
+  readonly image: string;
+  /** The runtime's container ID (64 hex), the same kube-state-metrics' container_id carries. */
+  readonly id: string;
+  /** CPU request (millicores; 0: none) and memory limit (bytes; 0: none) as the kubelet sets the cgroup. */
+  readonly cpuRequestMilli: number;
+  readonly memoryLimitBytes: number;
+  readonly usage: ContainerUsage;
+}
+
+/** The pod's cgroup (systemd driver: dashes of the UID escaped to underscores). */
+export function podCgroupPath(pod: PodCgroup): string {
+  const uid = pod.uid.replaceAll("-", "_");
+  if (pod.qos === "Guaranteed") return `/kubepods.slice/kubepods-pod${uid}.slice`;
+  const qos = pod.qos.toLowerCase();
+  return `/kubepods.slice/kubepods-${qos}.slice/kubepods-${qos}-pod${uid}.slice`;
+}
+
+/** The container's cgroup: containerd's scope inside its pod's slice. */
+export function containerCgroupPath(c: NodeContainer): string {
+  return `${podCgroupPath(c.pod)}/cri-containerd-${c.id}.scope`;
+}
+
+/** The runtime's ID of a container: kube-state-metrics' container_id without its `containerd://`. */
+export function workloadContainerId(podUid: string, restarts: number): string {
+  return stableHex(`container/${podUid}/${restarts}`, 8);
+}
+export function systemContainerId(podUid: string, container: string, restarts: number): string {
+  return stableHex(`container/${podUid}/${container}/${restarts}`, 8);
+}
+
+/**
+ * The pod's QoS class (pkg/apis/core/v1/helper/qos/qos.go@v1.30.2): Guaranteed when every
+ * container limits CPU and memory and requests what it limits, BestEffort when none requests or
+ * limits either, Burstable otherwise.
+ */
+export function qosClass(containers: readonly Pick<SystemContainer, "requests" | "limits">[]): QosClass {
+  const any = containers.some(
+    (c) =>
+      c.requests?.cpuMilli !== undefined ||
+      c.requests?.memoryBytes !== undefined ||
+      c.limits?.cpuMilli !== undefined ||
+      c.limits?.memoryBytes !== undefined,
+  );
+  if (!any) return "BestEffort";
+  const guaranteed = containers.every(
+    (c) =>
+      c.limits?.cpuMilli !== undefined &&
+      c.limits?.memoryBytes !== undefined &&
+      (c.requests?.cpuMilli ?? c.limits.cpuMilli) === c.limits.cpuMilli &&
+      (c.requests?.memoryBytes ?? c.limits.memoryBytes) === c.limits.memoryBytes,
+  );
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+export class NodeContainers {
+  /** The users' containers by pod UID, on their node; a container not yet started has `from` in the future. */
+  private readonly workloads = new Map<string, { readonly node: string; readonly container: NodeContainer }>();
+  /** Per node: the system pods' containers, and when the node last came up. */
+  private readonly system = new Map<string, readonly { readonly pod: SystemPod; readonly spec: SystemContainer }[]>();
+  private readonly readyAt = new Map<string, number>();
+  private readonly reboots = new Map<string, number>();
+
+  constructor(
+    blueprint: Blueprint,
+    private readonly pulls: ImagePulls,
+  ) {
+    for (const pod of systemOf(blueprint).pods) {
+      if (pod.workload.runsOn === "no node") continue;
+      const list = [...(this.system.get(pod.node) ?? []), ...pod.workload.containers.map((spec) => ({ pod, spec }))];
+      this.system.set(pod.node, list);
+    }
+  }
+
+  /** Feeds a domain event, after the image pulls have seen it. */
+  readonly record = (event: DomainEvent): void => {
+    switch (event.kind) {
+      case "WorkloadStarted":
+        this.start(event.workload, event.pods, 0);
+        return;
+      case "ContainerRestarted":
+        this.start(event.workload, event.pods, event.restarts);
+        return;
+      case "ContainerCrashed":
+      case "WorkloadPreempted":
+      case "WorkloadCompleted":
+      case "WorkloadFailed":
+      case "WorkloadCancelled":
+        for (const pod of event.pods) this.workloads.delete(pod.uid);
+        return;
+      case "NodeReady":
+        this.readyAt.set(event.node, event.t);
+        this.reboots.set(event.node, (this.reboots.get(event.node) ?? 0) + 1);
+        return;
+      default:
+        return;
+    }
+  };
+
+  /** The containers running on `node` at `t` (simulated ms); none while it reboots. */
+  on(node: string, t: number, rebooting: boolean): NodeContainer[] {
+    if (rebooting) return [];
+    const out: NodeContainer[] = [];
+    const restarts = this.reboots.get(node) ?? 0;
+    const ready = this.readyAt.get(node);
+    for (const { pod, spec } of this.system.get(node) ?? []) out.push(this.systemContainer(pod, spec, restarts, ready));
+    for (const { node: on, container } of this.workloads.values()) if (on === node && container.usage.from <= t) out.push(container);
+    return out;
+  }
+
+  private systemContainer(pod: SystemPod, spec: SystemContainer, restarts: number, readyAt: number | undefined): NodeContainer {
+    const key = `${pod.uid}/${spec.name}/${restarts}`;
+    let made = this.made.get(key);
+    if (made === undefined) {
+      const cpuMilli = spec.requests?.cpuMilli ?? spec.limits?.cpuMilli ?? 0;
+      const memoryBytes = spec.requests?.memoryBytes ?? spec.limits?.memoryBytes ?? 0;
+      made = {
+        pod: { uid: pod.uid, name: pod.name, namespace: pod.workload.namespace, qos: qosClass(pod.workload.containers) },
+        container: spec.name,
+        image: spec.image,
+        id: systemContainerId(pod.uid, spec.name, restarts),
+        cpuRequestMilli: cpuMilli,
+        memoryLimitBytes: spec.limits?.memoryBytes ?? 0,
+        usage: containerUsage(
+          key,
+          SYSTEM_PROFILE,
+          cpuMilli || UNREQUESTED.cpuMilli,
+          memoryBytes || UNREQUESTED.memoryBytes,
+          readyAt ?? pod.startedAt,
+        ),
+      };
+      this.made.set(key, made);
+    }
+    return made;
+  }
+  /** System containers, made once per (pod, container, restart). */
+  private readonly made = new Map<string, NodeContainer>();
+
+  private start(workload: WorkloadRef, pods: readonly PodPlacement[], restarts: number): void {
+    for (const pod of pods) {
+      const from = this.pulls.startOf(pod.uid)?.startsAtMs;
+      if (from === undefined) continue;
+      const gpus = pod.gpus.length;
+      const cpuMilli = workload.cpuMilliPerGpu * gpus;
+      const memoryBytes = workload.memoryBytesPerGpu * gpus;
+      const id = workloadContainerId(pod.uid, restarts);
+      this.workloads.set(pod.uid, {
+        node: pod.node,
+        container: {
+          // Run:ai's pods request CPU and memory and limit neither: Burstable.
+          pod: { uid: pod.uid, name: pod.name, namespace: workload.namespace, qos: "Burstable" },
+          container: containerName(workload.type, workload.name),
+          image: workload.image ?? "",
+          id,
+          cpuRequestMilli: cpuMilli,
+          memoryLimitBytes: 0,
+          usage: containerUsage(
+            id,
+            WORKLOAD_PROFILES[workload.type],
+            cpuMilli || UNREQUESTED.cpuMilli,
+            memoryBytes || UNREQUESTED.memoryBytes,
+            from,
+          ),
+        },
+      });
+    }
+  }
+}

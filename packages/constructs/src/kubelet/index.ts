@@ -1,0 +1,165 @@
+/**
+ * The kubelet's cAdvisor endpoint (/metrics/cadvisor) on every node: each running container's
+ * cgroup and each pod's, with the CPU and memory the usage model gives them (usage.ts) and the
+ * cgroup settings the kubelet derives from the pod's resources. One target per node, as
+ * kube-prometheus' kubelet ServiceMonitor scrapes it (job `kubelet`).
+ */
+import type { Blueprint } from "@gpusynth/blueprint";
+import type { ClusterView } from "@gpusynth/sim";
+import { type MetricConstruct, type Sample, type ScrapeTarget, sample, type TargetSamples } from "../catalogue.js";
+import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
+import type { ImagePulls } from "../kube/image-pulls.js";
+import { containerCgroupPath, type NodeContainer, NodeContainers, type PodCgroup, podCgroupPath } from "./containers.js";
+import { CADVISOR, KUBELET_FAMILIES } from "./families.js";
+import { cpuSeconds, memoryUse } from "./usage.js";
+
+/** The kubelet's secure port (--port default 10250) and the path cAdvisor's families are served at (server.go cadvisorMetricsPath). */
+export const KUBELET_PORT = 10250;
+export const CADVISOR_PATH = "/metrics/cadvisor";
+/** kube-prometheus' kubelet ServiceMonitor: the job is the kubelet Service's name. */
+export const KUBELET_JOB = "kubelet";
+
+/** The CFS period the kubelet leaves at the kernel's default (100 ms, in µs). */
+const CPU_PERIOD_US = 100_000;
+/** cgroup v1's and the kubelet's bounds on CPU shares (cm/helpers_linux.go MinShares, MaxShares). */
+const MIN_SHARES = 2;
+const MAX_SHARES = 262_144;
+/** cAdvisor splits nothing itself: the kernel's user and system time. A modelling choice (cantfind.md kubelet.container-usage-levels). */
+const USER_SHARE = 0.85;
+/** Of the page cache, the inactive part cAdvisor takes out of the working set (usage − inactive_file). */
+const INACTIVE_CACHE = 0.5;
+
+/**
+ * The CPU shares cAdvisor reports for a CPU request: the kubelet's MilliCPUToShares, written as
+ * cgroup v2's cpu.weight (cgroup_manager_linux.go CpuSharesToCpuWeight) and read back by
+ * cAdvisor (container/common/helpers.go convertCPUWeightToCPULimit): the round trip loses a
+ * little, as on a real cgroup v2 node.
+ */
+export function reportedShares(cpuMilli: number): number {
+  const shares = cpuMilli === 0 ? MIN_SHARES : Math.min(MAX_SHARES, Math.max(MIN_SHARES, Math.floor((cpuMilli * 1024) / 1000)));
+  const weight = Math.floor(((shares - 2) * 9999) / 262_142) + 1;
+  return Math.floor(((weight - 1) * 262_142) / 9999) + 2;
+}
+
+interface Cgroup {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly cpuMilli: number;
+  readonly memoryLimitBytes: number;
+  readonly startMs: number;
+  readonly cpuSeconds: number;
+  readonly rss: number;
+  readonly cache: number;
+}
+
+export class KubeletConstruct implements MetricConstruct {
+  readonly area = "kubelet";
+  readonly families = KUBELET_FAMILIES;
+  readonly containers: NodeContainers;
+  private readonly targets = new Map<string, ScrapeTarget>();
+
+  constructor(
+    blueprint: Blueprint,
+    pulls: ImagePulls,
+    private readonly clock: StampClock = BLUEPRINT_CALENDAR,
+  ) {
+    this.containers = new NodeContainers(blueprint, pulls);
+  }
+
+  collect(view: ClusterView, owns?: (node: string) => boolean): TargetSamples[] {
+    const result: TargetSamples[] = [];
+    const seconds = (t: number) => this.clock(view.startMs + t) / 1000;
+    for (const pool of view.pools)
+      for (const node of pool.nodes) {
+        if (node.status === "rebooting" || (owns !== undefined && !owns(node.name))) continue;
+        const cgroups = this.cgroups(this.containers.on(node.name, view.now, false), view.now);
+        result.push({ target: this.target(node.name), samples: this.samples(cgroups, Math.floor(seconds(view.now)), seconds) });
+      }
+    return result;
+  }
+
+  /** Each container's cgroup, then each pod's (the sum of its containers'). */
+  private cgroups(containers: readonly NodeContainer[], now: number): Cgroup[] {
+    const out: Cgroup[] = [];
+    const pods = new Map<string, { pod: PodCgroup; members: Cgroup[] }>();
+    for (const c of containers) {
+      const memory = memoryUse(c.usage, now);
+      const cgroup: Cgroup = {
+        labels: {
+          container: c.container,
+          id: containerCgroupPath(c),
+          image: c.image,
+          name: c.id,
+          namespace: c.pod.namespace,
+          pod: c.pod.name,
+        },
+        cpuMilli: c.cpuRequestMilli,
+        memoryLimitBytes: c.memoryLimitBytes,
+        startMs: c.usage.from,
+        cpuSeconds: cpuSeconds(c.usage, now),
+        rss: memory.rss,
+        cache: memory.cache,
+      };
+      out.push(cgroup);
+      const pod = pods.get(c.pod.uid) ?? { pod: c.pod, members: [] };
+      pod.members.push(cgroup);
+      pods.set(c.pod.uid, pod);
+    }
+    for (const { pod, members } of pods.values()) {
+      const sum = (f: (c: Cgroup) => number) => members.reduce((total, c) => total + f(c), 0);
+      // The kubelet looks the pod up by its cgroup (GetPodByCgroupfs): pod and namespace, no container.
+      out.push({
+        labels: { id: podCgroupPath(pod), namespace: pod.namespace, pod: pod.name },
+        cpuMilli: sum((c) => c.cpuMilli),
+        // A pod limits memory only when every container does (the pod's cgroup: their sum).
+        memoryLimitBytes: members.every((c) => c.memoryLimitBytes > 0) ? sum((c) => c.memoryLimitBytes) : 0,
+        startMs: Math.min(...members.map((c) => c.startMs)),
+        cpuSeconds: sum((c) => c.cpuSeconds),
+        rss: sum((c) => c.rss),
+        cache: sum((c) => c.cache),
+      });
+    }
+    return out;
+  }
+
+  private samples(cgroups: readonly Cgroup[], nowSeconds: number, seconds: (t: number) => number): Sample[] {
+    const samples: Sample[] = [];
+    const each = (
+      f: (typeof CADVISOR)[keyof typeof CADVISOR],
+      value: (c: Cgroup) => number | undefined,
+      extra?: Record<string, string>,
+    ) => {
+      for (const c of cgroups) {
+        const v = value(c);
+        if (v === undefined) continue;
+        const labels = extra === undefined ? c.labels : { ...c.labels, ...extra };
+        // A counter counts from its cgroup's creation.
+        samples.push(f.type === "counter" ? sample(f, labels, v, c.startMs) : sample(f, labels, v));
+      }
+    };
+    // Family by family, in the order client_golang writes them (families.ts).
+    each(CADVISOR.cpuSystem, (c) => c.cpuSeconds * (1 - USER_SHARE));
+    // prometheus.go: without per-CPU usage, one series cpu="total", written once it is above zero.
+    each(CADVISOR.cpuUsage, (c) => (c.cpuSeconds > 0 ? c.cpuSeconds : undefined), { cpu: "total" });
+    each(CADVISOR.cpuUser, (c) => c.cpuSeconds * USER_SHARE);
+    each(CADVISOR.lastSeen, () => nowSeconds);
+    each(CADVISOR.memoryCache, (c) => c.cache);
+    each(CADVISOR.memoryRss, (c) => c.rss);
+    each(CADVISOR.memorySwap, () => 0);
+    each(CADVISOR.memoryUsage, (c) => c.rss + c.cache);
+    each(CADVISOR.memoryWorkingSet, (c) => c.rss + Math.round((c.cache * (1 - INACTIVE_CACHE)) / 4096) * 4096);
+    each(CADVISOR.specCpuPeriod, () => CPU_PERIOD_US);
+    each(CADVISOR.specCpuShares, (c) => reportedShares(c.cpuMilli));
+    each(CADVISOR.specMemoryLimit, (c) => c.memoryLimitBytes);
+    each(CADVISOR.startTime, (c) => Math.floor(seconds(c.startMs)));
+    return samples;
+  }
+
+  private target(node: string): ScrapeTarget {
+    let target = this.targets.get(node);
+    if (target === undefined) {
+      target = { job: KUBELET_JOB, host: node, port: KUBELET_PORT, path: CADVISOR_PATH, node };
+      this.targets.set(node, target);
+    }
+    return target;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The kubelet's cAdvisor endpoint as a platform team reads it next to kube-state-metrics: every
+ * running container of a node has a cgroup whose container ID is the one kube-state-metrics
+ * reports, it appears when its image is in and goes when it stops, a restart is a new container
+ * counting from zero, counters only grow, and no node uses more CPU or memory than it has.
+ */
+import { fileURLToPath } from "node:url";
+import { loadBlueprint, nodeCpus, nodeName } from "@gpusynth/blueprint";
+import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
+import { describe, expect, it } from "vitest";
+
+const MINUTE = 60_000;
+const load = (path: string) => loadBlueprint(fileURLToPath(new URL(path, import.meta.url))).blueprint;
+
+const byName = (frame: Frame, name: string): Sample[] => frame.targets.flatMap((t) => t.samples).filter((s) => s.family.name === name);
+/** The containers' cgroups (the pods' have no container label). */
+const containers = (samples: readonly Sample[]) => samples.filter((s) => s.labels.container !== undefined);
+
+describe("cAdvisor through a crash loop (crash-loop.yaml)", () => {
+  const blueprint = load("../../../blueprints/scenarios/crash-loop.yaml");
+  const frames: Frame[] = [];
+  drive(new ClusterRun(blueprint), every(15_000, { toMs: 45 * MINUTE, atStart: true }), (frame) => frames.push(frame));
+
+  it("lists each running container under the ID kube-state-metrics gives it, and nothing else of the users'", () => {
+    let compared = 0;
+    for (const frame of frames) {
+      const ksm = new Map(
+        byName(frame, "kube_pod_container_info").map((s) => [`${s.labels.namespace}/${s.labels.pod}`, s.labels.container_id as string]),
+      );
+      for (const s of containers(byName(frame, "container_start_time_seconds")).filter((x) => x.labels.namespace === "runai-vision")) {
+        expect(`containerd://${s.labels.name}`, `${s.labels.pod} at ${frame.simulatedMs / MINUTE} min`).toBe(
+          ksm.get(`runai-vision/${s.labels.pod}`),
+        );
+        expect(s.labels.id).toMatch(new RegExp(`/kubepods-burstable-pod[0-9a-f_]{36}\\.slice/cri-containerd-${s.labels.name}\\.scope$`));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(100);
+  });
+
+  it("shows a container only once its image is in, and a restart as a new container counting from zero", () => {
+    const cpu = (frame: Frame, pod: string) =>
+      containers(byName(frame, "container_cpu_usage_seconds_total")).filter((s) => s.labels.pod === pod);
+    // The first pod on the node pulls the image for 31 s: no cgroup in the first frame after the bind.
+    const first = frames.find((f) => f.view.running.some((w) => w.name === "train-ok")) as Frame;
+    expect(cpu(first, "train-ok-0-0")).toEqual([]);
+    const ids = new Set<string>();
+    let restartsSeen = 0;
+    let previous: Sample | undefined;
+    for (const frame of frames) {
+      const [now] = cpu(frame, "train-bad-0-0");
+      if (now === undefined) continue;
+      if (previous !== undefined && now.labels.name !== previous.labels.name) {
+        restartsSeen++;
+        // A new container's counter starts again below where the last one was.
+        expect(now.value).toBeLessThan(previous.value);
+      } else if (previous !== undefined) expect(now.value).toBeGreaterThanOrEqual(previous.value);
+      ids.add(now.labels.name as string);
+      previous = now;
+    }
+    expect(restartsSeen).toBeGreaterThanOrEqual(3);
+    expect(ids.size).toBe(restartsSeen + 1);
+  });
+});
+
+describe("cAdvisor across the lab cluster for two hours (lab.yaml)", () => {
+  const blueprint = load("../../../blueprints/lab.yaml");
+  const frames: Frame[] = [];
+  drive(new ClusterRun(blueprint, { seed: 3 }), every(MINUTE, { fromMs: 6 * 60 * MINUTE, toMs: 8 * 60 * MINUTE, atStart: true }), (frame) =>
+    frames.push(frame),
+  );
+  const nodes = blueprint.nodePools.flatMap((pool) => Array.from({ length: pool.nodes }, (_, i) => ({ name: nodeName(pool, i), pool })));
+  const cpusOf = new Map(nodes.map(({ name, pool }) => [name, nodeCpus(pool)]));
+  const memoryOf = new Map(nodes.map(({ name, pool }) => [name, pool.memoryGiB * 2 ** 30]));
+
+  it("uses no more CPU on a node than it has, and some on every busy one", () => {
+    let busy = 0;
+    for (let i = 1; i < frames.length; i++) {
+      const [before, after] = [frames[i - 1] as Frame, frames[i] as Frame];
+      for (const target of after.targets.filter((t) => t.target.job === "kubelet")) {
+        const node = target.target.node as string;
+        const was = new Map(
+          (before.targets.find((t) => t.target.job === "kubelet" && t.target.node === node)?.samples ?? [])
+            .filter((s) => s.family.name === "container_cpu_usage_seconds_total")
+            .map((s) => [s.labels.name, s.value]),
+        );
+        // Cores used over the minute by the containers that ran through it.
+        let cores = 0;
+        for (const s of containers(target.samples.filter((x) => x.family.name === "container_cpu_usage_seconds_total"))) {
+          const previous = was.get(s.labels.name);
+          if (previous === undefined) continue;
+          expect(s.value).toBeGreaterThanOrEqual(previous);
+          cores += (s.value - previous) / 60;
+        }
+        expect(cores, node).toBeLessThan(cpusOf.get(node) as number);
+        if (cores > 1) busy++;
+      }
+    }
+    expect(busy).toBeGreaterThan(0);
+  });
+
+  it("keeps each container's working set within its usage and every node's within its memory", () => {
+    for (const frame of frames) {
+      for (const target of frame.targets.filter((t) => t.target.job === "kubelet")) {
+        const of = (name: string) =>
+          new Map(containers(target.samples.filter((s) => s.family.name === name)).map((s) => [s.labels.name, s.value]));
+        const usage = of("container_memory_usage_bytes");
+        const workingSet = of("container_memory_working_set_bytes");
+        const rss = of("container_memory_rss");
+        let total = 0;
+        for (const [name, ws] of workingSet) {
+          const used = usage.get(name) as number;
+          expect(ws).toBeLessThanOrEqual(used);
+          expect(rss.get(name) as number).toBeLessThanOrEqual(ws);
+          total += used;
+        }
+        expect(total).toBeLessThan(memoryOf.get(target.target.node as string) as number);
+      }
+    }
+  });
+});
