@@ -40,12 +40,6 @@ export interface Inventory {
   readonly logs: LogSourceInventory[];
 }
 
-const AREA_BY_PREFIX: Readonly<Record<string, string>> = { dcgm: "dcgm", kube: "kubernetes", kubelet: "kubelet", runai: "runai", scheduler: "scheduler" };
-
-export function areaOf(familyId: string): string {
-  return AREA_BY_PREFIX[familyId.split(".")[0] as string] ?? "unknown";
-}
-
 export function collectInventory(
   blueprint: Blueprint,
   durationMs: number,
@@ -82,11 +76,13 @@ export function collectInventory(
     addKey(key: string): void;
   }
   const entries = new Map<MetricFamily, Entry>();
+  /** Each family's signals/ area: its construct's. */
+  const areas = new Map(run.metrics.constructs.flatMap((c) => c.families.map((f) => [f, c.area] as const)));
   const keySets = new Map<FamilyInventory, Set<string>>();
   const entryOf = (f: MetricFamily): Entry => {
     let entry = entries.get(f);
     if (entry === undefined) {
-      const area = areaOf(f.id);
+      const area = areas.get(f) ?? "unknown";
       let source = sources.get(area);
       if (source === undefined) {
         source = { jobs: new Set(), families: new Map() };

@@ -213,7 +213,8 @@ describe.skipIf(otelcolBinary === "")("a collector's prometheus receiver scrapin
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("gives every target the same resource attributes and scope", () => {
-    expect(pushed.resources.size).toBe(8);
+    // Four cluster-wide exporters, and dcgm-exporter and the kubelet on each of the lab's four nodes.
+    expect(pushed.resources.size).toBe(12);
     expect(Object.fromEntries(pushed.resources)).toEqual(Object.fromEntries(scraped.resources));
     // dcgm-exporter's pods: their discovery labels become the receiver's k8s.* attributes.
     const dcgm = [...pushed.resources.values()].filter((r) => r["service.name"] === "nvidia-dcgm-exporter");

@@ -93,4 +93,11 @@ export function deliveryReport(stderr: string, signal: "metrics" | "logs") {
 }
 
 /** Every scrape job a cluster's run serves, sorted: Run:ai's, dcgm-exporter, kube-state-metrics and the scheduler's. */
-export const CLUSTER_JOBS = ["kai-scheduler-default", "kube-state-metrics", "metrics-exporter", "nvidia-dcgm-exporter", "queue-controller"];
+export const CLUSTER_JOBS = [
+  "kai-scheduler-default",
+  "kube-state-metrics",
+  "kubelet",
+  "metrics-exporter",
+  "nvidia-dcgm-exporter",
+  "queue-controller",
+];

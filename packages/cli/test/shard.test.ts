@@ -59,6 +59,8 @@ async function runShard(shard: string | undefined, workers: number): Promise<{ m
 }
 
 const hostOf = (line: string) => /"server\.address","value":\{"stringValue":"([^"]+)"/.exec(line)?.[1] as string;
+/** The exporters every node runs: their targets are spread over the shards by node. */
+const PER_NODE_JOBS = ["nvidia-dcgm-exporter", "kubelet"];
 
 describe("run --shard i/n", () => {
   it.each([2, 3])("emits in %i shards together exactly what the unsharded run emits", async (n) => {
@@ -68,13 +70,17 @@ describe("run --shard i/n", () => {
     expect(shards[0]?.logs).toEqual(whole.logs);
     for (const shard of shards.slice(1)) expect(shard.logs).toEqual([]);
     // Each shard holds some per-node targets, and a node's targets are on one shard only.
-    const hosts = shards.map((s) => new Set(s.metrics.filter((l) => l.includes('"nvidia-dcgm-exporter"')).map(hostOf)));
-    for (const h of hosts) expect(h.size).toBeGreaterThan(0);
-    expect(hosts.reduce((sum, h) => sum + h.size, 0)).toBe(new Set(hosts.flatMap((h) => [...h])).size);
+    for (const job of PER_NODE_JOBS) {
+      const hosts = shards.map((s) => new Set(s.metrics.filter((l) => l.includes(`"${job}"`)).map(hostOf)));
+      for (const h of hosts) expect(h.size).toBeGreaterThan(0);
+      expect(hosts.reduce((sum, h) => sum + h.size, 0)).toBe(new Set(hosts.flatMap((h) => [...h])).size);
+    }
     // The cluster-wide exporters: Run:ai's on shard 0, kube-state-metrics on 1, the scheduler's on 2 (mod n).
     const jobsOf = (s: { metrics: string[] }) =>
       new Set(
-        s.metrics.map((l) => /"service\.name","value":\{"stringValue":"([^"]+)"/.exec(l)?.[1]).filter((j) => j !== "nvidia-dcgm-exporter"),
+        s.metrics
+          .map((l) => /"service\.name","value":\{"stringValue":"([^"]+)"/.exec(l)?.[1])
+          .filter((j) => j !== undefined && !PER_NODE_JOBS.includes(j)),
       );
     expect(shards.map((s) => [...jobsOf(s)].sort())).toEqual(
       n === 2

@@ -2,7 +2,7 @@
  * A GPU reads the same at an instant whoever reads it and however often: three runs of one
  * blueprint and seed — scraped every 15 s, every 60 s, and once after an hour nobody read (as a
  * calibration sample is taken) — report identical DCGM values and Run:ai last-busy times at the
- * instants they share. Before GPU physics was a function of (GPU, time), temperatures and energy
+ * instants they share, and so do the containers' CPU and memory the kubelet's cAdvisor reports. Before GPU physics was a function of (GPU, time), temperatures and energy
  * integrated between reads, and the three disagreed.
  */
 import { fileURLToPath } from "node:url";
@@ -21,7 +21,8 @@ function readEvery(intervalMs: number, fromMs: number): Map<number, Map<string, 
     const values = new Map<string, number>();
     for (const target of frame.targets)
       for (const s of target.samples) {
-        if (!s.family.name.startsWith("DCGM_FI_") && !s.family.name.endsWith("_per_gpu")) continue;
+        const read = s.family.name.startsWith("DCGM_FI_") || s.family.name.endsWith("_per_gpu") || s.family.name.startsWith("container_");
+        if (!read || s.family.name === "container_last_seen") continue;
         values.set(`${s.family.name}${JSON.stringify(s.labels)}`, s.value);
       }
     byTime.set(frame.simulatedMs, values);
