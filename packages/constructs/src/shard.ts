@@ -61,10 +61,11 @@ export class ShardFilter {
 /**
  * The most GPUs one shard emits the per-node targets of — a process, or one worker thread of
  * `gpusynth run --workers`. Measured on Node 20 (bench/results/hyperscale.md): a shard of
- * blueprints/hyperscale.yaml with 12,800 GPUs' exporters encodes 307k points in 2.9 s of CPU per
- * interval, and with Run:ai's exporter besides (shard 0) 1.0 M points in 6.9 s, its heap under
- * 300 MB; at 16,384 GPUs the busiest shard stays near 60 % of a core at a 15 s interval, which
- * leaves room for slower machines and scrapes. Past it, more shards.
+ * blueprints/hyperscale.yaml with 12,800 GPUs' nodes (dcgm-exporter and the kubelet's cAdvisor
+ * on each) encodes 707k points in 3.7 s of CPU per interval, and with Run:ai's exporter besides
+ * (shard 0) 1.4 M points in 7.8 s, its heap under 600 MB; at 16,384 GPUs the busiest shard stays
+ * near 70 % of a core at a 15 s interval, which leaves room for slower machines and scrapes.
+ * Past it, more shards.
  */
 export const MAX_SHARD_GPUS = 16_384;
 
