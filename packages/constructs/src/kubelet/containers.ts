@@ -133,8 +133,16 @@ export class NodeContainers {
     if (rebooting) return [];
     const out: NodeContainer[] = [];
     const restarts = this.reboots.get(node) ?? 0;
-    const ready = this.readyAt.get(node);
-    for (const { pod, spec } of this.system.get(node) ?? []) out.push(this.systemContainer(pod, spec, restarts, ready));
+    let system = this.systemNow.get(node);
+    if (system === undefined || system.restarts !== restarts) {
+      const ready = this.readyAt.get(node);
+      system = {
+        restarts,
+        containers: (this.system.get(node) ?? []).map(({ pod, spec }) => this.systemContainer(pod, spec, restarts, ready)),
+      };
+      this.systemNow.set(node, system);
+    }
+    out.push(...system.containers);
     for (const { node: on, container } of this.workloads.values()) if (on === node && container.usage.from <= t) out.push(container);
     return out;
   }
@@ -166,6 +174,8 @@ export class NodeContainers {
   }
   /** System containers, made once per (pod, container, restart). */
   private readonly made = new Map<string, NodeContainer>();
+  /** Per node: its system containers since its last reboot. */
+  private readonly systemNow = new Map<string, { readonly restarts: number; readonly containers: readonly NodeContainer[] }>();
 
   private start(workload: WorkloadRef, pods: readonly PodPlacement[], restarts: number): void {
     for (const pod of pods) {

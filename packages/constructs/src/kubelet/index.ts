@@ -84,14 +84,7 @@ export class KubeletConstruct implements MetricConstruct {
     for (const c of containers) {
       const memory = memoryUse(c.usage, now);
       const cgroup: Cgroup = {
-        labels: {
-          container: c.container,
-          id: containerCgroupPath(c),
-          image: c.image,
-          name: c.id,
-          namespace: c.pod.namespace,
-          pod: c.pod.name,
-        },
+        labels: this.containerLabels(c),
         cpuMilli: c.cpuRequestMilli,
         memoryLimitBytes: c.memoryLimitBytes,
         startMs: c.usage.from,
@@ -106,9 +99,8 @@ export class KubeletConstruct implements MetricConstruct {
     }
     for (const { pod, members } of pods.values()) {
       const sum = (f: (c: Cgroup) => number) => members.reduce((total, c) => total + f(c), 0);
-      // The kubelet looks the pod up by its cgroup (GetPodByCgroupfs): pod and namespace, no container.
       out.push({
-        labels: { id: podCgroupPath(pod), namespace: pod.namespace, pod: pod.name },
+        labels: this.podLabels(pod),
         cpuMilli: sum((c) => c.cpuMilli),
         // A pod limits memory only when every container does (the pod's cgroup: their sum).
         memoryLimitBytes: members.every((c) => c.memoryLimitBytes > 0) ? sum((c) => c.memoryLimitBytes) : 0,
@@ -120,6 +112,33 @@ export class KubeletConstruct implements MetricConstruct {
     }
     return out;
   }
+
+  /** A cgroup's labels, made once while it exists (they never change). */
+  private containerLabels(c: NodeContainer): Readonly<Record<string, string>> {
+    let labels = this.labelsOf.get(c);
+    if (labels === undefined) {
+      labels = {
+        container: c.container,
+        id: containerCgroupPath(c),
+        image: c.image,
+        name: c.id,
+        namespace: c.pod.namespace,
+        pod: c.pod.name,
+      };
+      this.labelsOf.set(c, labels);
+    }
+    return labels;
+  }
+  private podLabels(pod: PodCgroup): Readonly<Record<string, string>> {
+    let labels = this.labelsOf.get(pod);
+    if (labels === undefined) {
+      // The kubelet looks the pod up by its cgroup (GetPodByCgroupfs): pod and namespace, no container.
+      labels = { id: podCgroupPath(pod), namespace: pod.namespace, pod: pod.name };
+      this.labelsOf.set(pod, labels);
+    }
+    return labels;
+  }
+  private readonly labelsOf = new WeakMap<object, Readonly<Record<string, string>>>();
 
   private samples(cgroups: readonly Cgroup[], nowSeconds: number, seconds: (t: number) => number): Sample[] {
     const samples: Sample[] = [];
