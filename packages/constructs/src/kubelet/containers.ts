@@ -85,8 +85,8 @@ export function qosClass(containers: readonly Pick<SystemContainer, "requests" |
 }
 
 export class NodeContainers {
-  /** The users' containers by pod UID, on their node; a container not yet started has `from` in the future. */
-  private readonly workloads = new Map<string, { readonly node: string; readonly container: NodeContainer }>();
+  /** The users' containers by node, then pod UID; a container not yet started has `from` in the future. */
+  private readonly workloads = new Map<string, Map<string, NodeContainer>>();
   /** Per node: the system pods' containers, and when the node last came up. */
   private readonly system = new Map<string, readonly { readonly pod: SystemPod; readonly spec: SystemContainer }[]>();
   private readonly readyAt = new Map<string, number>();
@@ -117,7 +117,7 @@ export class NodeContainers {
       case "WorkloadCompleted":
       case "WorkloadFailed":
       case "WorkloadCancelled":
-        for (const pod of event.pods) this.workloads.delete(pod.uid);
+        for (const pod of event.pods) this.workloads.get(pod.node)?.delete(pod.uid);
         return;
       case "NodeReady":
         this.readyAt.set(event.node, event.t);
@@ -143,7 +143,7 @@ export class NodeContainers {
       this.systemNow.set(node, system);
     }
     out.push(...system.containers);
-    for (const { node: on, container } of this.workloads.values()) if (on === node && container.usage.from <= t) out.push(container);
+    for (const container of this.workloads.get(node)?.values() ?? []) if (container.usage.from <= t) out.push(container);
     return out;
   }
 
@@ -185,24 +185,26 @@ export class NodeContainers {
       const cpuMilli = workload.cpuMilliPerGpu * gpus;
       const memoryBytes = workload.memoryBytesPerGpu * gpus;
       const id = workloadContainerId(pod.uid, restarts);
-      this.workloads.set(pod.uid, {
-        node: pod.node,
-        container: {
-          // Run:ai's pods request CPU and memory and limit neither: Burstable.
-          pod: { uid: pod.uid, name: pod.name, namespace: workload.namespace, qos: "Burstable" },
-          container: containerName(workload.type, workload.name),
-          image: workload.image ?? "",
+      let onNode = this.workloads.get(pod.node);
+      if (onNode === undefined) {
+        onNode = new Map();
+        this.workloads.set(pod.node, onNode);
+      }
+      onNode.set(pod.uid, {
+        // Run:ai's pods request CPU and memory and limit neither: Burstable.
+        pod: { uid: pod.uid, name: pod.name, namespace: workload.namespace, qos: "Burstable" },
+        container: containerName(workload.type, workload.name),
+        image: workload.image ?? "",
+        id,
+        cpuRequestMilli: cpuMilli,
+        memoryLimitBytes: 0,
+        usage: containerUsage(
           id,
-          cpuRequestMilli: cpuMilli,
-          memoryLimitBytes: 0,
-          usage: containerUsage(
-            id,
-            WORKLOAD_PROFILES[workload.type],
-            cpuMilli || UNREQUESTED.cpuMilli,
-            memoryBytes || UNREQUESTED.memoryBytes,
-            from,
-          ),
-        },
+          WORKLOAD_PROFILES[workload.type],
+          cpuMilli || UNREQUESTED.cpuMilli,
+          memoryBytes || UNREQUESTED.memoryBytes,
+          from,
+        ),
       });
     }
   }

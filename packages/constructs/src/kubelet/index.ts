@@ -6,7 +6,7 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView } from "@gpusynth/sim";
-import { type MetricConstruct, type Sample, type ScrapeTarget, sample, type TargetSamples } from "../catalogue.js";
+import { type MetricConstruct, type MetricFamily, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { ImagePulls } from "../kube/image-pulls.js";
 import { containerCgroupPath, type NodeContainer, NodeContainers, type PodCgroup, podCgroupPath } from "./containers.js";
@@ -41,8 +41,19 @@ export function reportedShares(cpuMilli: number): number {
   return Math.floor(((weight - 1) * 262_142) / 9999) + 2;
 }
 
+/** A cgroup's series labels: the same for every family but the CPU usage's, which adds `cpu`. */
+interface CgroupLabels {
+  readonly base: Readonly<Record<string, string>>;
+  readonly withCpu: Readonly<Record<string, string>>;
+}
+
+/** The series labels of a cgroup's raw labels (ordered, empty values dropped), made once. */
+function cgroupLabels(raw: Readonly<Record<string, string>>): CgroupLabels {
+  return { base: seriesLabels(CADVISOR.startTime, raw), withCpu: seriesLabels(CADVISOR.cpuUsage, { ...raw, cpu: "total" }) };
+}
+
 interface Cgroup {
-  readonly labels: Readonly<Record<string, string>>;
+  readonly labels: CgroupLabels;
   readonly cpuMilli: number;
   readonly memoryLimitBytes: number;
   readonly startMs: number;
@@ -114,51 +125,47 @@ export class KubeletConstruct implements MetricConstruct {
   }
 
   /** A cgroup's labels, made once while it exists (they never change). */
-  private containerLabels(c: NodeContainer): Readonly<Record<string, string>> {
+  private containerLabels(c: NodeContainer): CgroupLabels {
     let labels = this.labelsOf.get(c);
     if (labels === undefined) {
-      labels = {
+      labels = cgroupLabels({
         container: c.container,
         id: containerCgroupPath(c),
         image: c.image,
         name: c.id,
         namespace: c.pod.namespace,
         pod: c.pod.name,
-      };
+      });
       this.labelsOf.set(c, labels);
     }
     return labels;
   }
-  private podLabels(pod: PodCgroup): Readonly<Record<string, string>> {
+  private podLabels(pod: PodCgroup): CgroupLabels {
     let labels = this.labelsOf.get(pod);
     if (labels === undefined) {
       // The kubelet looks the pod up by its cgroup (GetPodByCgroupfs): pod and namespace, no container.
-      labels = { id: podCgroupPath(pod), namespace: pod.namespace, pod: pod.name };
+      labels = cgroupLabels({ id: podCgroupPath(pod), namespace: pod.namespace, pod: pod.name });
       this.labelsOf.set(pod, labels);
     }
     return labels;
   }
-  private readonly labelsOf = new WeakMap<object, Readonly<Record<string, string>>>();
+  private readonly labelsOf = new WeakMap<object, CgroupLabels>();
 
   private samples(cgroups: readonly Cgroup[], nowSeconds: number, seconds: (t: number) => number): Sample[] {
     const samples: Sample[] = [];
-    const each = (
-      f: (typeof CADVISOR)[keyof typeof CADVISOR],
-      value: (c: Cgroup) => number | undefined,
-      extra?: Record<string, string>,
-    ) => {
+    const each = (family: MetricFamily, value: (c: Cgroup) => number | undefined) => {
       for (const c of cgroups) {
         const v = value(c);
         if (v === undefined) continue;
-        const labels = extra === undefined ? c.labels : { ...c.labels, ...extra };
-        // A counter counts from its cgroup's creation.
-        samples.push(f.type === "counter" ? sample(f, labels, v, c.startMs) : sample(f, labels, v));
+        // The labels were made series labels once (cgroupLabels); a counter counts from its cgroup's creation.
+        const labels = family === CADVISOR.cpuUsage ? c.labels.withCpu : c.labels.base;
+        samples.push(family.type === "counter" ? { family, labels, value: v, startMs: c.startMs } : { family, labels, value: v });
       }
     };
     // Family by family, in the order client_golang writes them (families.ts).
     each(CADVISOR.cpuSystem, (c) => c.cpuSeconds * (1 - USER_SHARE));
     // prometheus.go: without per-CPU usage, one series cpu="total", written once it is above zero.
-    each(CADVISOR.cpuUsage, (c) => (c.cpuSeconds > 0 ? c.cpuSeconds : undefined), { cpu: "total" });
+    each(CADVISOR.cpuUsage, (c) => (c.cpuSeconds > 0 ? c.cpuSeconds : undefined));
     each(CADVISOR.cpuUser, (c) => c.cpuSeconds * USER_SHARE);
     each(CADVISOR.lastSeen, () => nowSeconds);
     each(CADVISOR.memoryCache, (c) => c.cache);
