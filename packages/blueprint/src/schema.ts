@@ -307,11 +307,26 @@ const submissionSchema = z
     image: z.string().min(1).optional().meta({ description: "Container image: one declared in images." }),
     gpus: gpuCount,
     runFor: durationSchema.meta({ description: "Run time until the workload ends as `ending` says." }),
-    ending: z.enum(["complete", "fail", "cancel"]).default("complete"),
+    ending: z.enum(["complete", "fail", "cancel", "oom"]).default("complete").meta({
+      description:
+        "complete: it succeeds; fail: its container exits with an error; cancel: its user deletes it; oom: its container's memory grows until it reaches memoryLimitGiB and the kernel's OOM killer kills it (OOMKilled), after each start.",
+    }),
     nodePools: nodePoolPreference("the project's node pools in declared order"),
     pendingPatience: durationSchema.optional(),
     ...podRequestFields,
+    memoryLimitGiB: z.number().gt(0).max(65_536).optional().meta({
+      description:
+        "Memory limit (GiB) of each pod's container, as Run:ai sets a workload's memory limit (none by default: Run:ai's pods only request memory).",
+    }),
     ...restartFields,
+  })
+  .superRefine((submission, context) => {
+    if (submission.ending === "oom" && submission.memoryLimitGiB === undefined)
+      context.addIssue({
+        code: "custom",
+        path: ["memoryLimitGiB"],
+        message: "expected a memory limit (GiB) with ending: oom: a container is OOM-killed when its memory reaches its limit",
+      });
   })
   .meta({ description: "One workload submitted at a fixed time: for scenarios that must happen exactly when declared." });
 

@@ -25,7 +25,12 @@ export type WorkloadRef = Pick<
   | "cpuMilliPerGpu"
   | "memoryBytesPerGpu"
   | "image"
->;
+> & {
+  /** Each pod's container memory limit (bytes), when it has one. */
+  readonly memoryLimitBytes?: number;
+  /** ending oom: its container's memory reaches the limit, and the OOM killer ends it, this long after each start (ms). */
+  readonly oomAfterMs?: number;
+};
 
 export interface GpuRef {
   readonly index: number;
@@ -77,6 +82,8 @@ export interface QueueState {
 
 export type FailureCause =
   | { readonly kind: "Error" }
+  /** The kernel's OOM killer ended the container at its memory limit. */
+  | { readonly kind: "OOMKilled" }
   | { readonly kind: "GpuFault"; readonly node: string; readonly gpu: GpuRef; readonly xid: number }
   | { readonly kind: "NodeReboot"; readonly node: string }
   /** The kubelet evicted the workload's pod `pod` from `node` under memory pressure. */
@@ -168,6 +175,8 @@ export type DomainEvent =
       /** Restarts so far (restartCount before this back-off). */
       readonly restarts: number;
       readonly backoffMs: number;
+      /** Why it terminated, when not an error exit: the OOM killer. */
+      readonly reason?: "OOMKilled";
     })
   | (Base & {
       /** The kubelet restarted the failed container in place; restartCount is now `restarts`. */
@@ -291,6 +300,9 @@ function makeRef(w: Workload): WorkloadRef {
     cpuMilliPerGpu: w.cpuMilliPerGpu,
     memoryBytesPerGpu: w.memoryBytesPerGpu,
     image: w.image,
+    ...(w.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: w.memoryLimitBytes }),
+    // ending oom: the container's memory reaches its limit this long after each start.
+    ...(w.ending === "oom" ? { oomAfterMs: w.runMs } : {}),
   };
 }
 

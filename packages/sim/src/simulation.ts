@@ -238,7 +238,7 @@ export class Simulation {
       case "end": {
         const w = item.workload;
         if (w.endToken !== item.token || w.phase !== "Running") return;
-        if (w.ending === "fail" && w.restartPolicy === "OnFailure") this.crash(w);
+        if ((w.ending === "fail" || w.ending === "oom") && w.restartPolicy === "OnFailure") this.crash(w);
         else this.finish(w);
         return;
       }
@@ -362,6 +362,7 @@ export class Simulation {
     backoffLimit: number;
     cpuPerGpu?: number | undefined;
     memoryGiBPerGpu?: number | undefined;
+    memoryLimitGiB?: number | undefined;
   }): void {
     const defaults = this.blueprint.limitRange;
     const project = this.projectOf(spec.project);
@@ -385,6 +386,7 @@ export class Simulation {
       memoryBytesPerGpu: Math.round(
         spec.memoryGiBPerGpu === undefined ? defaults.memoryDefaultRequestGpuFactorMiB * 2 ** 20 : spec.memoryGiBPerGpu * 2 ** 30,
       ),
+      memoryLimitBytes: spec.memoryLimitGiB === undefined ? undefined : Math.round(spec.memoryLimitGiB * 2 ** 30),
       image: spec.image ?? this.blueprint.images.find((i) => i.defaultFor.includes(spec.type))?.name,
       nodePools: spec.nodePools ?? Object.keys(project.nodePools),
       submittedAt: this.nowMs,
@@ -470,7 +472,11 @@ export class Simulation {
   }
 
   /** Frees a running workload's GPUs; returns where its pods were. */
-  private release(w: Workload, outcome?: { phase: "Succeeded" | "Failed"; reason: "Completed" | "Error" }, evictedPod?: string) {
+  private release(
+    w: Workload,
+    outcome?: { phase: "Succeeded" | "Failed"; reason: "Completed" | "Error" | "OOMKilled" },
+    evictedPod?: string,
+  ) {
     const placements = podPlacements(w.pods);
     if (outcome !== undefined) {
       this.deleteExpiredPods();
@@ -634,15 +640,15 @@ export class Simulation {
   }
 
   private finish(w: Workload): void {
-    const outcome = w.ending === "complete" ? SUCCEEDED : w.ending === "fail" ? FAILED : undefined;
+    const outcome = w.ending === "complete" ? SUCCEEDED : w.ending === "fail" ? FAILED : w.ending === "oom" ? OOM_KILLED : undefined;
     const { placements, pool } = this.release(w, outcome);
     const base = { t: this.nowMs, workload: workloadRef(w), nodePool: pool, pods: placements };
     if (w.ending === "complete") {
       w.phase = "Completed";
       this.emit({ ...base, kind: "WorkloadCompleted" });
-    } else if (w.ending === "fail") {
+    } else if (w.ending === "fail" || w.ending === "oom") {
       w.phase = "Failed";
-      this.emit({ ...base, kind: "WorkloadFailed", cause: { kind: "Error" } });
+      this.emit({ ...base, kind: "WorkloadFailed", cause: { kind: w.ending === "oom" ? "OOMKilled" : "Error" } });
     } else {
       w.phase = "Cancelled";
       this.emit({ ...base, kind: "WorkloadCancelled", whilePending: false });
@@ -671,6 +677,7 @@ export class Simulation {
       pods: podPlacements(w.pods),
       restarts: w.restarts,
       backoffMs,
+      ...(w.ending === "oom" ? { reason: "OOMKilled" as const } : {}),
     });
   }
 
@@ -727,7 +734,12 @@ export class Simulation {
   }
 
   private fail(w: Workload, cause: FailureCause, evictedPod?: string): void {
-    const { placements, pool } = this.release(w, FAILED, evictedPod);
+    // A container that ran out of memory ends OOMKilled, also when its restarts are spent.
+    const { placements, pool } = this.release(
+      w,
+      w.ending === "oom" && cause.kind === "BackoffLimitExceeded" ? OOM_KILLED : FAILED,
+      evictedPod,
+    );
     w.phase = "Failed";
     this.emit({ t: this.nowMs, kind: "WorkloadFailed", workload: workloadRef(w), nodePool: pool, pods: placements, cause });
   }
@@ -827,6 +839,8 @@ const XID_ROW_REMAP_FAILURE = 64;
 
 const SUCCEEDED = { phase: "Succeeded", reason: "Completed" } as const;
 const FAILED = { phase: "Failed", reason: "Error" } as const;
+/** The kernel's OOM killer ended the container (SIGKILL at its memory limit): the kubelet's reason OOMKilled. */
+const OOM_KILLED = { phase: "Failed", reason: "OOMKilled" } as const;
 /** The kubelet's container restart back-off: 10 s, doubling per restart, capped at 5 minutes (pkg/kubelet/kubelet.go backOffPeriod, MaxContainerBackOff). */
 const KUBELET_BACKOFF_INITIAL_MS = 10_000;
 const KUBELET_BACKOFF_MAX_MS = 300_000;

@@ -127,7 +127,7 @@ export interface FinishedPod extends PodIdentity {
   readonly finishedAt: number;
   readonly phase: "Succeeded" | "Failed";
   /** The container's terminated-state reason as the kubelet reports it. */
-  readonly reason: "Completed" | "Error";
+  readonly reason: "Completed" | "Error" | "OOMKilled";
   /** The container's restartCount when it terminated for good. */
   readonly restarts: number;
   /** The pod's status reason when the kubelet evicted it. */
@@ -152,6 +152,8 @@ export interface Workload {
   readonly cpuMilliPerGpu: number;
   /** Memory each pod requests per GPU it holds, in bytes. */
   readonly memoryBytesPerGpu: number;
+  /** Each pod's container memory limit in bytes; undefined: none (Run:ai's default). */
+  readonly memoryLimitBytes: number | undefined;
   /** The container image it runs: its kind's, else its type's default image; undefined when the blueprint names neither. */
   readonly image: string | undefined;
   /** Node pools the workload may run in, most preferred first. */

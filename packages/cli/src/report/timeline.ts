@@ -117,6 +117,8 @@ function causeText(cause: FailureCause): string {
       return `pod ${cause.pod} evicted by the kubelet (memory pressure on ${cause.node})`;
     case "Error":
       return "container error";
+    case "OOMKilled":
+      return "container killed at its memory limit (OOMKilled)";
   }
 }
 

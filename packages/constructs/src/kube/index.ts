@@ -200,9 +200,10 @@ export class KubeConstruct implements MetricConstruct {
             ),
           );
         samples.push(sample(KSM.podRestarts, { ...base, container }, state.restarts, pod.createdAt));
-        // Restarts happen only after a failure here, so the last termination was an Error.
+        // Restarts happen only after a failure here: the last termination was an Error, or the
+        // OOM killer's (the kubelet's reason OOMKilled) for a container that runs out of memory.
         if (state.restarts > 0 || state.crashLooping === true)
-          samples.push(sample(KSM.podLastTerminatedReason, { ...base, container, reason: "Error" }, 1));
+          samples.push(sample(KSM.podLastTerminatedReason, { ...base, container, reason: w.ending === "oom" ? "OOMKilled" : "Error" }, 1));
       }
       if (state.crashLooping === true) samples.push(sample(KSM.podWaitingReason, { ...base, container, reason: "CrashLoopBackOff" }, 1));
       // The kubelet's waiting reason while it pulls the image and creates the container.
@@ -222,12 +223,14 @@ export class KubeConstruct implements MetricConstruct {
       }
       // pod.go: one series per resource of the container's requests (limits): cpu in cores
       // (MilliValue / 1000), memory in bytes, nvidia.com/gpu as an extended resource (integer).
-      // Run:ai sets requests per GPU and no CPU or memory limit; an extended resource's limit
-      // is required and equals its request.
+      // Run:ai sets requests per GPU and no CPU limit, a memory limit only where the workload asks
+      // for one; an extended resource's limit is required and equals its request.
       const resource = { ...base, container, node: state.node?.name };
       samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, (w.cpuMilliPerGpu * state.gpus) / 1000));
       samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, w.memoryBytesPerGpu * state.gpus));
       samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
+      if (w.memoryLimitBytes !== undefined)
+        samples.push(sample(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, w.memoryLimitBytes));
       samples.push(sample(KSM.podResourceLimits, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
       samples.push(sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
       if (state.startedAt !== undefined) samples.push(sample(KSM.podStartTime, base, Math.floor(seconds(state.startedAt))));

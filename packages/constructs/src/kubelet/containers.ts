@@ -107,10 +107,10 @@ export class NodeContainers {
   readonly record = (event: DomainEvent): void => {
     switch (event.kind) {
       case "WorkloadStarted":
-        this.start(event.workload, event.pods, 0);
+        this.start(event.workload, event.pods, 0, event.t);
         return;
       case "ContainerRestarted":
-        this.start(event.workload, event.pods, event.restarts);
+        this.start(event.workload, event.pods, event.restarts, event.t);
         return;
       case "ContainerCrashed":
       case "WorkloadPreempted":
@@ -177,7 +177,8 @@ export class NodeContainers {
   /** Per node: its system containers since its last reboot. */
   private readonly systemNow = new Map<string, { readonly restarts: number; readonly containers: readonly NodeContainer[] }>();
 
-  private start(workload: WorkloadRef, pods: readonly PodPlacement[], restarts: number): void {
+  /** `t`: when the kubelet began (bind or restart); a container that runs out of memory is killed `oomAfterMs` after it. */
+  private start(workload: WorkloadRef, pods: readonly PodPlacement[], restarts: number, t: number): void {
     for (const pod of pods) {
       const from = this.pulls.startOf(pod.uid)?.startsAtMs;
       if (from === undefined) continue;
@@ -191,19 +192,22 @@ export class NodeContainers {
         this.workloads.set(pod.node, onNode);
       }
       onNode.set(pod.uid, {
-        // Run:ai's pods request CPU and memory and limit neither: Burstable.
+        // Run:ai's pods request CPU and memory and limit no CPU (memory at most): Burstable.
         pod: { uid: pod.uid, name: pod.name, namespace: workload.namespace, qos: "Burstable" },
         container: containerName(workload.type, workload.name),
         image: workload.image ?? "",
         id,
         cpuRequestMilli: cpuMilli,
-        memoryLimitBytes: 0,
+        memoryLimitBytes: workload.memoryLimitBytes ?? 0,
         usage: containerUsage(
           id,
           WORKLOAD_PROFILES[workload.type],
           cpuMilli || UNREQUESTED.cpuMilli,
           memoryBytes || UNREQUESTED.memoryBytes,
           from,
+          workload.oomAfterMs === undefined || workload.memoryLimitBytes === undefined
+            ? undefined
+            : { limitBytes: workload.memoryLimitBytes, atMs: t + workload.oomAfterMs },
         ),
       });
     }

@@ -11,7 +11,7 @@ import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { ImagePulls } from "../kube/image-pulls.js";
 import { containerCgroupPath, type NodeContainer, NodeContainers, type PodCgroup, podCgroupPath } from "./containers.js";
 import { CADVISOR, KUBELET_FAMILIES } from "./families.js";
-import { cpuSeconds, memoryUse } from "./usage.js";
+import { cpuSeconds, memoryUse, workingSet } from "./usage.js";
 
 /** The kubelet's secure port (--port default 10250) and the path cAdvisor's families are served at (server.go cadvisorMetricsPath). */
 export const KUBELET_PORT = 10250;
@@ -26,8 +26,6 @@ const MIN_SHARES = 2;
 const MAX_SHARES = 262_144;
 /** cAdvisor splits nothing itself: the kernel's user and system time. A modelling choice (cantfind.md kubelet.container-usage-levels). */
 const USER_SHARE = 0.85;
-/** Of the page cache, the inactive part cAdvisor takes out of the working set (usage − inactive_file). */
-const INACTIVE_CACHE = 0.5;
 
 /**
  * The CPU shares cAdvisor reports for a CPU request: the kubelet's MilliCPUToShares, written as
@@ -172,7 +170,7 @@ export class KubeletConstruct implements MetricConstruct {
     each(CADVISOR.memoryRss, (c) => c.rss);
     each(CADVISOR.memorySwap, () => 0);
     each(CADVISOR.memoryUsage, (c) => c.rss + c.cache);
-    each(CADVISOR.memoryWorkingSet, (c) => c.rss + Math.round((c.cache * (1 - INACTIVE_CACHE)) / 4096) * 4096);
+    each(CADVISOR.memoryWorkingSet, (c) => workingSet(c));
     each(CADVISOR.specCpuPeriod, () => CPU_PERIOD_US);
     each(CADVISOR.specCpuShares, (c) => reportedShares(c.cpuMilli));
     each(CADVISOR.specMemoryLimit, (c) => c.memoryLimitBytes);

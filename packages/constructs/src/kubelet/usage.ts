@@ -102,9 +102,21 @@ export interface ContainerUsage {
   /** Its own phase and scale, from its identity: containers of one kind do not move together. */
   readonly phase: number;
   readonly scale: number;
+  /**
+   * A container that runs out of memory: its working set climbs from a fifth of its limit at the
+   * start to the limit at `atMs`, when the OOM killer ends it (a leak, or a batch too large).
+   */
+  readonly oom?: { readonly limitBytes: number; readonly atMs: number };
 }
 
-export function containerUsage(key: string, profile: UsageProfile, cpuMilli: number, memoryBytes: number, from: number): ContainerUsage {
+export function containerUsage(
+  key: string,
+  profile: UsageProfile,
+  cpuMilli: number,
+  memoryBytes: number,
+  from: number,
+  oom?: ContainerUsage["oom"],
+): ContainerUsage {
   return {
     profile,
     cpuMilli,
@@ -112,8 +124,20 @@ export function containerUsage(key: string, profile: UsageProfile, cpuMilli: num
     from,
     phase: between(`${key}/phase`, 0, 2 * Math.PI),
     scale: between(`${key}/scale`, 0.8, 1.2),
+    ...(oom === undefined ? {} : { oom }),
   };
 }
+
+/** The part of the page cache the kernel counts as inactive, which cAdvisor's working set leaves out. */
+export const INACTIVE_CACHE = 0.5;
+
+/** cAdvisor's working set: usage (RSS and page cache) less the inactive cache, in whole pages. */
+export function workingSet(memory: MemoryUse): number {
+  return memory.rss + page(memory.cache * (1 - INACTIVE_CACHE));
+}
+
+/** The kernel counts whole 4 KiB pages. */
+const page = (bytes: number) => Math.round(bytes / 4096) * 4096;
 
 /** CPU seconds the container has used by `t` (simulated ms): the closed-form integral of its rate. */
 export function cpuSeconds(c: ContainerUsage, t: number): number {
@@ -136,7 +160,12 @@ export function memoryUse(c: ContainerUsage, t: number): MemoryUse {
   const elapsed = Math.max(0, t - c.from);
   const { rssLevel, rssFillMs, cacheLevel, cacheFillMs } = c.profile;
   const fill = (level: number, fillMs: number) => level * c.scale * c.memoryBytes * (1 - Math.exp(-elapsed / fillMs));
-  // Pages: the kernel counts whole 4 KiB pages.
-  const page = (bytes: number) => Math.round(bytes / 4096) * 4096;
-  return { rss: page(fill(rssLevel, rssFillMs)), cache: page(fill(cacheLevel, cacheFillMs)) };
+  const cache = page(fill(cacheLevel, cacheFillMs));
+  if (c.oom !== undefined) {
+    // The working set climbs in a straight line to the limit: RSS is what the cache leaves of it.
+    const { limitBytes, atMs } = c.oom;
+    const share = Math.min(1, elapsed / Math.max(1, atMs - c.from));
+    return { rss: page(limitBytes * (0.2 + 0.8 * share)) - page(cache * (1 - INACTIVE_CACHE)), cache };
+  }
+  return { rss: page(fill(rssLevel, rssFillMs)), cache };
 }
