@@ -135,7 +135,8 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
   const crashLoop = new LiveScenario("blueprints/scenarios/crash-loop.yaml", 45 * MINUTE, 120);
   // Slower too: the pressure lasts five simulated minutes.
   const memory = new LiveScenario("blueprints/scenarios/memory-pressure.yaml", 35 * MINUTE, 120);
-  const scenarios = [fault, quota, storm, crashLoop, memory];
+  const oom = new LiveScenario("blueprints/scenarios/oom-kill.yaml", 80 * MINUTE);
+  const scenarios = [fault, quota, storm, crashLoop, memory, oom];
 
   beforeAll(async () => {
     await Promise.all(scenarios.map((s) => s.run()));
@@ -250,6 +251,27 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
       const during = await crashLoop.query("crash-looping-pods", crashLoop.scrapedBy(lastCrash.t + 10_000));
       expect(during.map((s) => s.metric.pod)).toEqual(lastCrash.pods.map((p) => p.name));
       expect(await crashLoop.query("crash-looping-pods")).toEqual([]);
+    });
+  });
+
+  describe("a container killed at its memory limit (oom-kill)", () => {
+    it("finds the OOM-killed container, and its working set against its limit, climbing to it", async () => {
+      const killed = await oom.query("oom-killed-containers");
+      expect(killed.map((s) => `${s.metric.pod} ${s.metric.container}`)).toEqual(["train-leaky-0-0 train-leaky"]);
+      const ratios = await (oom.prometheus as PrometheusServer).queryRange(
+        documentedQuery("memory-vs-limit"),
+        oom.startWallMs,
+        oom.scrapedBy(oom.durationMs),
+        TICK_MS / 1000,
+      );
+      // Of the project's containers only the one with a limit (train-ok has none); system
+      // containers with limits (KAI's, the GPU Operator's) have their own series.
+      const project = ratios.filter((s) => s.metric.namespace === "runai-vision");
+      expect(project.map((s) => s.metric.container)).toEqual(["train-leaky"]);
+      const seen = (project[0]?.values ?? []).map((v) => Number(v[1]));
+      expect(Math.min(...seen)).toBeGreaterThanOrEqual(0.2);
+      expect(Math.max(...seen)).toBeGreaterThan(0.8);
+      expect(Math.max(...seen)).toBeLessThanOrEqual(1);
     });
   });
 

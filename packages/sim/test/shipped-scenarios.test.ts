@@ -114,3 +114,26 @@ describe("blueprints/scenarios/memory-pressure.yaml", () => {
     expect(only(events, "WorkloadCompleted").length + only(events, "WorkloadFailed").length).toBe(1);
   });
 });
+
+describe("blueprints/scenarios/oom-kill.yaml", () => {
+  const { events } = run(repoFile("blueprints/scenarios/oom-kill.yaml"), 2 * HOUR);
+  const SECOND = 1000;
+
+  it("kills train-leaky at its memory limit 15 minutes after each start, restarts it after 10, 20 and 40 s, and fails it at 01:06", () => {
+    // Bound by the first scheduling cycle after its submission, a second in.
+    const bound = 5 * MINUTE + SECOND;
+    expect(only(eventsOf(events, "train-leaky"), "ContainerCrashed").map((e) => [e.t - bound, e.reason, e.backoffMs])).toEqual([
+      [15 * MINUTE, "OOMKilled", 10 * SECOND],
+      [30 * MINUTE + 10 * SECOND, "OOMKilled", 20 * SECOND],
+      [45 * MINUTE + 30 * SECOND, "OOMKilled", 40 * SECOND],
+    ]);
+    expect(only(events, "WorkloadFailed").map((e) => [e.workload.name, e.t - bound, e.cause])).toEqual([
+      ["train-leaky", 61 * MINUTE + 10 * SECOND, { kind: "BackoffLimitExceeded", restarts: 3 }],
+    ]);
+  });
+
+  it("leaves train-ok, which sets no memory limit, running", () => {
+    expect(only(eventsOf(events, "train-ok"), "WorkloadStarted").length).toBe(1);
+    expect(eventsOf(events, "train-ok").some((e) => e.kind === "ContainerCrashed" || e.kind === "WorkloadFailed")).toBe(false);
+  });
+});
