@@ -138,7 +138,7 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
   const scenarios = [fault, quota, storm, crashLoop, memory];
   // Run on its own after the others (its describe's beforeAll), so the five above, whose checks
   // read narrow windows, do not share the two cores with a sixth run and its Prometheus.
-  const oom = new LiveScenario("blueprints/scenarios/oom-kill.yaml", 80 * MINUTE);
+  const oom = new LiveScenario("blueprints/scenarios/oom-kill.yaml", 70 * MINUTE);
 
   beforeAll(async () => {
     await Promise.all(scenarios.map((s) => s.run()));
@@ -275,7 +275,8 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
       expect(project.map((s) => s.metric.container)).toEqual(["train-leaky"]);
       const seen = (project[0]?.values ?? []).map((v) => Number(v[1]));
       expect(Math.min(...seen)).toBeGreaterThanOrEqual(0.2);
-      expect(Math.max(...seen)).toBeGreaterThan(0.8);
+      // A scrape every 6 simulated minutes catches each 15-minute climb in its last 6 minutes: above 0.68.
+      expect(Math.max(...seen)).toBeGreaterThan(0.6);
       expect(Math.max(...seen)).toBeLessThanOrEqual(1);
     });
   });
