@@ -213,8 +213,9 @@ describe.skipIf(otelcolBinary === "")("a collector's prometheus receiver scrapin
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("gives every target the same resource attributes and scope", () => {
-    // Four cluster-wide exporters, and dcgm-exporter and the kubelet on each of the lab's four nodes.
-    expect(pushed.resources.size).toBe(12);
+    // Four cluster-wide exporters (kube-state-metrics with its telemetry port besides), and
+    // dcgm-exporter and the kubelet on each of the lab's four nodes.
+    expect(pushed.resources.size).toBe(13);
     expect(Object.fromEntries(pushed.resources)).toEqual(Object.fromEntries(scraped.resources));
     // dcgm-exporter's pods: their discovery labels become the receiver's k8s.* attributes.
     const dcgm = [...pushed.resources.values()].filter((r) => r["service.name"] === "nvidia-dcgm-exporter");

@@ -1,6 +1,6 @@
 /**
  * Every construct's output for a cluster small enough to read (fixtures/one-node.yaml): each
- * scrape target's exposition at 00:30, kept in golden/<job>.prom beside this file. A change to
+ * scrape target's exposition at 00:30, kept in golden/<job>-<port>.prom beside this file. A change to
  * what any construct emits shows up there, line by line, in the diff that causes it; regenerate
  * after a deliberate change with `npx vitest run packages/constructs/test/exposition-golden.test.ts -u`
  * (CI writes no golden: a missing or different one fails).
@@ -30,8 +30,9 @@ describe("the one-node cluster at 00:30, target by target", () => {
   });
 
   for (const { target, samples } of targets) {
-    it(`serves ${target.job} as golden/${target.job}.prom holds it`, async () => {
-      await expect(exposition(samples)).toMatchFileSnapshot(`golden/${target.job}.prom`);
+    const golden = `golden/${target.job}-${target.port}.prom`;
+    it(`serves ${target.job} on :${target.port} as ${golden} holds it`, async () => {
+      await expect(exposition(samples)).toMatchFileSnapshot(golden);
     });
   }
 });

@@ -181,7 +181,69 @@ export const KSM = {
   ]),
 } as const;
 
-export const KSM_FAMILIES: readonly MetricFamily[] = Object.values(KSM);
+/**
+ * kube-state-metrics' own metrics, served on its telemetry port (--telemetry-port 8081):
+ * pkg/watch/watch.go (list and watch counters per resource), pkg/sharding/metrics.go (its shard),
+ * pkg/app/server.go (the custom-resource cache, unused without a custom-resource config), all
+ * @76c5888. Plain client_golang metrics: no stability prefix.
+ */
+export const KSM_SELF = {
+  listTotal: family(
+    "state_metrics_list_total",
+    "kube_state_metrics_list_total",
+    "Number of total resource list in kube-state-metrics",
+    ["resource", "result"],
+    false,
+    "counter",
+  ),
+  watchTotal: family(
+    "state_metrics_watch_total",
+    "kube_state_metrics_watch_total",
+    "Number of total resource watches in kube-state-metrics",
+    ["resource", "result"],
+    false,
+    "counter",
+  ),
+  shardOrdinal: family(
+    "state_metrics_shard_ordinal",
+    "kube_state_metrics_shard_ordinal",
+    "Current sharding ordinal/index of this instance",
+    ["shard_ordinal"],
+    false,
+  ),
+  totalShards: family(
+    "state_metrics_total_shards",
+    "kube_state_metrics_total_shards",
+    "Number of total shards this instance is aware of",
+    [],
+    false,
+  ),
+  crdAdds: family(
+    "state_metrics_custom_resource_state_add_events_total",
+    "kube_state_metrics_custom_resource_state_add_events_total",
+    "Number of times that the CRD informer triggered the add event.",
+    [],
+    false,
+    "counter",
+  ),
+  crdDeletes: family(
+    "state_metrics_custom_resource_state_delete_events_total",
+    "kube_state_metrics_custom_resource_state_delete_events_total",
+    "Number of times that the CRD informer triggered the remove event.",
+    [],
+    false,
+    "counter",
+  ),
+  crdCache: family(
+    "state_metrics_custom_resource_state_cache",
+    "kube_state_metrics_custom_resource_state_cache",
+    "Net amount of CRDs affecting the cache currently.",
+    [],
+    false,
+  ),
+} as const;
+
+export const KSM_FAMILIES: readonly MetricFamily[] = [...Object.values(KSM), ...Object.values(KSM_SELF)];
 
 /** internal/store/daemonset.go@76c5888, in its order; labels and annotations have no samples without an allowlist. */
 function daemonSetFamilies() {

@@ -23,6 +23,7 @@ import { containerName, podController } from "../naming.js";
 import { stableHex, stableUuid } from "../noise.js";
 import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
 import type { ImagePulls } from "./image-pulls.js";
+import { KsmSelfMetrics } from "./self-metrics.js";
 import { SystemWorkloadSamples } from "./system-samples.js";
 import { systemNamespaces, systemOf, systemPodOf } from "./system-workloads.js";
 import { CONDITION_STATUSES, imageId, PHASES, POD_STATUS_REASONS } from "./values.js";
@@ -30,6 +31,8 @@ import { CONDITION_STATUSES, imageId, PHASES, POD_STATUS_REASONS } from "./value
 export interface KubeOptions {
   readonly job: string;
   readonly port: number;
+  /** Where it serves its own metrics. */
+  readonly telemetryPort: number;
   /** kubelet default --max-pods. */
   readonly maxPodsPerNode: number;
   readonly kubeletVersion: string;
@@ -41,6 +44,7 @@ export interface KubeOptions {
 export const KUBE_DEFAULTS: KubeOptions = {
   job: "kube-state-metrics", // the Service name of the kube-state-metrics Helm chart and manifests
   port: 8080, // --port default (pkg/options/options.go)
+  telemetryPort: 8081, // --telemetry-port default (pkg/options/options.go)
   maxPodsPerNode: 110, // kubelet --max-pods default
   // Node software: a modelling choice of a 2024-era GPU node (Kubernetes 1.30, which
   // kube-state-metrics v2.13 supports); see signals/kubernetes.md.
@@ -93,6 +97,8 @@ export class KubeConstruct implements MetricConstruct {
   private readonly systemNamespaces: readonly string[];
   /** kube-state-metrics' own pod's address: its scrape target. */
   private readonly host: string;
+  /** kube-state-metrics' own metrics (its telemetry port). */
+  private readonly self: KsmSelfMetrics;
 
   /** `clock` stamps kube_pod_created and kube_pod_start_time on the run's time axis. */
   constructor(
@@ -104,7 +110,9 @@ export class KubeConstruct implements MetricConstruct {
   ) {
     this.podIps = new PodIpam(blueprint);
     const system = systemOf(blueprint);
-    this.host = systemPodOf(blueprint, "kube-state-metrics").ip;
+    const pod = systemPodOf(blueprint, "kube-state-metrics");
+    this.host = pod.ip;
+    this.self = new KsmSelfMetrics(pod);
     this.system = new SystemWorkloadSamples(system);
     this.systemNamespaces = systemNamespaces(system);
   }
@@ -113,6 +121,7 @@ export class KubeConstruct implements MetricConstruct {
   readonly record = (event: DomainEvent): void => {
     this.podIps.record(event);
     this.system.record(event);
+    this.self.record(event);
   };
 
   collect(view: ClusterView): TargetSamples[] {
@@ -276,7 +285,14 @@ export class KubeConstruct implements MetricConstruct {
     ]);
     for (const namespace of namespaces)
       for (const phase of NAMESPACE_PHASES) samples.push(sample(KSM.namespacePhase, { namespace, phase }, phase === "Active" ? 1 : 0));
-    return [{ target: { job: this.options.job, host: this.host, port: this.options.port, path: "/metrics" }, samples }];
+    return [
+      { target: { job: this.options.job, host: this.host, port: this.options.port, path: "/metrics" }, samples },
+      // Its own metrics, on its telemetry port: the same job (kube-prometheus' ServiceMonitor scrapes both ports of one Service).
+      {
+        target: { job: this.options.job, host: this.host, port: this.options.telemetryPort, path: "/metrics" },
+        samples: this.self.samples(view.now),
+      },
+    ];
   }
 
   private nodeSamples(out: Sample[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, ordinal: number): void {

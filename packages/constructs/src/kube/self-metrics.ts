@@ -1,0 +1,96 @@
+/**
+ * kube-state-metrics' own metrics (its telemetry port): what it listed and watched, its shard,
+ * its custom-resource cache. Each resource it serves is listed once when it starts (its
+ * reflector's List, pkg/watch/watch.go counts it), then watched; client-go's reflector ends each
+ * watch after a random 5 to 10 minutes (tools/cache/reflector.go@v0.30.3, the client-go
+ * kube-state-metrics v2.13.0 requires: minWatchTimeout × (1 + rand)) and watches again, so the
+ * watch counter grows by one every 7.5 minutes on average. Counters start over when its pod
+ * restarts (its node rebooted).
+ */
+import type { DomainEvent } from "@gpusynth/sim";
+import type { Sample } from "../catalogue.js";
+import { sample } from "../catalogue.js";
+import { between } from "../noise.js";
+import { KSM_SELF } from "./families.js";
+import type { SystemPod } from "./system-workloads.js";
+
+/**
+ * The resources it serves, as `reflect.TypeOf(expectedType).String()` names them (builder.go):
+ * the ones whose families gpusynth emits (signals/kubernetes.md: `--resources` assumed).
+ */
+export const WATCHED_RESOURCES = ["*v1.DaemonSet", "*v1.Deployment", "*v1.Namespace", "*v1.Node", "*v1.Pod", "*v1.ReplicaSet"] as const;
+
+const MINUTE = 60_000;
+/** client-go's minWatchTimeout: a watch lasts between it and twice it. */
+const MIN_WATCH_MS = 5 * MINUTE;
+
+/**
+ * One resource's reflector since kube-state-metrics started: the watches it has begun by a time.
+ * Each lasts its own random 5 to 10 minutes (drawn from its identity, so the count is a function
+ * of the time alone); the ends are worked out once, as far as anyone has asked.
+ */
+export class Reflector {
+  /** When each watch so far ended, ms after the start (the list, and the first watch, at 0). */
+  private readonly ends: number[] = [];
+
+  constructor(
+    private readonly resource: string,
+    private readonly startedAt: number,
+  ) {}
+
+  /** The watches begun by `elapsed` ms after the start: the first, and one after each that ended. */
+  watchesBy(elapsed: number): number {
+    if (elapsed < 0) return 0;
+    const { ends } = this;
+    while ((ends.at(-1) ?? 0) <= elapsed)
+      ends.push((ends.at(-1) ?? 0) + MIN_WATCH_MS * (1 + between(`${this.resource}/${this.startedAt}/watch/${ends.length}`, 0, 1)));
+    // The ends rise; count those at or before `elapsed` (all but the last).
+    let low = 0;
+    let high = ends.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if ((ends[mid] as number) <= elapsed) low = mid + 1;
+      else high = mid;
+    }
+    return 1 + low;
+  }
+}
+
+export class KsmSelfMetrics {
+  /** When kube-state-metrics last started: its pod's start, or its node's return from a reboot. */
+  private startedAt: number;
+  private reflectors: readonly Reflector[];
+
+  constructor(private readonly pod: SystemPod) {
+    this.startedAt = pod.startedAt;
+    this.reflectors = this.startReflectors();
+  }
+
+  readonly record = (event: DomainEvent): void => {
+    if (event.kind === "NodeReady" && event.node === this.pod.node) {
+      this.startedAt = event.t;
+      this.reflectors = this.startReflectors();
+    }
+  };
+
+  private startReflectors(): readonly Reflector[] {
+    return WATCHED_RESOURCES.map((resource) => new Reflector(resource, this.startedAt));
+  }
+
+  /** In the order client_golang's Gather writes them: sorted by name. */
+  samples(now: number): Sample[] {
+    const out: Sample[] = [];
+    out.push(sample(KSM_SELF.crdAdds, {}, 0, this.startedAt));
+    out.push(sample(KSM_SELF.crdCache, {}, 0));
+    out.push(sample(KSM_SELF.crdDeletes, {}, 0, this.startedAt));
+    for (const resource of WATCHED_RESOURCES) out.push(sample(KSM_SELF.listTotal, { resource, result: "success" }, 1, this.startedAt));
+    // One instance, unsharded (builder.go WithSharding: --shard 0, --total-shards 1).
+    out.push(sample(KSM_SELF.shardOrdinal, { shard_ordinal: "0" }, 0));
+    out.push(sample(KSM_SELF.totalShards, {}, 1));
+    WATCHED_RESOURCES.forEach((resource, i) => {
+      const watches = (this.reflectors[i] as Reflector).watchesBy(now - this.startedAt);
+      out.push(sample(KSM_SELF.watchTotal, { resource, result: "success" }, watches, this.startedAt));
+    });
+    return out;
+  }
+}
