@@ -59,7 +59,7 @@ export class ClusterMetrics {
       schedulerHost: systemPodOf(blueprint, "kai-scheduler-default").ip,
       queueControllerHost: systemPodOf(blueprint, "queue-controller").ip,
     });
-    this.runai = new RunaiConstruct(blueprint, this.activity, clock);
+    this.runai = new RunaiConstruct(blueprint, this.activity, this.kubelet.containers, clock);
     this.constructs = [this.runai, this.dcgm, this.kube, this.kubelet, this.scheduler];
   }
 

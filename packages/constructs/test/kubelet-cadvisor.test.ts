@@ -119,3 +119,62 @@ describe("cAdvisor across the lab cluster for two hours (lab.yaml)", () => {
     }
   });
 });
+
+describe("Run:ai's CPU and memory families beside cAdvisor (lab.yaml)", () => {
+  const blueprint = load("../../../blueprints/lab.yaml");
+  // The afternoon of the first day: the lab is busy.
+  const at = 14 * 60 * MINUTE;
+  // Two frames a second apart: cAdvisor's counter over that second is the rate Run:ai reports.
+  // Each frame's counters are read as it comes (a run may reuse a frame's objects).
+  const counters: Map<string | undefined, number>[] = [];
+  const frames: Frame[] = [];
+  drive(
+    new ClusterRun(blueprint, { seed: 5 }),
+    [at, at + 1_000].map((t) => t as Frame["simulatedMs"]),
+    (frame) => {
+      counters.push(new Map(containers(byName(frame, "container_cpu_usage_seconds_total")).map((s) => [s.labels.pod, s.value])));
+      frames.push(frame);
+    },
+  );
+  const after = frames[1] as Frame;
+  const all = (frame: Frame, name: string) => byName(frame, name);
+
+  it("reports each workload's memory as the working set of its pods' containers", () => {
+    const workingSet = new Map(containers(all(after, "container_memory_working_set_bytes")).map((s) => [s.labels.pod, s.value]));
+    const used = all(after, "runai_job_memory_used_bytes");
+    expect(used.length).toBe(after.view.running.length);
+    expect(used.length).toBeGreaterThan(3);
+    for (const s of used) {
+      const w = after.view.running.find((x) => x.uid === s.labels.workload_id);
+      const pods = w?.pods.map((p) => p.name) ?? [];
+      expect(s.value, s.labels.workload_name).toBe(pods.reduce((n, pod) => n + (workingSet.get(pod) ?? 0), 0));
+    }
+  });
+
+  it("reports each workload's CPU as the rate of its containers' CPU counters", () => {
+    const [was, is] = counters as [Map<string | undefined, number>, Map<string | undefined, number>];
+    let compared = 0;
+    for (const s of all(after, "runai_job_cpu_usage")) {
+      const w = after.view.running.find((x) => x.uid === s.labels.workload_id);
+      const rate = (w?.pods ?? []).reduce((n, p) => n + ((is.get(p.name) ?? 0) - (was.get(p.name) ?? 0)), 0);
+      if (rate === 0) continue;
+      expect(s.value, s.labels.workload_name).toBeCloseTo(rate, 1);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(0);
+  });
+
+  it("puts a node's used memory at the sum of its containers' working sets, and within the node", () => {
+    for (const s of all(after, "runai_node_used_memory_bytes")) {
+      const kubelet = after.targets.find((t) => t.target.job === "kubelet" && t.target.node === s.labels.node);
+      const sum = containers(kubelet?.samples.filter((x) => x.family.name === "container_memory_working_set_bytes") ?? []).reduce(
+        (n, x) => n + x.value,
+        0,
+      );
+      expect(s.value, s.labels.node).toBe(sum);
+      const utilization = all(after, "runai_node_memory_utilization").find((u) => u.labels.node === s.labels.node)?.value as number;
+      expect(utilization).toBeGreaterThan(0);
+      expect(utilization).toBeLessThan(1);
+    }
+  });
+});

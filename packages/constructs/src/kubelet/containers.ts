@@ -147,6 +147,12 @@ export class NodeContainers {
     return out;
   }
 
+  /** A user's pod's container on `node`, once it has started by `t`. */
+  workloadContainer(node: string, podUid: string, t: number): NodeContainer | undefined {
+    const container = this.workloads.get(node)?.get(podUid);
+    return container !== undefined && container.usage.from <= t ? container : undefined;
+  }
+
   private systemContainer(pod: SystemPod, spec: SystemContainer, restarts: number, readyAt: number | undefined): NodeContainer {
     const key = `${pod.uid}/${spec.name}/${restarts}`;
     let made = this.made.get(key);

@@ -149,6 +149,14 @@ export function cpuSeconds(c: ContainerUsage, t: number): number {
   return (coreMs * c.scale * c.cpuMilli) / 1000 / 1000;
 }
 
+/** CPU cores the container uses at `t`: the rate of cpuSeconds (its derivative, in closed form). */
+export function cpuCores(c: ContainerUsage, t: number): number {
+  if (t < c.from) return 0;
+  const { cpuLevel, cpuWave, cpuPeriodMs } = c.profile;
+  const omega = (2 * Math.PI) / cpuPeriodMs;
+  return ((cpuLevel + cpuWave * Math.sin(omega * (t - c.from) + c.phase)) * c.scale * c.cpuMilli) / 1000;
+}
+
 /** What the kernel counts of it (bytes). */
 export interface MemoryUse {
   readonly rss: number;

@@ -86,4 +86,27 @@ export const RUNAI = {
   allocatedPerNode: family(42, "runai_allocated_gpu_count_per_node", NODE),
 } as const;
 
-export const RUNAI_FAMILIES: readonly MetricFamily[] = Object.values(RUNAI);
+const JOB = ["clusterId", "job_name", "job_uuid"] as const;
+const CLUSTER = ["clusterId"] as const;
+const WORKLOAD_PROJECT = ["clusterId", "workload_id", "workload_name", "project"] as const;
+
+/** The CPU and memory families (rows 1–5, 12–16, 21–23, 43–44), from the kubelet's view of the containers. */
+export const RUNAI_CPU_MEMORY = {
+  activeCpuRequested: family(1, "runai_active_job_cpu_requested_cores", JOB),
+  activeMemoryRequested: family(2, "runai_active_job_memory_requested_bytes", JOB),
+  clusterCpuUtilization: family(3, "runai_cluster_cpu_utilization", CLUSTER),
+  clusterMemoryUsed: family(4, "runai_cluster_memory_used_bytes", CLUSTER),
+  clusterMemoryUtilization: family(5, "runai_cluster_memory_utilization", CLUSTER),
+  nodeCpuRequested: family(12, "runai_node_cpu_requested_cores", NODE),
+  nodeCpuUtilization: family(13, "runai_node_cpu_utilization", NODE),
+  nodeMemoryUtilization: family(14, "runai_node_memory_utilization", NODE),
+  nodeMemoryRequested: family(15, "runai_node_requested_memory_bytes", NODE),
+  nodeMemoryUsed: family(16, "runai_node_used_memory_bytes", NODE),
+  jobCpuUsage: family(21, "runai_job_cpu_usage", WORKLOAD_PROJECT),
+  memoryLimitPerWorkload: family(22, "runai_memory_limits_per_active_workload", JOB),
+  jobMemoryUsed: family(23, "runai_job_memory_used_bytes", WORKLOAD_PROJECT),
+  allocatedMilliCpusPerPod: family(43, "runai_allocated_millicpus_per_pod", POD),
+  allocatedMemoryPerPod: family(44, "runai_allocated_memory_per_pod", POD),
+} as const;
+
+export const RUNAI_FAMILIES: readonly MetricFamily[] = [...Object.values(RUNAI), ...Object.values(RUNAI_CPU_MEMORY)];

@@ -1,7 +1,8 @@
 /**
  * The Run:ai construct: the cluster's Run:ai metric families, computed from the same GPU
- * activity model as dcgm-exporter (Run:ai derives its GPU families from DCGM data), the
- * simulation's workloads, pods, projects and queues. Per-workload series exist while the
+ * activity model as dcgm-exporter (Run:ai derives its GPU families from DCGM data), the same
+ * containers as the kubelet's cAdvisor (cpu-memory.ts), the simulation's workloads, pods,
+ * projects and queues. Per-workload series exist while the
  * workload does (pending or running); per-pod series while the pod runs.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
@@ -10,6 +11,8 @@ import { systemPodIp } from "../addresses.js";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
+import type { NodeContainers } from "../kubelet/containers.js";
+import { cpuMemorySamples } from "./cpu-memory.js";
 import { RUNAI, RUNAI_FAMILIES } from "./families.js";
 
 const IDLE_WINDOW_MS = 30_000;
@@ -27,6 +30,8 @@ export class RunaiConstruct implements MetricConstruct {
   constructor(
     private readonly blueprint: Blueprint,
     private readonly activity: GpuActivityModel,
+    /** The containers the kubelets run: what the CPU and memory families read. */
+    private readonly containers: NodeContainers,
     private readonly clock: StampClock = BLUEPRINT_CALENDAR,
   ) {}
 
@@ -133,6 +138,7 @@ export class RunaiConstruct implements MetricConstruct {
         );
       }
     }
+    cpuMemorySamples(out, view, clusterId, this.containers);
     return [{ target: { job: target.job, host: systemPodIp(`runai/${target.job}`), port: target.port, path: target.path }, samples: out }];
   }
 

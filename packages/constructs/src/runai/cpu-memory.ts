@@ -1,0 +1,89 @@
+/**
+ * Run:ai's CPU and memory families (signals/runai.md rows 1–5, 12–16, 21–23, 43–44): what the
+ * workloads request, from the simulation, and what the containers use, from the kubelet's view
+ * of them (kubelet/containers.ts, usage.ts) — so Run:ai's numbers and cAdvisor's agree. Usage is
+ * the containers' at the instant (cores: the rate of their CPU counters; memory: the working set
+ * cAdvisor reports); a node's and the cluster's are their containers', the system pods' included.
+ */
+import { nodeCpus } from "@gpusynth/blueprint";
+import type { ClusterView, DeepReadonly, Workload } from "@gpusynth/sim";
+import { type Sample, sample } from "../catalogue.js";
+import type { NodeContainers } from "../kubelet/containers.js";
+import { cpuCores, memoryUse, workingSet } from "../kubelet/usage.js";
+import { RUNAI_CPU_MEMORY as R } from "./families.js";
+
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export function cpuMemorySamples(out: Sample[], view: ClusterView, clusterId: string, containers: NodeContainers): void {
+  const now = view.now;
+  let clusterCpus = 0;
+  let clusterCores = 0;
+  let clusterMemory = 0;
+  let clusterUsed = 0;
+  // Requests of the users' running pods per node ("all jobs running in a node").
+  const requested = new Map<string, { cpuMilli: number; memory: number }>();
+  for (const w of view.running)
+    for (const pod of w.pods) {
+      const r = requested.get(pod.node.name) ?? { cpuMilli: 0, memory: 0 };
+      r.cpuMilli += w.cpuMilliPerGpu * pod.gpus.length;
+      r.memory += w.memoryBytesPerGpu * pod.gpus.length;
+      requested.set(pod.node.name, r);
+    }
+  for (const pool of view.pools)
+    for (const node of pool.nodes) {
+      if (node.status === "rebooting") continue;
+      const labels = { clusterId, node: node.name };
+      const cpus = nodeCpus(pool.spec);
+      const memory = pool.spec.memoryGiB * 2 ** 30;
+      let cores = 0;
+      let used = 0;
+      for (const c of containers.on(node.name, now, false)) {
+        cores += cpuCores(c.usage, now);
+        used += workingSet(memoryUse(c.usage, now));
+      }
+      const r = requested.get(node.name) ?? { cpuMilli: 0, memory: 0 };
+      out.push(sample(R.nodeCpuRequested, labels, r.cpuMilli / 1000));
+      out.push(sample(R.nodeCpuUtilization, labels, round(cores / cpus, 4)));
+      out.push(sample(R.nodeMemoryUtilization, labels, round(used / memory, 4)));
+      out.push(sample(R.nodeMemoryRequested, labels, r.memory));
+      out.push(sample(R.nodeMemoryUsed, labels, used));
+      clusterCpus += cpus;
+      clusterCores += cores;
+      clusterMemory += memory;
+      clusterUsed += used;
+    }
+  out.push(sample(R.clusterCpuUtilization, { clusterId }, clusterCpus === 0 ? 0 : round(clusterCores / clusterCpus, 4)));
+  out.push(sample(R.clusterMemoryUsed, { clusterId }, clusterUsed));
+  out.push(sample(R.clusterMemoryUtilization, { clusterId }, clusterMemory === 0 ? 0 : round(clusterUsed / clusterMemory, 4)));
+
+  // Active workloads (pending or running, as Run:ai's other per-workload families): what they ask for.
+  for (const w of [...view.pending, ...view.running]) {
+    const job = { clusterId, job_name: w.name, job_uuid: w.uid };
+    out.push(sample(R.activeCpuRequested, job, (w.cpuMilliPerGpu * w.gpus) / 1000));
+    out.push(sample(R.activeMemoryRequested, job, w.memoryBytesPerGpu * w.gpus));
+    // A memory limit only where the workload set one: each of its pods' containers carries it.
+    if (w.memoryLimitBytes !== undefined) out.push(sample(R.memoryLimitPerWorkload, job, w.memoryLimitBytes * podCount(w)));
+  }
+  for (const w of view.running) {
+    let cores = 0;
+    let used = 0;
+    for (const pod of w.pods) {
+      const c = containers.workloadContainer(pod.node.name, pod.uid, now);
+      if (c !== undefined) {
+        cores += cpuCores(c.usage, now);
+        used += workingSet(memoryUse(c.usage, now));
+      }
+      const podLabels = { clusterId, pod_name: pod.name, pod_uuid: pod.uid, pod_namespace: w.namespace, node: pod.node.name };
+      out.push(sample(R.allocatedMilliCpusPerPod, podLabels, w.cpuMilliPerGpu * pod.gpus.length));
+      out.push(sample(R.allocatedMemoryPerPod, podLabels, w.memoryBytesPerGpu * pod.gpus.length));
+    }
+    const labels = { clusterId, workload_id: w.uid, workload_name: w.name, project: w.project };
+    out.push(sample(R.jobCpuUsage, labels, round(cores, 3)));
+    out.push(sample(R.jobMemoryUsed, labels, used));
+  }
+}
+
+/** The pods a workload runs (or will): its placed pods, else the ones waiting. */
+function podCount(w: DeepReadonly<Workload>): number {
+  return w.pods.length > 0 ? w.pods.length : Math.max(1, w.pendingPods.length);
+}
