@@ -33,8 +33,9 @@ export interface NodeContainer {
   readonly image: string;
   /** The runtime's container ID (64 hex), the same kube-state-metrics' container_id carries. */
   readonly id: string;
-  /** CPU request (millicores; 0: none) and memory limit (bytes; 0: none) as the kubelet sets the cgroup. */
+  /** CPU request and limit (millicores; 0: none) and memory limit (bytes; 0: none) as the kubelet sets the cgroup. */
   readonly cpuRequestMilli: number;
+  readonly cpuLimitMilli: number;
   readonly memoryLimitBytes: number;
   readonly usage: ContainerUsage;
 }
@@ -165,6 +166,7 @@ export class NodeContainers {
         image: spec.image,
         id: systemContainerId(pod.uid, spec.name, restarts),
         cpuRequestMilli: cpuMilli,
+        cpuLimitMilli: spec.limits?.cpuMilli ?? 0,
         memoryLimitBytes: spec.limits?.memoryBytes ?? 0,
         usage: containerUsage(
           key,
@@ -204,6 +206,7 @@ export class NodeContainers {
         image: workload.image ?? "",
         id,
         cpuRequestMilli: cpuMilli,
+        cpuLimitMilli: 0,
         memoryLimitBytes: workload.memoryLimitBytes ?? 0,
         usage: containerUsage(
           id,

@@ -34,6 +34,7 @@ export const CADVISOR = {
   ),
   memoryWorkingSet: family("container_memory_working_set_bytes", "gauge", "Current working set in bytes."),
   specCpuPeriod: family("container_spec_cpu_period", "gauge", "CPU period of the container."),
+  specCpuQuota: family("container_spec_cpu_quota", "gauge", "CPU quota of the container."),
   specCpuShares: family("container_spec_cpu_shares", "gauge", "CPU share of the container."),
   specMemoryLimit: family("container_spec_memory_limit_bytes", "gauge", "Memory limit for the container."),
   startTime: family("container_start_time_seconds", "gauge", "Start time of the container since unix epoch in seconds."),

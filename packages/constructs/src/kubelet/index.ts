@@ -50,9 +50,16 @@ function cgroupLabels(raw: Readonly<Record<string, string>>): CgroupLabels {
   return { base: seriesLabels(CADVISOR.startTime, raw), withCpu: seriesLabels(CADVISOR.cpuUsage, { ...raw, cpu: "total" }) };
 }
 
+/** The CFS quota of a CPU limit: the kubelet's MilliCPUToQuota (cm/helpers_linux.go), at least 1 ms a period. */
+export function cpuQuota(cpuLimitMilli: number): number {
+  return Math.max(1000, Math.floor((cpuLimitMilli * CPU_PERIOD_US) / 1000));
+}
+
 interface Cgroup {
   readonly labels: CgroupLabels;
   readonly cpuMilli: number;
+  /** CPU limit (millicores; 0: none). */
+  readonly cpuLimitMilli: number;
   readonly memoryLimitBytes: number;
   readonly startMs: number;
   readonly cpuSeconds: number;
@@ -95,6 +102,7 @@ export class KubeletConstruct implements MetricConstruct {
       const cgroup: Cgroup = {
         labels: this.containerLabels(c),
         cpuMilli: c.cpuRequestMilli,
+        cpuLimitMilli: c.cpuLimitMilli,
         memoryLimitBytes: c.memoryLimitBytes,
         startMs: c.usage.from,
         cpuSeconds: cpuSeconds(c.usage, now),
@@ -111,6 +119,8 @@ export class KubeletConstruct implements MetricConstruct {
       out.push({
         labels: this.podLabels(pod),
         cpuMilli: sum((c) => c.cpuMilli),
+        // A pod's cgroup has a CPU quota only when every container has a limit (their sum).
+        cpuLimitMilli: members.every((c) => c.cpuLimitMilli > 0) ? sum((c) => c.cpuLimitMilli) : 0,
         // A pod limits memory only when every container does (the pod's cgroup: their sum).
         memoryLimitBytes: members.every((c) => c.memoryLimitBytes > 0) ? sum((c) => c.memoryLimitBytes) : 0,
         startMs: Math.min(...members.map((c) => c.startMs)),
@@ -172,6 +182,8 @@ export class KubeletConstruct implements MetricConstruct {
     each(CADVISOR.memoryUsage, (c) => c.rss + c.cache);
     each(CADVISOR.memoryWorkingSet, (c) => workingSet(c));
     each(CADVISOR.specCpuPeriod, () => CPU_PERIOD_US);
+    // prometheus.go writes the quota only where one is set (Cpu.Quota != 0).
+    each(CADVISOR.specCpuQuota, (c) => (c.cpuLimitMilli === 0 ? undefined : cpuQuota(c.cpuLimitMilli)));
     each(CADVISOR.specCpuShares, (c) => reportedShares(c.cpuMilli));
     each(CADVISOR.specMemoryLimit, (c) => c.memoryLimitBytes);
     each(CADVISOR.startTime, (c) => Math.floor(seconds(c.startMs)));
