@@ -33,28 +33,24 @@ export interface UsageProfile {
 
 const MINUTE = 60_000;
 
+/**
+ * Training, on one node or many: data-loader workers decoding and augmenting batches, an epoch a
+ * wave; the dataset's files fill the page cache.
+ */
+const TRAINING: UsageProfile = {
+  cpuLevel: 0.35,
+  cpuWave: 0.1,
+  cpuPeriodMs: 20 * MINUTE,
+  rssLevel: 0.3,
+  rssFillMs: 2 * MINUTE,
+  cacheLevel: 0.25,
+  cacheFillMs: 30 * MINUTE,
+};
+
 /** Per workload type (the users' containers). */
 export const WORKLOAD_PROFILES: Readonly<Record<WorkloadType, UsageProfile>> = {
-  // Data-loader workers decoding and augmenting batches, an epoch a wave; the dataset's files
-  // fill the page cache.
-  training: {
-    cpuLevel: 0.35,
-    cpuWave: 0.1,
-    cpuPeriodMs: 20 * MINUTE,
-    rssLevel: 0.3,
-    rssFillMs: 2 * MINUTE,
-    cacheLevel: 0.25,
-    cacheFillMs: 30 * MINUTE,
-  },
-  "distributed-training": {
-    cpuLevel: 0.35,
-    cpuWave: 0.1,
-    cpuPeriodMs: 20 * MINUTE,
-    rssLevel: 0.3,
-    rssFillMs: 2 * MINUTE,
-    cacheLevel: 0.25,
-    cacheFillMs: 30 * MINUTE,
-  },
+  training: TRAINING,
+  "distributed-training": TRAINING,
   // Request handling and batching around the GPU; the model's files cached once loaded.
   inference: {
     cpuLevel: 0.12,
