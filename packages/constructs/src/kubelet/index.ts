@@ -158,6 +158,8 @@ export class KubeletConstruct implements MetricConstruct {
     return labels;
   }
   private readonly labelsOf = new WeakMap<object, CgroupLabels>();
+  /** Per cgroup (by its labels, made once): the samples of its families that never change. */
+  private readonly keptOf = new WeakMap<CgroupLabels, Map<MetricFamily, Sample | null>>();
 
   private samples(cgroups: readonly Cgroup[], nowSeconds: number, seconds: (t: number) => number): Sample[] {
     const samples: Sample[] = [];
@@ -170,6 +172,23 @@ export class KubeletConstruct implements MetricConstruct {
         samples.push(family.type === "counter" ? { family, labels, value: v, startMs: c.startMs } : { family, labels, value: v });
       }
     };
+    /** A family whose value never changes while the cgroup exists: its samples are made once and kept. */
+    const kept = (family: MetricFamily, value: (c: Cgroup) => number | undefined) => {
+      for (const c of cgroups) {
+        let made = this.keptOf.get(c.labels);
+        if (made === undefined) {
+          made = new Map();
+          this.keptOf.set(c.labels, made);
+        }
+        let s = made.get(family);
+        if (s === undefined) {
+          const v = value(c);
+          s = v === undefined ? null : { family, labels: c.labels.base, value: v };
+          made.set(family, s);
+        }
+        if (s !== null) samples.push(s);
+      }
+    };
     // Family by family, in the order client_golang writes them (families.ts).
     each(CADVISOR.cpuSystem, (c) => c.cpuSeconds * (1 - USER_SHARE));
     // prometheus.go: without per-CPU usage, one series cpu="total", written once it is above zero.
@@ -178,15 +197,15 @@ export class KubeletConstruct implements MetricConstruct {
     each(CADVISOR.lastSeen, () => nowSeconds);
     each(CADVISOR.memoryCache, (c) => c.cache);
     each(CADVISOR.memoryRss, (c) => c.rss);
-    each(CADVISOR.memorySwap, () => 0);
+    kept(CADVISOR.memorySwap, () => 0);
     each(CADVISOR.memoryUsage, (c) => c.rss + c.cache);
     each(CADVISOR.memoryWorkingSet, (c) => workingSet(c));
-    each(CADVISOR.specCpuPeriod, () => CPU_PERIOD_US);
+    kept(CADVISOR.specCpuPeriod, () => CPU_PERIOD_US);
     // prometheus.go writes the quota only where one is set (Cpu.Quota != 0).
-    each(CADVISOR.specCpuQuota, (c) => (c.cpuLimitMilli === 0 ? undefined : cpuQuota(c.cpuLimitMilli)));
-    each(CADVISOR.specCpuShares, (c) => reportedShares(c.cpuMilli));
-    each(CADVISOR.specMemoryLimit, (c) => c.memoryLimitBytes);
-    each(CADVISOR.startTime, (c) => Math.floor(seconds(c.startMs)));
+    kept(CADVISOR.specCpuQuota, (c) => (c.cpuLimitMilli === 0 ? undefined : cpuQuota(c.cpuLimitMilli)));
+    kept(CADVISOR.specCpuShares, (c) => reportedShares(c.cpuMilli));
+    kept(CADVISOR.specMemoryLimit, (c) => c.memoryLimitBytes);
+    kept(CADVISOR.startTime, (c) => Math.floor(seconds(c.startMs)));
     return samples;
   }
 
