@@ -314,6 +314,14 @@ const submissionSchema = z
     nodePools: nodePoolPreference("the project's node pools in declared order"),
     pendingPatience: durationSchema.optional(),
     ...podRequestFields,
+    cpuLimitPerGpu: z.number().gt(0).max(1024).optional().meta({
+      description:
+        "CPU limit (cores) of each pod's container per GPU it requests, as Run:ai sets a workload's CPU limit (none by default).",
+    }),
+    dataLoaderCpuPerGpu: z.number().gt(0).max(1024).optional().meta({
+      description:
+        "Training: the CPU (cores per GPU) its data loading needs to keep its GPUs fed. Above cpuLimitPerGpu the loader is throttled at the limit and the GPUs wait for data in every step (the share 1 − limit/need).",
+    }),
     memoryLimitGiB: z.number().gt(0).max(65_536).optional().meta({
       description:
         "Memory limit (GiB) of each pod's container, as Run:ai sets a workload's memory limit (none by default: Run:ai's pods only request memory).",
@@ -321,6 +329,18 @@ const submissionSchema = z
     ...restartFields,
   })
   .superRefine((submission, context) => {
+    if (submission.cpuLimitPerGpu !== undefined && submission.cpuPerGpu !== undefined && submission.cpuLimitPerGpu < submission.cpuPerGpu)
+      context.addIssue({
+        code: "custom",
+        path: ["cpuLimitPerGpu"],
+        message: `expected a CPU limit at least the request (cpuPerGpu ${submission.cpuPerGpu}), found ${submission.cpuLimitPerGpu}: Kubernetes refuses a limit below the request`,
+      });
+    if (submission.dataLoaderCpuPerGpu !== undefined && submission.type !== "training" && submission.type !== "distributed-training")
+      context.addIssue({
+        code: "custom",
+        path: ["dataLoaderCpuPerGpu"],
+        message: `expected dataLoaderCpuPerGpu only on training, found it on type ${submission.type}`,
+      });
     if (submission.ending === "oom" && submission.memoryLimitGiB === undefined)
       context.addIssue({
         code: "custom",

@@ -28,6 +28,10 @@ export type WorkloadRef = Pick<
 > & {
   /** Each pod's container memory limit (bytes), when it has one. */
   readonly memoryLimitBytes?: number;
+  /** Each pod's container CPU limit per GPU (millicores), when it has one. */
+  readonly cpuLimitMilliPerGpu?: number;
+  /** Training: the CPU its data loading needs per GPU (millicores), when the blueprint says. */
+  readonly dataLoaderMilliPerGpu?: number;
   /** ending oom: its container's memory reaches the limit, and the OOM killer ends it, this long after each start (ms). */
   readonly oomAfterMs?: number;
 };
@@ -301,9 +305,21 @@ function makeRef(w: Workload): WorkloadRef {
     memoryBytesPerGpu: w.memoryBytesPerGpu,
     image: w.image,
     ...(w.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: w.memoryLimitBytes }),
+    ...(w.cpuLimitMilliPerGpu === undefined ? {} : { cpuLimitMilliPerGpu: w.cpuLimitMilliPerGpu }),
+    ...(w.dataLoaderMilliPerGpu === undefined ? {} : { dataLoaderMilliPerGpu: w.dataLoaderMilliPerGpu }),
     // ending oom: the container's memory reaches its limit this long after each start.
     ...(w.ending === "oom" ? { oomAfterMs: w.runMs } : {}),
   };
+}
+
+/**
+ * The share of each training step a job's GPUs wait for its data loader: none while the loader
+ * gets the CPU it needs; with its CPU limit below that need, the loader runs at limit/need of the
+ * speed the GPUs could take batches at, and the GPUs wait the rest.
+ */
+export function dataWaitShare(w: Pick<WorkloadRef, "cpuLimitMilliPerGpu" | "dataLoaderMilliPerGpu">): number {
+  const { cpuLimitMilliPerGpu: limit, dataLoaderMilliPerGpu: need } = w;
+  return limit === undefined || need === undefined || need <= limit ? 0 : 1 - limit / need;
 }
 
 export function podPlacements(pods: readonly Pod[]): PodPlacement[] {

@@ -363,6 +363,8 @@ export class Simulation {
     cpuPerGpu?: number | undefined;
     memoryGiBPerGpu?: number | undefined;
     memoryLimitGiB?: number | undefined;
+    cpuLimitPerGpu?: number | undefined;
+    dataLoaderCpuPerGpu?: number | undefined;
   }): void {
     const defaults = this.blueprint.limitRange;
     const project = this.projectOf(spec.project);
@@ -387,6 +389,8 @@ export class Simulation {
         spec.memoryGiBPerGpu === undefined ? defaults.memoryDefaultRequestGpuFactorMiB * 2 ** 20 : spec.memoryGiBPerGpu * 2 ** 30,
       ),
       memoryLimitBytes: spec.memoryLimitGiB === undefined ? undefined : Math.round(spec.memoryLimitGiB * 2 ** 30),
+      cpuLimitMilliPerGpu: spec.cpuLimitPerGpu === undefined ? undefined : Math.round(spec.cpuLimitPerGpu * 1000),
+      dataLoaderMilliPerGpu: spec.dataLoaderCpuPerGpu === undefined ? undefined : Math.round(spec.dataLoaderCpuPerGpu * 1000),
       image: spec.image ?? this.blueprint.images.find((i) => i.defaultFor.includes(spec.type))?.name,
       nodePools: spec.nodePools ?? Object.keys(project.nodePools),
       submittedAt: this.nowMs,

@@ -154,6 +154,10 @@ export interface Workload {
   readonly memoryBytesPerGpu: number;
   /** Each pod's container memory limit in bytes; undefined: none (Run:ai's default). */
   readonly memoryLimitBytes: number | undefined;
+  /** Each pod's container CPU limit per GPU it holds, in millicores; undefined: none (Run:ai's default). */
+  readonly cpuLimitMilliPerGpu: number | undefined;
+  /** Training: the CPU its data loading needs per GPU (millicores), when the blueprint says. */
+  readonly dataLoaderMilliPerGpu: number | undefined;
   /** The container image it runs: its kind's, else its type's default image; undefined when the blueprint names neither. */
   readonly image: string | undefined;
   /** Node pools the workload may run in, most preferred first. */

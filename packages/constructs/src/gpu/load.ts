@@ -76,6 +76,8 @@ export interface RunOf {
   readonly rank: number;
   /** When the container started (after its image was pulled), simulated ms. */
   readonly from: number;
+  /** Training: the share of each step its GPUs wait for a CPU-starved data loader (sim's dataWaitShare; absent: none). */
+  readonly dataWait?: number;
 }
 
 export function rhythmOf(run: RunOf): Rhythm {
@@ -146,6 +148,9 @@ const SECOND = 1_000;
 class TrainingRhythm implements Rhythm {
   /** Whole milliseconds throughout, so an edge computed from a cycle's start is exactly the edge. */
   private readonly step: number;
+  /** The GPUs' work in a step; the rest of the step (`wait`, first) they wait for a starved data loader. */
+  private readonly work: number;
+  private readonly wait: number;
   private readonly steps: number;
   /** The evaluation runs before this step of the cycle. */
   private readonly evalBefore: number;
@@ -160,7 +165,10 @@ class TrainingRhythm implements Rhythm {
 
   constructor(private readonly run: RunOf) {
     const id = run.workloadUid;
-    this.step = Math.round(between(`${id}/step`, 20_000, 90_000));
+    this.work = Math.round(between(`${id}/step`, 20_000, 90_000));
+    const share = run.dataWait ?? 0;
+    this.wait = Math.round((this.work * share) / (1 - share));
+    this.step = this.work + this.wait;
     const level = Math.min(100, between(`${id}/util`, 96, 100) + between(`${id}/rank-${run.rank}`, -2, 0.5));
     const engine = between(`${id}/engine`, 0.85, 0.98);
     const tensor = between(`${id}/tensor`, 0.3, 0.6);
@@ -212,8 +220,10 @@ class TrainingRhythm implements Rhythm {
         ? Math.floor(into / this.step) * this.step
         : evalAt + this.evalMs + Math.floor((into - evalAt - this.evalMs) / this.step) * this.step;
     const within = into - stepStart;
-    const loaded = Math.round(0.3 * this.step);
-    const computed = Math.round(0.85 * this.step);
+    // The GPUs idle, their context held, until the loader has the batch ready.
+    if (within < this.wait) return { load: WAITING, end: start + stepStart + this.wait };
+    const loaded = this.wait + Math.round(0.3 * this.work);
+    const computed = this.wait + Math.round(0.85 * this.work);
     if (within < loaded) return { load: this.loads.loading, end: start + stepStart + loaded };
     if (within < computed) return { load: this.loads.computing, end: start + stepStart + computed };
     return { load: this.loads.exchanging, end: start + stepStart + this.step };
@@ -234,6 +244,13 @@ class TrainingRhythm implements Rhythm {
   lastBusyAt(t: number): number | null {
     if (t < this.steadyFrom) return null;
     const { load, end } = this.piece(t);
+    // Waiting for data: busy until the wait began, at the end of the step before — or, at a cycle's
+    // first step, before the checkpoint stall that ended the cycle before.
+    if (load === WAITING) {
+      const began = end - this.wait;
+      const busy = (began + this.offset) % this.cycleMs === 0 ? began - this.checkpointMs : began;
+      return busy > this.steadyFrom ? busy : null;
+    }
     if (load !== HELD) return t;
     const stalled = end - this.checkpointMs;
     return stalled > this.steadyFrom ? stalled : null;
@@ -246,6 +263,8 @@ class TrainingRhythm implements Rhythm {
 
 /** A context held, no kernels running. */
 const HELD: Load = { ...NO_CONTEXT, context: true };
+/** The same, while a training step waits for its data: its own object, so a wait is told from a checkpoint stall. */
+const WAITING: Load = { ...HELD };
 
 /**
  * Interactive: a person works in sessions and is away between them (sessions log-normal around

@@ -4,7 +4,7 @@
  * Fed the simulation's events once, by its owner, after the image pulls, so GPU physics can be a
  * pure function of (GPU, time): any reader at any cadence sees the same past.
  */
-import type { DomainEvent, PodPlacement, WorkloadRef } from "@gpusynth/sim";
+import { type DomainEvent, dataWaitShare, type PodPlacement, type WorkloadRef } from "@gpusynth/sim";
 import type { ImagePulls } from "../kube/image-pulls.js";
 import { between } from "../noise.js";
 import { type Load, NO_CONTEXT, type Rhythm, type RunOf, rhythmOf } from "./load.js";
@@ -127,7 +127,8 @@ export class GpuTimelines {
       const read = this.reads(pod.node);
       for (const gpu of pod.gpus) {
         if (from !== undefined && read) {
-          const of: RunOf = { workloadUid: workload.uid, type: workload.type, rank, from };
+          const wait = dataWaitShare(workload);
+          const of: RunOf = { workloadUid: workload.uid, type: workload.type, rank, from, ...(wait > 0 ? { dataWait: wait } : {}) };
           const intensity = between(`${workload.uid}/power`, 0.8, 1);
           this.of(gpu.uuid).push({ of, podUid: pod.uid, rhythm: rhythmOf(of), intensity, to: Number.POSITIVE_INFINITY });
         }
