@@ -232,12 +232,16 @@ export class KubeConstruct implements MetricConstruct {
       }
       // pod.go: one series per resource of the container's requests (limits): cpu in cores
       // (MilliValue / 1000), memory in bytes, nvidia.com/gpu as an extended resource (integer).
-      // Run:ai sets requests per GPU and no CPU limit, a memory limit only where the workload asks
-      // for one; an extended resource's limit is required and equals its request.
+      // Run:ai sets requests per GPU, a CPU or memory limit only where the workload asks for one;
+      // an extended resource's limit is required and equals its request.
       const resource = { ...base, container, node: state.node?.name };
       samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, (w.cpuMilliPerGpu * state.gpus) / 1000));
       samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, w.memoryBytesPerGpu * state.gpus));
       samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
+      if (w.cpuLimitMilliPerGpu !== undefined)
+        samples.push(
+          sample(KSM.podResourceLimits, { ...resource, resource: "cpu", unit: "core" }, (w.cpuLimitMilliPerGpu * state.gpus) / 1000),
+        );
       if (w.memoryLimitBytes !== undefined)
         samples.push(sample(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, w.memoryLimitBytes));
       samples.push(sample(KSM.podResourceLimits, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));

@@ -10,7 +10,7 @@
  * (`cri-containerd-<container id>.scope`: signals/kubelet.md).
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import type { DomainEvent, PodPlacement, WorkloadRef } from "@gpusynth/sim";
+import { type DomainEvent, dataWaitShare, type PodPlacement, type WorkloadRef } from "@gpusynth/sim";
 import type { ImagePulls } from "../kube/image-pulls.js";
 import { type SystemContainer, type SystemPod, systemOf } from "../kube/system-workloads.js";
 import { containerName } from "../naming.js";
@@ -194,6 +194,7 @@ export class NodeContainers {
       const cpuMilli = workload.cpuMilliPerGpu * gpus;
       const memoryBytes = workload.memoryBytesPerGpu * gpus;
       const id = workloadContainerId(pod.uid, restarts);
+      const cpuLimitMilli = (workload.cpuLimitMilliPerGpu ?? 0) * gpus;
       let onNode = this.workloads.get(pod.node);
       if (onNode === undefined) {
         onNode = new Map();
@@ -206,7 +207,7 @@ export class NodeContainers {
         image: workload.image ?? "",
         id,
         cpuRequestMilli: cpuMilli,
-        cpuLimitMilli: 0,
+        cpuLimitMilli: cpuLimitMilli,
         memoryLimitBytes: workload.memoryLimitBytes ?? 0,
         usage: containerUsage(
           id,
@@ -217,6 +218,8 @@ export class NodeContainers {
           workload.oomAfterMs === undefined || workload.memoryLimitBytes === undefined
             ? undefined
             : { limitBytes: workload.memoryLimitBytes, atMs: t + workload.oomAfterMs },
+          // A data loader starved of CPU runs at its limit, throttled, the whole time.
+          dataWaitShare(workload) > 0 ? cpuLimitMilli : undefined,
         ),
       });
     }

@@ -103,6 +103,8 @@ export interface ContainerUsage {
    * start to the limit at `atMs`, when the OOM killer ends it (a leak, or a batch too large).
    */
   readonly oom?: { readonly limitBytes: number; readonly atMs: number };
+  /** A data loader that needs more than its CPU limit: it uses the limit (millicores), all the time. */
+  readonly cpuBoundMilli?: number;
 }
 
 export function containerUsage(
@@ -112,6 +114,7 @@ export function containerUsage(
   memoryBytes: number,
   from: number,
   oom?: ContainerUsage["oom"],
+  cpuBoundMilli?: number,
 ): ContainerUsage {
   return {
     profile,
@@ -121,6 +124,7 @@ export function containerUsage(
     phase: between(`${key}/phase`, 0, 2 * Math.PI),
     scale: between(`${key}/scale`, 0.8, 1.2),
     ...(oom === undefined ? {} : { oom }),
+    ...(cpuBoundMilli === undefined ? {} : { cpuBoundMilli }),
   };
 }
 
@@ -138,6 +142,7 @@ const page = (bytes: number) => Math.round(bytes / 4096) * 4096;
 /** CPU seconds the container has used by `t` (simulated ms): the closed-form integral of its rate. */
 export function cpuSeconds(c: ContainerUsage, t: number): number {
   const elapsed = Math.max(0, t - c.from);
+  if (c.cpuBoundMilli !== undefined) return (c.cpuBoundMilli * elapsed) / 1000 / 1000;
   const { cpuLevel, cpuWave, cpuPeriodMs } = c.profile;
   const omega = (2 * Math.PI) / cpuPeriodMs;
   // ∫ level + wave·sin(ωs + φ) ds = level·Δ + wave/ω·(cos φ − cos(ωΔ + φ))
@@ -148,6 +153,7 @@ export function cpuSeconds(c: ContainerUsage, t: number): number {
 /** CPU cores the container uses at `t`: the rate of cpuSeconds (its derivative, in closed form). */
 export function cpuCores(c: ContainerUsage, t: number): number {
   if (t < c.from) return 0;
+  if (c.cpuBoundMilli !== undefined) return c.cpuBoundMilli / 1000;
   const { cpuLevel, cpuWave, cpuPeriodMs } = c.profile;
   const omega = (2 * Math.PI) / cpuPeriodMs;
   return ((cpuLevel + cpuWave * Math.sin(omega * (t - c.from) + c.phase)) * c.scale * c.cpuMilli) / 1000;

@@ -1,5 +1,5 @@
 /**
- * Run:ai's CPU and memory families (signals/runai.md rows 1–5, 12–16, 21–23, 43–44): what the
+ * Run:ai's CPU and memory families (signals/runai.md rows 1–5, 12–16, 20–23, 43–44): what the
  * workloads request, from the simulation, and what the containers use, from the kubelet's view
  * of them (kubelet/containers.ts, usage.ts) — so Run:ai's numbers and cAdvisor's agree. Usage is
  * the containers' at the instant (cores: the rate of their CPU counters; memory: the working set
@@ -61,7 +61,8 @@ export function cpuMemorySamples(out: Sample[], view: ClusterView, clusterId: st
     const job = { clusterId, job_name: w.name, job_uuid: w.uid };
     out.push(sample(R.activeCpuRequested, job, (w.cpuMilliPerGpu * w.gpus) / 1000));
     out.push(sample(R.activeMemoryRequested, job, w.memoryBytesPerGpu * w.gpus));
-    // A memory limit only where the workload set one: each of its pods' containers carries it.
+    // Limits only where the workload set them: each of its pods' containers carries one.
+    if (w.cpuLimitMilliPerGpu !== undefined) out.push(sample(R.cpuLimitPerWorkload, job, (w.cpuLimitMilliPerGpu * w.gpus) / 1000));
     if (w.memoryLimitBytes !== undefined) out.push(sample(R.memoryLimitPerWorkload, job, w.memoryLimitBytes * podCount(w)));
   }
   for (const w of view.running) {

@@ -90,7 +90,7 @@ const JOB = ["clusterId", "job_name", "job_uuid"] as const;
 const CLUSTER = ["clusterId"] as const;
 const WORKLOAD_PROJECT = ["clusterId", "workload_id", "workload_name", "project"] as const;
 
-/** The CPU and memory families (rows 1–5, 12–16, 21–23, 43–44), from the kubelet's view of the containers. */
+/** The CPU and memory families (rows 1–5, 12–16, 20–23, 43–44), from the kubelet's view of the containers. */
 export const RUNAI_CPU_MEMORY = {
   activeCpuRequested: family(1, "runai_active_job_cpu_requested_cores", JOB),
   activeMemoryRequested: family(2, "runai_active_job_memory_requested_bytes", JOB),
@@ -102,6 +102,7 @@ export const RUNAI_CPU_MEMORY = {
   nodeMemoryUtilization: family(14, "runai_node_memory_utilization", NODE),
   nodeMemoryRequested: family(15, "runai_node_requested_memory_bytes", NODE),
   nodeMemoryUsed: family(16, "runai_node_used_memory_bytes", NODE),
+  cpuLimitPerWorkload: family(20, "runai_cpu_limits_per_active_workload", JOB),
   jobCpuUsage: family(21, "runai_job_cpu_usage", WORKLOAD_PROJECT),
   memoryLimitPerWorkload: family(22, "runai_memory_limits_per_active_workload", JOB),
   jobMemoryUsed: family(23, "runai_job_memory_used_bytes", WORKLOAD_PROJECT),
