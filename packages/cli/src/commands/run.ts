@@ -43,7 +43,7 @@ export const runHelp = `Usage: gpusynth run [options] [blueprint]
 
 Runs the simulated cluster a blueprint describes and emits its telemetry as an OpenTelemetry
 Collector's prometheus receiver would after scraping the real exporters (Run:ai, dcgm-exporter,
-kube-state-metrics, the scheduler).
+kube-state-metrics, the kubelet's cAdvisor, the scheduler).
 
 Live (the default): a warm-up is simulated first (--warmup; default: the blueprint's
 time.liveWarmup, 1d unless it says otherwise), so the first scrape shows a working cluster;
