@@ -18,6 +18,9 @@ describe("a training job whose data loader is starved of CPU (data-starved.yaml)
   const wanted = new Set([
     "DCGM_FI_DEV_GPU_UTIL",
     "container_cpu_usage_seconds_total",
+    "container_cpu_cfs_periods_total",
+    "container_cpu_cfs_throttled_periods_total",
+    "container_cpu_cfs_throttled_seconds_total",
     "container_spec_cpu_quota",
     "kube_pod_container_resource_limits",
     "runai_cpu_limits_per_active_workload",
@@ -55,6 +58,21 @@ describe("a training job whose data loader is starved of CPU (data-starved.yaml)
       of(last.samples, "container_spec_cpu_quota", { pod: "train-starved-0-0", container: "train-starved" }).map((s) => s.value),
     ).toEqual([1_600_000]);
     expect(of(last.samples, "container_spec_cpu_quota", { pod: "train-fed-0-0" })).toEqual([]);
+  });
+
+  it("is throttled in every CFS period, as kube-prometheus' CPUThrottlingHigh reads it, and its neighbour never", () => {
+    const increase = (name: string, labels: Record<string, string>) => {
+      const at = (f: { samples: Sample[] }) => of(f.samples, name, labels)[0]?.value ?? 0;
+      return at(last) - at(first);
+    };
+    const starved = { pod: "train-starved-0-0", container: "train-starved" };
+    const periods = increase("container_cpu_cfs_periods_total", starved);
+    // Two hours of 100 ms periods.
+    expect(periods).toBe(72_000);
+    expect(increase("container_cpu_cfs_throttled_periods_total", starved) / periods).toBeGreaterThan(0.25);
+    // Waiting for the 24 cores it wants beyond its 16, every second.
+    expect(increase("container_cpu_cfs_throttled_seconds_total", starved) / 7200).toBeCloseTo(24, 6);
+    expect(of(last.samples, "container_cpu_cfs_periods_total", { pod: "train-fed-0-0" })).toEqual([]);
   });
 
   it("reports the limit in kube-state-metrics and Run:ai, and Run:ai's CPU usage at it", () => {

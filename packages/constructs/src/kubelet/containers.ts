@@ -219,7 +219,7 @@ export class NodeContainers {
             ? undefined
             : { limitBytes: workload.memoryLimitBytes, atMs: t + workload.oomAfterMs },
           // A data loader starved of CPU runs at its limit, throttled, the whole time.
-          dataWaitShare(workload) > 0 ? cpuLimitMilli : undefined,
+          dataWaitShare(workload) > 0 ? { limitMilli: cpuLimitMilli, needMilli: (workload.dataLoaderMilliPerGpu ?? 0) * gpus } : undefined,
         ),
       });
     }

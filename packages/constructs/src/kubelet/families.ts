@@ -20,6 +20,13 @@ const family = (name: string, type: MetricType, help: string, extra: readonly st
 
 /** In exposition order: client_golang's Gather sorts the families by name. */
 export const CADVISOR = {
+  cfsPeriods: family("container_cpu_cfs_periods_total", "counter", "Number of elapsed enforcement period intervals."),
+  cfsThrottledPeriods: family("container_cpu_cfs_throttled_periods_total", "counter", "Number of throttled period intervals."),
+  cfsThrottledSeconds: family(
+    "container_cpu_cfs_throttled_seconds_total",
+    "counter",
+    "Total time duration the container has been throttled.",
+  ),
   cpuSystem: family("container_cpu_system_seconds_total", "counter", "Cumulative system cpu time consumed in seconds."),
   cpuUsage: family("container_cpu_usage_seconds_total", "counter", "Cumulative cpu time consumed in seconds.", ["cpu"]),
   cpuUser: family("container_cpu_user_seconds_total", "counter", "Cumulative user cpu time consumed in seconds."),

@@ -11,7 +11,7 @@ import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { ImagePulls } from "../kube/image-pulls.js";
 import { containerCgroupPath, type NodeContainer, NodeContainers, type PodCgroup, podCgroupPath } from "./containers.js";
 import { CADVISOR, KUBELET_FAMILIES } from "./families.js";
-import { cpuSeconds, memoryUse, workingSet } from "./usage.js";
+import { type CfsCounters, cpuSeconds, memoryUse, starvedCfs, workingSet } from "./usage.js";
 
 /** The kubelet's secure port (--port default 10250) and the path cAdvisor's families are served at (server.go cadvisorMetricsPath). */
 export const KUBELET_PORT = 10250;
@@ -55,6 +55,18 @@ export function cpuQuota(cpuLimitMilli: number): number {
   return Math.max(1000, Math.floor((cpuLimitMilli * CPU_PERIOD_US) / 1000));
 }
 
+/** `{ [key]: value }` where the value is defined, `{}` where not (options objects hold no undefined). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/** A pod's CFS counters from its containers': their periods, none throttled at the pod's level. */
+function podCfs(members: readonly Cgroup[]): CfsCounters | undefined {
+  const counted = members.flatMap((c) => (c.cfs === undefined ? [] : [c.cfs]));
+  if (counted.length === 0) return undefined;
+  return { periods: Math.max(...counted.map((c) => c.periods)), throttledPeriods: 0, throttledSeconds: 0 };
+}
+
 interface Cgroup {
   readonly labels: CgroupLabels;
   readonly cpuMilli: number;
@@ -65,6 +77,8 @@ interface Cgroup {
   readonly cpuSeconds: number;
   readonly rss: number;
   readonly cache: number;
+  /** Its CFS counters, where gpusynth models them (a container held at its limit: usage.ts starvedCfs). */
+  readonly cfs?: CfsCounters;
 }
 
 export class KubeletConstruct implements MetricConstruct {
@@ -108,6 +122,7 @@ export class KubeletConstruct implements MetricConstruct {
         cpuSeconds: cpuSeconds(c.usage, now),
         rss: memory.rss,
         cache: memory.cache,
+        ...optional("cfs", starvedCfs(c.usage, now)),
       };
       out.push(cgroup);
       const pod = pods.get(c.pod.uid) ?? { pod: c.pod, members: [] };
@@ -127,6 +142,9 @@ export class KubeletConstruct implements MetricConstruct {
         cpuSeconds: sum((c) => c.cpuSeconds),
         rss: sum((c) => c.rss),
         cache: sum((c) => c.cache),
+        // The pod's quota is its container's: the container's own runs out first, so the pod's
+        // cgroup counts the same periods and is not throttled itself.
+        ...optional("cfs", podCfs(members)),
       });
     }
     return out;
@@ -190,6 +208,9 @@ export class KubeletConstruct implements MetricConstruct {
       }
     };
     // Family by family, in the order client_golang writes them (families.ts).
+    each(CADVISOR.cfsPeriods, (c) => c.cfs?.periods);
+    each(CADVISOR.cfsThrottledPeriods, (c) => c.cfs?.throttledPeriods);
+    each(CADVISOR.cfsThrottledSeconds, (c) => c.cfs?.throttledSeconds);
     each(CADVISOR.cpuSystem, (c) => c.cpuSeconds * (1 - USER_SHARE));
     // prometheus.go: without per-CPU usage, one series cpu="total", written once it is above zero.
     each(CADVISOR.cpuUsage, (c) => (c.cpuSeconds > 0 ? c.cpuSeconds : undefined));

@@ -103,8 +103,8 @@ export interface ContainerUsage {
    * start to the limit at `atMs`, when the OOM killer ends it (a leak, or a batch too large).
    */
   readonly oom?: { readonly limitBytes: number; readonly atMs: number };
-  /** A data loader that needs more than its CPU limit: it uses the limit (millicores), all the time. */
-  readonly cpuBoundMilli?: number;
+  /** A data loader that needs more than its CPU limit (millicores both): it uses the limit, all the time. */
+  readonly cpuBound?: { readonly limitMilli: number; readonly needMilli: number };
 }
 
 export function containerUsage(
@@ -114,7 +114,7 @@ export function containerUsage(
   memoryBytes: number,
   from: number,
   oom?: ContainerUsage["oom"],
-  cpuBoundMilli?: number,
+  cpuBound?: ContainerUsage["cpuBound"],
 ): ContainerUsage {
   return {
     profile,
@@ -124,7 +124,7 @@ export function containerUsage(
     phase: between(`${key}/phase`, 0, 2 * Math.PI),
     scale: between(`${key}/scale`, 0.8, 1.2),
     ...(oom === undefined ? {} : { oom }),
-    ...(cpuBoundMilli === undefined ? {} : { cpuBoundMilli }),
+    ...(cpuBound === undefined ? {} : { cpuBound }),
   };
 }
 
@@ -142,7 +142,7 @@ const page = (bytes: number) => Math.round(bytes / 4096) * 4096;
 /** CPU seconds the container has used by `t` (simulated ms): the closed-form integral of its rate. */
 export function cpuSeconds(c: ContainerUsage, t: number): number {
   const elapsed = Math.max(0, t - c.from);
-  if (c.cpuBoundMilli !== undefined) return (c.cpuBoundMilli * elapsed) / 1000 / 1000;
+  if (c.cpuBound !== undefined) return (c.cpuBound.limitMilli * elapsed) / 1000 / 1000;
   const { cpuLevel, cpuWave, cpuPeriodMs } = c.profile;
   const omega = (2 * Math.PI) / cpuPeriodMs;
   // ∫ level + wave·sin(ωs + φ) ds = level·Δ + wave/ω·(cos φ − cos(ωΔ + φ))
@@ -153,10 +153,36 @@ export function cpuSeconds(c: ContainerUsage, t: number): number {
 /** CPU cores the container uses at `t`: the rate of cpuSeconds (its derivative, in closed form). */
 export function cpuCores(c: ContainerUsage, t: number): number {
   if (t < c.from) return 0;
-  if (c.cpuBoundMilli !== undefined) return c.cpuBoundMilli / 1000;
+  if (c.cpuBound !== undefined) return c.cpuBound.limitMilli / 1000;
   const { cpuLevel, cpuWave, cpuPeriodMs } = c.profile;
   const omega = (2 * Math.PI) / cpuPeriodMs;
   return ((cpuLevel + cpuWave * Math.sin(omega * (t - c.from) + c.phase)) * c.scale * c.cpuMilli) / 1000;
+}
+
+/** The CFS bandwidth counters of a cgroup with a CPU quota (cgroup v2's cpu.stat, as cAdvisor reads them). */
+export interface CfsCounters {
+  readonly periods: number;
+  readonly throttledPeriods: number;
+  readonly throttledSeconds: number;
+}
+
+/** The CFS period the kubelet leaves at the kernel's default (100 ms). */
+export const CFS_PERIOD_MS = 100;
+
+/**
+ * A container held at its CPU limit by a loader that needs more: its threads are runnable
+ * in every period (nr_periods counts each), run out of quota in every one (nr_throttled too), and
+ * wait out the rest of each period on every CPU they would use — the kernel adds each throttled
+ * run queue's wait to the cgroup's throttled time — so the throttled time grows by the cores
+ * wanted beyond the limit (need − limit) each second. A model of the kernel's accounting
+ * (kernel/sched/fair.c), not a measurement: cantfind.md `kubelet.cfs-model`.
+ */
+export function starvedCfs(c: ContainerUsage, t: number): CfsCounters | undefined {
+  if (c.cpuBound === undefined) return undefined;
+  const elapsed = Math.max(0, t - c.from);
+  const periods = Math.floor(elapsed / CFS_PERIOD_MS);
+  const { limitMilli, needMilli } = c.cpuBound;
+  return { periods, throttledPeriods: periods, throttledSeconds: ((needMilli - limitMilli) * elapsed) / 1000 / 1000 };
 }
 
 /** What the kernel counts of it (bytes). */
