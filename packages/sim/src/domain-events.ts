@@ -322,6 +322,26 @@ export function dataWaitShare(w: Pick<WorkloadRef, "cpuLimitMilliPerGpu" | "data
   return limit === undefined || need === undefined || need <= limit ? 0 : 1 - limit / need;
 }
 
+/** The events that stop a workload's running containers (their pods' containers end with them). */
+type ContainersStopped = Extract<
+  DomainEvent,
+  { readonly kind: "ContainerCrashed" | "WorkloadPreempted" | "WorkloadCompleted" | "WorkloadFailed" | "WorkloadCancelled" }
+>;
+
+/** Whether `event` stops the containers of its pods: a crash, or the workload's end, however it ends. */
+export function stopsContainers(event: DomainEvent): event is ContainersStopped {
+  switch (event.kind) {
+    case "ContainerCrashed":
+    case "WorkloadPreempted":
+    case "WorkloadCompleted":
+    case "WorkloadFailed":
+    case "WorkloadCancelled":
+      return true;
+    default:
+      return false;
+  }
+}
+
 export function podPlacements(pods: readonly Pod[]): PodPlacement[] {
   return pods.map((pod) => ({
     name: pod.name,

@@ -4,7 +4,7 @@
  * Fed the simulation's events once, by its owner, after the image pulls, so GPU physics can be a
  * pure function of (GPU, time): any reader at any cadence sees the same past.
  */
-import { type DomainEvent, dataWaitShare, type PodPlacement, type WorkloadRef } from "@gpusynth/sim";
+import { type DomainEvent, dataWaitShare, type PodPlacement, stopsContainers, type WorkloadRef } from "@gpusynth/sim";
 import type { ImagePulls } from "../kube/image-pulls.js";
 import { between } from "../noise.js";
 import { type Load, NO_CONTEXT, type Rhythm, type RunOf, rhythmOf } from "./load.js";
@@ -38,21 +38,8 @@ export class GpuTimelines {
   ) {}
 
   readonly record = (event: DomainEvent): void => {
-    switch (event.kind) {
-      case "WorkloadStarted":
-      case "ContainerRestarted":
-        this.start(event.workload, event.pods);
-        return;
-      case "ContainerCrashed":
-      case "WorkloadPreempted":
-      case "WorkloadCompleted":
-      case "WorkloadFailed":
-      case "WorkloadCancelled":
-        this.stop(event.pods, event.t);
-        return;
-      default:
-        return;
-    }
+    if (event.kind === "WorkloadStarted" || event.kind === "ContainerRestarted") this.start(event.workload, event.pods);
+    else if (stopsContainers(event)) this.stop(event.pods, event.t);
   };
 
   /** A run that did not come from the simulation (a replayed load, in tests and calibration). */

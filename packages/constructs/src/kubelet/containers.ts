@@ -10,7 +10,7 @@
  * (`cri-containerd-<container id>.scope`: signals/kubelet.md).
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { type DomainEvent, dataWaitShare, type PodPlacement, type WorkloadRef } from "@gpusynth/sim";
+import { type DomainEvent, dataWaitShare, type PodPlacement, stopsContainers, type WorkloadRef } from "@gpusynth/sim";
 import type { ImagePulls } from "../kube/image-pulls.js";
 import { type SystemContainer, type SystemPod, systemOf } from "../kube/system-workloads.js";
 import { containerName } from "../naming.js";
@@ -89,7 +89,7 @@ export class NodeContainers {
   /** The users' containers by node, then pod UID; a container not yet started has `from` in the future. */
   private readonly workloads = new Map<string, Map<string, NodeContainer>>();
   /** Per node: the system pods' containers, and when the node last came up. */
-  private readonly system = new Map<string, readonly { readonly pod: SystemPod; readonly spec: SystemContainer }[]>();
+  private readonly system = new Map<string, { readonly pod: SystemPod; readonly spec: SystemContainer }[]>();
   private readonly readyAt = new Map<string, number>();
   private readonly reboots = new Map<string, number>();
 
@@ -99,26 +99,27 @@ export class NodeContainers {
   ) {
     for (const pod of systemOf(blueprint).pods) {
       if (pod.workload.runsOn === "no node") continue;
-      const list = [...(this.system.get(pod.node) ?? []), ...pod.workload.containers.map((spec) => ({ pod, spec }))];
-      this.system.set(pod.node, list);
+      let list = this.system.get(pod.node);
+      if (list === undefined) {
+        list = [];
+        this.system.set(pod.node, list);
+      }
+      for (const spec of pod.workload.containers) list.push({ pod, spec });
     }
   }
 
   /** Feeds a domain event, after the image pulls have seen it. */
   readonly record = (event: DomainEvent): void => {
+    if (stopsContainers(event)) {
+      for (const pod of event.pods) this.workloads.get(pod.node)?.delete(pod.uid);
+      return;
+    }
     switch (event.kind) {
       case "WorkloadStarted":
         this.start(event.workload, event.pods, 0, event.t);
         return;
       case "ContainerRestarted":
         this.start(event.workload, event.pods, event.restarts, event.t);
-        return;
-      case "ContainerCrashed":
-      case "WorkloadPreempted":
-      case "WorkloadCompleted":
-      case "WorkloadFailed":
-      case "WorkloadCancelled":
-        for (const pod of event.pods) this.workloads.get(pod.node)?.delete(pod.uid);
         return;
       case "NodeReady":
         this.readyAt.set(event.node, event.t);
@@ -129,9 +130,8 @@ export class NodeContainers {
     }
   };
 
-  /** The containers running on `node` at `t` (simulated ms); none while it reboots. */
-  on(node: string, t: number, rebooting: boolean): NodeContainer[] {
-    if (rebooting) return [];
+  /** The containers running on `node` at `t` (simulated ms); its callers leave out a rebooting node. */
+  on(node: string, t: number): NodeContainer[] {
     const out: NodeContainer[] = [];
     const restarts = this.reboots.get(node) ?? 0;
     let system = this.systemNow.get(node);
@@ -154,34 +154,27 @@ export class NodeContainers {
     return container !== undefined && container.usage.from <= t ? container : undefined;
   }
 
+  /** A system pod's container since its node's `restarts`-th boot (made once: `systemNow` keeps it). */
   private systemContainer(pod: SystemPod, spec: SystemContainer, restarts: number, readyAt: number | undefined): NodeContainer {
-    const key = `${pod.uid}/${spec.name}/${restarts}`;
-    let made = this.made.get(key);
-    if (made === undefined) {
-      const cpuMilli = spec.requests?.cpuMilli ?? spec.limits?.cpuMilli ?? 0;
-      const memoryBytes = spec.requests?.memoryBytes ?? spec.limits?.memoryBytes ?? 0;
-      made = {
-        pod: { uid: pod.uid, name: pod.name, namespace: pod.workload.namespace, qos: qosClass(pod.workload.containers) },
-        container: spec.name,
-        image: spec.image,
-        id: systemContainerId(pod.uid, spec.name, restarts),
-        cpuRequestMilli: cpuMilli,
-        cpuLimitMilli: spec.limits?.cpuMilli ?? 0,
-        memoryLimitBytes: spec.limits?.memoryBytes ?? 0,
-        usage: containerUsage(
-          key,
-          SYSTEM_PROFILE,
-          cpuMilli || UNREQUESTED.cpuMilli,
-          memoryBytes || UNREQUESTED.memoryBytes,
-          readyAt ?? pod.startedAt,
-        ),
-      };
-      this.made.set(key, made);
-    }
-    return made;
+    const cpuMilli = spec.requests?.cpuMilli ?? spec.limits?.cpuMilli ?? 0;
+    const memoryBytes = spec.requests?.memoryBytes ?? spec.limits?.memoryBytes ?? 0;
+    return {
+      pod: { uid: pod.uid, name: pod.name, namespace: pod.workload.namespace, qos: qosClass(pod.workload.containers) },
+      container: spec.name,
+      image: spec.image,
+      id: systemContainerId(pod.uid, spec.name, restarts),
+      cpuRequestMilli: cpuMilli,
+      cpuLimitMilli: spec.limits?.cpuMilli ?? 0,
+      memoryLimitBytes: spec.limits?.memoryBytes ?? 0,
+      usage: containerUsage(
+        `${pod.uid}/${spec.name}/${restarts}`,
+        SYSTEM_PROFILE,
+        cpuMilli || UNREQUESTED.cpuMilli,
+        memoryBytes || UNREQUESTED.memoryBytes,
+        readyAt ?? pod.startedAt,
+      ),
+    };
   }
-  /** System containers, made once per (pod, container, restart). */
-  private readonly made = new Map<string, NodeContainer>();
   /** Per node: its system containers since its last reboot. */
   private readonly systemNow = new Map<string, { readonly restarts: number; readonly containers: readonly NodeContainer[] }>();
 

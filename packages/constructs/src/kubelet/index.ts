@@ -101,7 +101,7 @@ export class KubeletConstruct implements MetricConstruct {
     for (const pool of view.pools)
       for (const node of pool.nodes) {
         if (node.status === "rebooting" || (owns !== undefined && !owns(node.name))) continue;
-        const cgroups = this.cgroups(this.containers.on(node.name, view.now, false), view.now);
+        const cgroups = this.cgroups(this.containers.on(node.name, view.now), view.now);
         result.push({ target: this.target(node.name), samples: this.samples(cgroups, Math.floor(seconds(view.now)), seconds) });
       }
     return result;

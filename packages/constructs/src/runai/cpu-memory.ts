@@ -8,7 +8,7 @@
 import { nodeCpus } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Workload } from "@gpusynth/sim";
 import { type Sample, sample } from "../catalogue.js";
-import type { NodeContainers } from "../kubelet/containers.js";
+import type { NodeContainer, NodeContainers } from "../kubelet/containers.js";
 import { cpuCores, memoryUse, workingSet } from "../kubelet/usage.js";
 import { RUNAI_CPU_MEMORY as R } from "./families.js";
 
@@ -20,6 +20,8 @@ export function cpuMemorySamples(out: Sample[], view: ClusterView, clusterId: st
   let clusterCores = 0;
   let clusterMemory = 0;
   let clusterUsed = 0;
+  /** Each container's use, read once for its node and again for its workload. */
+  const usage = new Map<NodeContainer, { readonly cores: number; readonly used: number }>();
   // Requests of the users' running pods per node ("all jobs running in a node").
   const requested = new Map<string, { cpuMilli: number; memory: number }>();
   for (const w of view.running)
@@ -37,9 +39,11 @@ export function cpuMemorySamples(out: Sample[], view: ClusterView, clusterId: st
       const memory = pool.spec.memoryGiB * 2 ** 30;
       let cores = 0;
       let used = 0;
-      for (const c of containers.on(node.name, now, false)) {
-        cores += cpuCores(c.usage, now);
-        used += workingSet(memoryUse(c.usage, now));
+      for (const c of containers.on(node.name, now)) {
+        const u = { cores: cpuCores(c.usage, now), used: workingSet(memoryUse(c.usage, now)) };
+        usage.set(c, u);
+        cores += u.cores;
+        used += u.used;
       }
       const r = requested.get(node.name) ?? { cpuMilli: 0, memory: 0 };
       out.push(sample(R.nodeCpuRequested, labels, r.cpuMilli / 1000));
@@ -70,10 +74,9 @@ export function cpuMemorySamples(out: Sample[], view: ClusterView, clusterId: st
     let used = 0;
     for (const pod of w.pods) {
       const c = containers.workloadContainer(pod.node.name, pod.uid, now);
-      if (c !== undefined) {
-        cores += cpuCores(c.usage, now);
-        used += workingSet(memoryUse(c.usage, now));
-      }
+      const u = c === undefined ? undefined : usage.get(c);
+      cores += u?.cores ?? 0;
+      used += u?.used ?? 0;
       const podLabels = { clusterId, pod_name: pod.name, pod_uuid: pod.uid, pod_namespace: w.namespace, node: pod.node.name };
       out.push(sample(R.allocatedMilliCpusPerPod, podLabels, w.cpuMilliPerGpu * pod.gpus.length));
       out.push(sample(R.allocatedMemoryPerPod, podLabels, w.memoryBytesPerGpu * pod.gpus.length));
