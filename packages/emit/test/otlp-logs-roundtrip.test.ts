@@ -112,11 +112,18 @@ describe("OTLP/gRPC logs round trip", () => {
         "k8s.container.name": "kai-scheduler-default",
         "k8s.container.restart_count": "0",
       });
-      for (const r of g.records) {
-        expect(r.severityNumber ?? "SEVERITY_NUMBER_UNSPECIFIED").toBe("SEVERITY_NUMBER_UNSPECIFIED");
-        expect(r.body?.stringValue).toMatch(ZAP_LINE);
-        expect(attributeMap(r.attributes)).toMatchObject({ "log.iostream": "stderr", logtag: "F", "log.file.name": "0.log" });
-      }
+      // Thousands of lines: the ones that differ are collected and compared once.
+      const unlike = g.records.filter((r) => {
+        const a = attributeMap(r.attributes);
+        return (
+          (r.severityNumber ?? "SEVERITY_NUMBER_UNSPECIFIED") !== "SEVERITY_NUMBER_UNSPECIFIED" ||
+          !ZAP_LINE.test(r.body?.stringValue ?? "") ||
+          a["log.iostream"] !== "stderr" ||
+          a.logtag !== "F" ||
+          a["log.file.name"] !== "0.log"
+        );
+      });
+      expect(unlike.slice(0, 3)).toEqual([]);
     }
   });
 });

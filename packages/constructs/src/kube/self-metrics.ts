@@ -23,28 +23,56 @@ export const WATCHED_RESOURCES = ["*v1.DaemonSet", "*v1.Deployment", "*v1.Namesp
 const MINUTE = 60_000;
 /** client-go's minWatchTimeout: a watch lasts between it and twice it. */
 const MIN_WATCH_MS = 5 * MINUTE;
+/** A watch lasts 7.5 minutes on average. */
+const MEAN_WATCH_MS = 1.5 * MIN_WATCH_MS;
 
 /**
  * One resource's reflector since kube-state-metrics started: the watches it has begun by a time.
  * Each lasts its own random 5 to 10 minutes (drawn from its identity, so the count is a function
  * of the time alone); the ends are worked out once, as far as anyone has asked.
+ *
+ * A pod that started before the run (system pods are installed 30 to 180 days earlier) has begun
+ * one watch every 7.5 minutes on average by the run's start — the count there is drawn about that
+ * mean with a renewal count's spread, as nothing before the start is ever read — and is part way
+ * through one then, which ends within 10 minutes; from there each watch is drawn. Drawing every watch since the install took 35,000
+ * draws a resource before the first frame.
  */
 export class Reflector {
-  /** When each watch so far ended, ms after the start (the list, and the first watch, at 0). */
+  /** Watches begun by `from`, the one in progress there included. */
+  private readonly before: number;
+  /** Where the drawn watches begin: the start, or the run's start for a pod started before it. */
+  private readonly from: number;
+  /** When each watch in progress at `from` or begun after it ended, ms after the start. */
   private readonly ends: number[] = [];
 
   constructor(
     private readonly resource: string,
     private readonly startedAt: number,
-  ) {}
+  ) {
+    if (startedAt >= 0) {
+      // The list, and the first watch, at the start.
+      this.from = 0;
+      this.before = 1;
+    } else {
+      this.from = -startedAt;
+      // A renewal count after time T: mean T/μ, variance T·σ²/μ³ (σ² of a uniform 5 to 10 minutes:
+      // (5 min)²/12), drawn about as a normal from the sum of three uniform draws.
+      const key = `${resource}/${startedAt}/watch/before-run-start`;
+      const z = 2 * (between(key, 0, 1, 0) + between(key, 0, 1, 1) + between(key, 0, 1, 2) - 1.5);
+      const spread = Math.sqrt((this.from * MIN_WATCH_MS ** 2) / 12 / MEAN_WATCH_MS ** 3);
+      this.before = 1 + Math.max(0, Math.round(this.from / MEAN_WATCH_MS + z * spread));
+      this.ends.push(this.from + between(`${resource}/${startedAt}/watch/at-run-start`, 0, 2 * MIN_WATCH_MS));
+    }
+  }
 
   /** The watches begun by `elapsed` ms after the start: the first, and one after each that ended. */
   watchesBy(elapsed: number): number {
     if (elapsed < 0) return 0;
+    if (elapsed < this.from) return 1 + Math.floor(elapsed / MEAN_WATCH_MS);
     const { ends } = this;
-    while ((ends.at(-1) ?? 0) <= elapsed)
-      ends.push((ends.at(-1) ?? 0) + MIN_WATCH_MS * (1 + between(`${this.resource}/${this.startedAt}/watch/${ends.length}`, 0, 1)));
-    // The ends rise; count those at or before `elapsed` (all but the last).
+    while (ends.length === 0 || (ends.at(-1) as number) <= elapsed)
+      ends.push((ends.at(-1) ?? this.from) + MIN_WATCH_MS * (1 + between(`${this.resource}/${this.startedAt}/watch/${ends.length}`, 0, 1)));
+    // The ends rise; count those at or before `elapsed`: a new watch began at each.
     let low = 0;
     let high = ends.length;
     while (low < high) {
@@ -52,7 +80,7 @@ export class Reflector {
       if ((ends[mid] as number) <= elapsed) low = mid + 1;
       else high = mid;
     }
-    return 1 + low;
+    return this.before + low;
   }
 }
 
