@@ -20,9 +20,10 @@ export default defineConfig({
     // A file's beforeAll drives a whole scenario: on a loaded 2-core machine it may take longer
     // than vitest's default 10 s, as long as a test.
     hookTimeout: 60_000,
-    // Many files wait on child processes and wall-clock pacing: one worker per core, and at
-    // least four, so a 2-core machine computes in two files while two others wait.
-    maxWorkers: Math.max(4, availableParallelism()),
+    // Many files wait on child processes and wall-clock pacing: three workers more than cores, so
+    // a 2-core machine computes in two files while three others wait (on 2 cores, five workers
+    // took 78–87 s where four took 87–89 s and six 82–84 s with more CPU time).
+    maxWorkers: availableParallelism() + 3,
     // A worker's files share its module cache instead of importing the SDK and the sources anew
     // for each file (a third of the suite's CPU time). The sources keep no global state: no
     // OpenTelemetry global provider, every run built from its own ClusterRun.

@@ -14,10 +14,14 @@ const { blueprint } = loadBlueprint(fileURLToPath(new URL("../../../blueprints/l
 const HOUR = 3_600_000;
 const FROM = 6 * HOUR;
 
-/** Per instant, every GPU-level sample of dcgm-exporter and Run:ai's per-GPU families, keyed by series. */
+/**
+ * Per instant a minute apart (the ones the readers share), every GPU-level sample of dcgm-exporter
+ * and Run:ai's per-GPU families, keyed by series; the frames between are taken and not kept.
+ */
 function readEvery(intervalMs: number, fromMs: number): Map<number, Map<string, number>> {
   const byTime = new Map<number, Map<string, number>>();
   const read = (frame: Frame) => {
+    if (frame.simulatedMs % 60_000 !== 0) return;
     const values = new Map<string, number>();
     for (const target of frame.targets)
       for (const s of target.samples) {

@@ -145,12 +145,16 @@ export class PrometheusServer {
   }
 
   /** Waits until `targets` targets are up, i.e. Prometheus has scraped each at least once. */
-  async waitForTargets(targets: number, timeoutMs = 60_000): Promise<void> {
+  /**
+   * Waits until every target is up; returns that instant (Unix seconds), where a query sees every
+   * target's samples even if a later scrape on a loaded machine times out and marks them stale.
+   */
+  async waitForTargets(targets: number, timeoutMs = 60_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       try {
         const up = await this.query("up");
-        if (up.length === targets && up.every((r) => r.value[1] === "1")) return;
+        if (up.length === targets && up.every((r) => r.value[1] === "1")) return up[0]?.value[0] as number;
       } catch {}
       if (Date.now() > deadline) throw new Error(`Prometheus did not scrape ${targets} targets within ${timeoutMs / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 250));

@@ -21,6 +21,8 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
   let prometheus: PrometheusServer | undefined;
   let collected: readonly TargetSamples[] = [];
   let sdUrl = "";
+  /** When every target was up: the PromQL checks query at it (a scrape that times out later marks its series stale). */
+  let allUp = 0;
 
   const query = (path: string) => (prometheus as PrometheusServer).get(path);
 
@@ -35,7 +37,7 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
     const sd = await server.listen("127.0.0.1", 0);
     sdUrl = `http://127.0.0.1:${sd.port}${SD_PATH}`;
     prometheus = await PrometheusServer.start(sdUrl);
-    await prometheus.waitForTargets(collected.length);
+    allUp = await prometheus.waitForTargets(collected.length);
   }, 90_000);
 
   afterAll(async () => {
@@ -97,11 +99,13 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
     const held = collected
       .flatMap((t) => t.samples)
       .filter((s) => s.family.name === "DCGM_FI_DEV_GPU_UTIL" && s.labels.pod !== undefined).length;
-    const result = (await query(`/api/v1/query?query=${encodeURIComponent('count(DCGM_FI_DEV_GPU_UTIL{pod!=""})')}`)) as {
+    const result = (await query(`/api/v1/query?query=${encodeURIComponent('count(DCGM_FI_DEV_GPU_UTIL{pod!=""})')}&time=${allUp}`)) as {
       result: Array<{ value: [number, string] }>;
     };
     expect(Number(result.result[0]?.value[1])).toBe(held);
-    const evictions = (await query(`/api/v1/query?query=${encodeURIComponent("sum by (action) (kai_pod_group_evicted_pods_total)")}`)) as {
+    const evictions = (await query(
+      `/api/v1/query?query=${encodeURIComponent("sum by (action) (kai_pod_group_evicted_pods_total)")}&time=${allUp}`,
+    )) as {
       result: Array<{ metric: { action: string }; value: [number, string] }>;
     };
     expect(evictions.result.map((r) => r.metric.action).sort()).toEqual(["preempt", "reclaim"]);
@@ -114,7 +118,9 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
     expect(queries.length).toBeGreaterThan(0);
     for (const q of queries) await query(`/api/v1/query?query=${encodeURIComponent(q)}`);
     // The storm's evictions answer per action, as the query documents.
-    const storm = (await query(`/api/v1/query?query=${encodeURIComponent("sum by (action) (kai_pod_group_evicted_pods_total)")}`)) as {
+    const storm = (await query(
+      `/api/v1/query?query=${encodeURIComponent("sum by (action) (kai_pod_group_evicted_pods_total)")}&time=${allUp}`,
+    )) as {
       result: unknown[];
     };
     expect(storm.result.length).toBe(2);
