@@ -83,8 +83,12 @@ describe("ClusterRun", () => {
   it("emits the same metrics whether or not the scheduler's log is written", () => {
     // With the log, cycles also report each queue's division; the samples must not notice, also
     // while a reclaim's preemptor waits pipelined (the storm's first reclaim, at 09:30:01).
-    // A frame a minute, and every 10 s from 09:28 through the reclaim.
-    const schedule = [...every(MINUTE, { toMs: 28 * MINUTE }), ...every(10_000, { fromMs: 28 * MINUTE, toMs: 32 * MINUTE })];
+    // A frame a minute, and every second through the reclaim (its victims terminate within 30 s).
+    const schedule = [
+      ...every(MINUTE, { toMs: 30 * MINUTE }),
+      ...every(1_000, { fromMs: 30 * MINUTE, toMs: 31 * MINUTE }),
+      simulatedMs(32 * MINUTE),
+    ];
     let pipelinedFrames = 0;
     const framesOf = (run: ClusterRun) => {
       const out: Frame[] = [];

@@ -128,6 +128,11 @@ export type DomainEvent =
       readonly preemptor: WorkloadRef;
       readonly victimQueue: QueueState;
       readonly preemptorQueue: QueueState;
+      /**
+       * When its pods have terminated and its GPUs are free: at once after SIGTERM or at the end of
+       * the grace period (termination.ts).
+       */
+      readonly terminatesAt: number;
     })
   | (Base & {
       /**

@@ -32,6 +32,7 @@ import { PendingWorkloads } from "./pending-workloads.js";
 import { Rng } from "./rng.js";
 import { RunningWorkloads } from "./running-workloads.js";
 import { type CycleTrace, type PodAssignment, Scheduler } from "./scheduler.js";
+import { terminationMs } from "./termination.js";
 import { type SimulatedMs, simulatedMs } from "./time.js";
 import {
   buildPools,
@@ -109,6 +110,9 @@ export class Simulation {
   private readonly running = new RunningWorkloads();
   private readonly ids: Rng;
   private readonly faultRng: Rng;
+  /** How evicted pods terminate (termination.ts): each workload's way, drawn at its first eviction, and each eviction's time. */
+  private readonly terminationRng: Rng;
+  private readonly sigtermDraws = new WeakMap<Workload, number>();
   private readonly priorities: Map<string, number>;
   private readonly sequence = new Map<string, number>();
   /** Terminated pods still in the API, oldest first, until finishedPodRetention has passed. */
@@ -130,6 +134,7 @@ export class Simulation {
     this.queues = buildQueues(blueprint);
     this.ids = root.fork("identifiers");
     this.faultRng = root.fork("faults");
+    this.terminationRng = root.fork("termination");
     this.pluginIgnores = devicePluginIgnores(blueprint.faults.devicePluginDisableHealthchecks);
     this.priorities = new Map([...BUILT_IN_PRIORITY_CLASSES, ...blueprint.priorityClasses].map((c) => [c.name, c.value]));
     this.scheduler = new Scheduler(this.pools, this.queues, {
@@ -520,8 +525,8 @@ export class Simulation {
 
   /**
    * KAI evicts the victim: its pods get SIGTERM and keep their GPUs, listed as running, until they
-   * terminate at the end of the grace period (`terminated`); only then is the workload pending again
-   * with new pods from its controller.
+   * terminate (`terminated`: on SIGTERM or at the end of the grace period, termination.ts); only
+   * then is the workload pending again with new pods from its controller.
    */
   private evict(victim: Workload, action: "reclaim" | "preempt", preemptor: Workload): void {
     // KAI compares the queues where their paths diverge: departments when they differ (unschedule_info.go).
@@ -532,6 +537,8 @@ export class Simulation {
       victimQueue = victimQueue.parent;
       preemptorQueue = preemptorQueue.parent;
     }
+    const terminatesAt =
+      this.nowMs + terminationMs(victim.type, this.sigtermDraw(victim), this.terminationRng, this.blueprint.time.terminationGracePeriod);
     this.emit({
       t: this.nowMs,
       kind: "WorkloadPreempted",
@@ -542,8 +549,9 @@ export class Simulation {
       preemptor: workloadRef(preemptor),
       victimQueue: this.queueStateOf(victimQueue),
       preemptorQueue: this.queueStateOf(preemptorQueue),
+      terminatesAt,
     });
-    victim.terminatingUntil = this.nowMs + this.blueprint.time.terminationGracePeriod;
+    victim.terminatingUntil = terminatesAt;
     victim.pendingSince = this.nowMs;
     victim.backoffUntil = null;
     // No end, crash or restart while it terminates.
@@ -564,7 +572,10 @@ export class Simulation {
 
   /** The preemptor waits for its victims' grace period, then binds in the cycle after. */
   private pipeline(w: Workload, pool: Pool, assignments: readonly PodAssignment[]): void {
-    w.pipelinedUntil = this.nowMs + this.blueprint.time.terminationGracePeriod;
+    // Until the last victim on its GPUs has terminated.
+    let until = this.nowMs;
+    for (const { gpus } of assignments) for (const gpu of gpus) until = Math.max(until, gpu.holder?.workload.terminatingUntil ?? until);
+    w.pipelinedUntil = until;
     this.agenda.push(w.pipelinedUntil, { kind: "pipeline-over", workload: w });
     this.emit({
       t: this.nowMs,
@@ -578,6 +589,16 @@ export class Simulation {
         gpus: (assignments[i] as PodAssignment).gpus.map(gpuRef),
       })),
     });
+  }
+
+  /** The workload's draw for whether it exits on SIGTERM (termination.ts), the same at every eviction. */
+  private sigtermDraw(w: Workload): number {
+    let draw = this.sigtermDraws.get(w);
+    if (draw === undefined) {
+      draw = this.terminationRng.float();
+      this.sigtermDraws.set(w, draw);
+    }
+    return draw;
   }
 
   /** A queue's state with what its pending workloads (counted in their preferred pool) request. */

@@ -21,14 +21,17 @@ describe("over-quota borrowing and reclaim", () => {
     expect(preempted?.action).toBe("reclaim");
     expect(preempted?.preemptor.name).toBe(owner);
     // Pipelined onto the borrower's GPUs in the eviction's cycle, bound in the first cycle after
-    // the borrower's pods have used their termination grace period (30 s by default).
+    // the borrower's pods have terminated (within the grace period, 30 s by default).
     const [pipelined] = only(eventsOf(events, owner), "WorkloadPipelined");
     expect(pipelined?.t).toBe(preempted?.t);
     const [ownerStart] = only(eventsOf(events, owner), "WorkloadStarted");
     const grace = blueprint.time.terminationGracePeriod;
-    expect(ownerStart?.t).toBeGreaterThanOrEqual((preempted?.t ?? 0) + grace);
-    expect(ownerStart?.t).toBeLessThanOrEqual((preempted?.t ?? 0) + grace + blueprint.time.schedulingPeriod);
-    // Submitted just before a cycle: one period to the eviction, the grace, one period to the bind.
+    const terminated = preempted?.terminatesAt ?? 0;
+    expect(terminated).toBeGreaterThan(preempted?.t ?? 0);
+    expect(terminated).toBeLessThanOrEqual((preempted?.t ?? 0) + grace);
+    expect(ownerStart?.t).toBeGreaterThanOrEqual(terminated);
+    expect(ownerStart?.t).toBeLessThanOrEqual(terminated + blueprint.time.schedulingPeriod);
+    // Submitted just before a cycle: one period to the eviction, the grace at most, one period to the bind.
     expect(ownerStart?.waitedMs).toBeLessThanOrEqual(grace + 2 * blueprint.time.schedulingPeriod);
   });
 
@@ -52,20 +55,22 @@ describe("priority preemption inside a project", () => {
     expect(preempted?.action).toBe("preempt");
     expect(preempted?.preemptor.name).toBe(high);
     const [highStart] = only(eventsOf(events, high), "WorkloadStarted");
-    const grace = blueprint.time.terminationGracePeriod;
-    expect(highStart?.t).toBeGreaterThanOrEqual((preempted?.t ?? 0) + grace);
-    expect(highStart?.t).toBeLessThanOrEqual((preempted?.t ?? 0) + grace + blueprint.time.schedulingPeriod);
+    const terminated = preempted?.terminatesAt ?? 0;
+    expect(highStart?.t).toBeGreaterThanOrEqual(terminated);
+    expect(highStart?.t).toBeLessThanOrEqual(terminated + blueprint.time.schedulingPeriod);
   });
 
-  it("keeps the victim's pods on their GPUs through its termination grace period", () => {
+  it("keeps the victim's pods on their GPUs until they have terminated, within the grace period", () => {
     const [preempted] = only(eventsOf(events, low), "WorkloadPreempted");
+    const terminated = preempted?.terminatesAt ?? 0;
+    expect(terminated - (preempted?.t ?? 0)).toBeLessThanOrEqual(blueprint.time.terminationGracePeriod);
     const simulation = new Simulation(blueprint);
-    simulation.runUntil((preempted?.t ?? 0) + blueprint.time.terminationGracePeriod - 1_000);
+    simulation.runUntil(terminated - 1);
     const victim = simulation.view().running.find((w) => w.name === low);
     expect(victim?.pods.flatMap((p) => p.gpus).every((g) => g.holder?.workload === victim)).toBe(true);
-    expect(simulation.view().pending.find((w) => w.name === high)?.pipelinedUntil).toBe(
-      (preempted?.t ?? 0) + blueprint.time.terminationGracePeriod,
-    );
+    expect(simulation.view().pending.find((w) => w.name === high)?.pipelinedUntil).toBe(terminated);
+    simulation.runUntil(terminated);
+    expect(simulation.view().running.find((w) => w.name === low)).toBeUndefined();
   });
 
   it("gives the preemptor GPUs the victim held", () => {
@@ -157,5 +162,35 @@ describe("GPU faults", () => {
     expect(only(eventsOf(events, waitsForReset), "WorkloadStarted")).toEqual([]);
     const reasons = only(eventsOf(events, waitsForReset), "WorkloadUnschedulable").at(-1)?.reasons;
     expect(reasons?.[0]?.reason).toBe("Unschedulable");
+  });
+});
+
+describe("how evicted pods terminate", () => {
+  // A day of the stress fixture: hundreds of reclaims and preemptions of every workload type.
+  const { blueprint, events } = run(fixture("stress.yaml"), 24 * HOUR, 11);
+  const evictions = only(events, "WorkloadPreempted");
+  const grace = blueprint.time.terminationGracePeriod;
+  const took = (e: (typeof evictions)[number]) => e.terminatesAt - e.t;
+
+  it("ends on SIGTERM within seconds, or at the grace period for single-pod training that ignores it", () => {
+    expect(evictions.length).toBeGreaterThan(100);
+    const quick = evictions.filter((e) => took(e) < grace);
+    for (const e of quick) expect(took(e)).toBeGreaterThanOrEqual(1_000);
+    for (const e of quick) expect(took(e)).toBeLessThanOrEqual(8_000);
+    // Only single-pod training runs as PID 1 without a SIGTERM handler.
+    const killed = evictions.filter((e) => took(e) === grace);
+    expect(new Set(killed.map((e) => e.workload.type))).toEqual(new Set(["training"]));
+    const training = evictions.filter((e) => e.workload.type === "training");
+    expect(killed.length / training.length).toBeGreaterThan(0.25);
+    expect(killed.length / training.length).toBeLessThan(0.75);
+    // The quick exits spread over the seconds, not one fixed time.
+    expect(new Set(quick.map((e) => Math.round(took(e) / 1_000))).size).toBeGreaterThan(5);
+  });
+
+  it("lets each workload terminate the same way at every eviction", () => {
+    const ways = new Map<string, Set<boolean>>();
+    for (const e of evictions) ways.set(e.workload.uid, (ways.get(e.workload.uid) ?? new Set()).add(took(e) === grace));
+    expect([...ways.values()].every((way) => way.size === 1)).toBe(true);
+    expect([...ways.values()].length).toBeLessThan(evictions.length);
   });
 });
