@@ -144,6 +144,8 @@ export type DomainEvent =
       readonly nodePool: string;
       /** The pending pods and the nodes and GPUs they are pipelined to. */
       readonly pods: readonly PodPlacement[];
+      /** When its victims have terminated: allocate pipelines it again every cycle until then. */
+      readonly until: number;
     })
   | (Base & {
       readonly kind: "WorkloadCompleted";
@@ -251,10 +253,12 @@ export interface QueueDivision extends QueueState {
 /**
  * What an attempt came to. skipped: a job with the same scheduling signature already failed
  * this cycle and this one is no easier (KAI's scheduling signatures, on by default);
- * not-enough-gpus: consolidation found fewer idle GPUs than the job asks for.
+ * not-enough-gpus: consolidation found fewer idle GPUs than the job asks for; pipelined: a
+ * preemptor whose victims still terminate, fitted onto their releasing GPUs again (allocate.go:94).
  */
 export type AttemptOutcome =
   | "allocated"
+  | "pipelined"
   | "unschedulable"
   | "reclaimed"
   | "preempted"
@@ -379,4 +383,33 @@ export function queueState(queue: Queue, pendingCpuMilli: number, pendingMemoryB
 export function unhandledEvent(event: never): undefined {
   void event;
   return undefined;
+}
+
+type SchedulingCycle = DomainEvent & { readonly kind: "SchedulingCycle" };
+
+/**
+ * What KAI does in each cycle after `cycle` while nothing changes (the simulation reports only the
+ * cycles in which something did): the division it ended with, and the jobs still pending tried
+ * again with the same outcome — except that a job that reclaimed or preempted now waits for its
+ * victims, and allocate pipelines it onto their releasing GPUs every cycle until they are gone
+ * (a termination ends the idle stretch). Jobs bound or pipelined by allocate are not passed on.
+ */
+export function idleCycleAfter(cycle: SchedulingCycle): SchedulingCycle {
+  const evicting = new Set<WorkloadRef>();
+  for (const a of [...cycle.reclaim, ...cycle.preempt])
+    if (a.outcome === "reclaimed" || a.outcome === "preempted") evicting.add(a.workload);
+  const pipelined = (a: CycleAttemptRef): CycleAttemptRef => ({ ...a, outcome: "pipelined", pods: [], victims: [] });
+  const allocate = cycle.allocate.flatMap((a) =>
+    a.outcome === "allocated" ? [] : evicting.has(a.workload) && a.outcome !== "pipelined" ? [pipelined(a)] : [a],
+  );
+  const stillTried = (list: readonly CycleAttemptRef[]) => list.filter((a) => !evicting.has(a.workload));
+  return {
+    ...cycle,
+    division: cycle.divisionAfter,
+    pendingJobs: allocate.length,
+    allocate,
+    consolidation: stillTried(cycle.consolidation),
+    reclaim: stillTried(cycle.reclaim),
+    preempt: stillTried(cycle.preempt),
+  };
 }

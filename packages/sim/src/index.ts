@@ -11,7 +11,7 @@ export type {
   QueueState,
   WorkloadRef,
 } from "./domain-events.js";
-export { dataWaitShare, stopsContainers, unhandledEvent } from "./domain-events.js";
+export { dataWaitShare, idleCycleAfter, stopsContainers, unhandledEvent } from "./domain-events.js";
 export { divideFairShare, type ShareClaim } from "./fair-share.js";
 export { Rng } from "./rng.js";
 export {

@@ -133,11 +133,16 @@ export class Scheduler {
    * were running when the cycle began.
    */
   cycle(waiting: readonly Workload[], running: RunningWorkloads): void {
-    // A pipelined job waits for its victims; KAI does not try it again meanwhile.
+    // A pipelined job waits for its victims: allocate fits it onto their releasing GPUs again and
+    // pipelines it each cycle (allocate.go:94), so no later action tries it (traced first here:
+    // gpusynth does not place it among the others in the queue order).
     const pending = waiting.filter((w) => w.pipelinedUntil === null);
     this.updateFairShares(pending);
     const division = this.division();
     this.trace = { allocate: [], consolidation: [], reclaim: [], preempt: [] };
+    for (const w of waiting)
+      if (w.pipelinedUntil !== null)
+        this.trace.allocate.push({ workload: w, queue: this.preferredQueue(w), outcome: "pipelined", victims: [] });
     this.startedThisCycle.clear();
     this.fitting.clear();
     const reasons = new Map<Workload, PendingReason[]>();

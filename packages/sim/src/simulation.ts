@@ -582,6 +582,7 @@ export class Simulation {
       kind: "WorkloadPipelined",
       workload: workloadRef(w),
       nodePool: pool.name,
+      until,
       pods: this.podIdentities(w, assignments.length).map((pod, i) => ({
         name: pod.name,
         uid: pod.uid,

@@ -4,7 +4,7 @@
  * department and node pool); counters accumulate from domain events (evictions, pod groups
  * scheduled per action); latencies are modelled from the cycle's work.
  */
-import { type ClusterView, type CycleAttemptRef, type DomainEvent, podGroupName, type Queue } from "@gpusynth/sim";
+import { type ClusterView, type CycleAttemptRef, type DomainEvent, idleCycleAfter, podGroupName, type Queue } from "@gpusynth/sim";
 import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { queueName } from "../naming.js";
 import { stableUuid } from "../noise.js";
@@ -48,9 +48,9 @@ function triedPodGroups(attempts: readonly CycleAttemptRef[]): number {
   return new Set(attempts.filter((a) => a.outcome !== "skipped").map((a) => a.podGroup)).size;
 }
 
-/** What a cycle that ran leaves for the idle cycles after it: the jobs still pending, tried again each period. */
-function stillTried(attempts: readonly CycleAttemptRef[]): number {
-  return triedPodGroups(attempts.filter((a) => a.outcome !== "reclaimed" && a.outcome !== "preempted"));
+/** The pod groups allocate scheduled in a cycle (allocate.go:64 counts a job pipelined onto releasing GPUs as well). */
+function allocatedPodGroups(cycle: DomainEvent & { kind: "SchedulingCycle" }): number {
+  return cycle.allocate.filter((a) => a.outcome === "allocated" || a.outcome === "pipelined").length;
 }
 
 interface Eviction {
@@ -81,7 +81,9 @@ export class SchedulerConstruct implements MetricConstruct {
    * in which something changed; in between, KAI runs a cycle every period over the same pending
    * jobs, and each tries them again.
    */
-  private lastCycle: { readonly t: number; readonly idleTries: ReadonlyMap<TryingAction, number> } | undefined;
+  private lastCycle:
+    | { readonly t: number; readonly idleTries: ReadonlyMap<TryingAction, number>; readonly idleAllocated: number }
+    | undefined;
 
   constructor(private readonly options: SchedulerOptions) {}
 
@@ -105,20 +107,21 @@ export class SchedulerConstruct implements MetricConstruct {
       const count = (action: string, succeeded: number) => {
         if (succeeded > 0) this.scheduledByAction.set(action, (this.scheduledByAction.get(action) ?? 0) + succeeded);
       };
-      count("allocate", event.allocate.filter((a) => a.outcome === "allocated").length);
+      // The idle cycles between the last one that ran and this one, then this one.
+      const idleBefore = this.lastCycle === undefined ? 0 : this.cyclesAfter(this.lastCycle.t, event.t) - 1;
+      count("allocate", idleBefore * (this.lastCycle?.idleAllocated ?? 0) + allocatedPodGroups(event));
       count("reclaim", event.reclaim.filter((a) => a.outcome === "reclaimed").length);
       const preempted = event.preempt.filter((a) => a.outcome === "preempted").length;
       count("preempt", preempted);
       this.preemptions += preempted;
-      // The idle cycles between the last one that ran and this one, then this one.
-      const idleBefore = this.lastCycle === undefined ? 0 : this.cyclesAfter(this.lastCycle.t, event.t) - 1;
+      const idle = idleCycleAfter(event);
       const idleTries = new Map<TryingAction, number>();
       for (const action of TRYING_ACTIONS) {
         const tried = idleBefore * (this.lastCycle?.idleTries.get(action) ?? 0) + triedPodGroups(event[action]);
         if (tried > 0) this.actedOn.set(action, (this.actedOn.get(action) ?? 0) + tried);
-        idleTries.set(action, stillTried(event[action]));
+        idleTries.set(action, triedPodGroups(idle[action]));
       }
-      this.lastCycle = { t: event.t, idleTries };
+      this.lastCycle = { t: event.t, idleTries, idleAllocated: allocatedPodGroups(idle) };
     }
   };
 
@@ -142,12 +145,14 @@ export class SchedulerConstruct implements MetricConstruct {
       scheduler.push(sample(KAI_SCHEDULER.actionLatency, { action }, actionLatencyMs(cost, work, action, view.now)));
     }
     // A CounterVec has a series for an action only once it was incremented (WithLabelValues).
-    for (const action of ["allocate", "reclaim", "preempt"]) {
-      const count = this.scheduledByAction.get(action);
-      if (count !== undefined) scheduler.push(sample(KAI_SCHEDULER.podGroupsScheduled, { action }, count, 0));
-    }
     const last = this.lastCycle;
     const idleSince = last === undefined ? 0 : this.cyclesAfter(last.t, view.now);
+    for (const action of ["allocate", "reclaim", "preempt"]) {
+      const idleAllocated = action === "allocate" ? idleSince * (last?.idleAllocated ?? 0) : 0;
+      const count = this.scheduledByAction.get(action);
+      if (count !== undefined || idleAllocated > 0)
+        scheduler.push(sample(KAI_SCHEDULER.podGroupsScheduled, { action }, (count ?? 0) + idleAllocated, 0));
+    }
     for (const action of TRYING_ACTIONS) {
       const count = (this.actedOn.get(action) ?? 0) + idleSince * (last?.idleTries.get(action) ?? 0);
       if (count > 0) scheduler.push(sample(KAI_SCHEDULER.podGroupsActedOn, { action }, count, 0));

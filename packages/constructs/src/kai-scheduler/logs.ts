@@ -9,7 +9,7 @@
  * --v=3 by default; every pending job is attempted again each cycle. Values print as KAI's
  * String() methods print them. Templates, their V levels and callers: signals/scheduler.md.
  */
-import type { CycleAttemptRef, DomainEvent, QueueDivision } from "@gpusynth/sim";
+import { type CycleAttemptRef, type DomainEvent, idleCycleAfter, type QueueDivision } from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
 import type { StampClock } from "../clock.js";
 import { queueName } from "../naming.js";
@@ -191,25 +191,15 @@ export class SchedulerLog {
   }
 
   /**
-   * A cycle in which nothing changed: the jobs still pending are attempted and fail again. The
-   * same for every idle cycle after one that ran, so it is worked out once per cycle that ran.
+   * A cycle in which nothing changed (sim's idleCycleAfter): the jobs still pending are attempted
+   * again. The same for every idle cycle after one that ran, so it is worked out once per cycle
+   * that ran.
    */
   private idleCycle(): Cycle | undefined {
     const last = this.lastCycle;
     if (last === undefined) return undefined;
     if (this.idle?.after === last) return this.idle.cycle;
-    const failed = (list: readonly CycleAttemptRef[]) =>
-      list.filter((a) => a.outcome !== "allocated" && a.outcome !== "reclaimed" && a.outcome !== "preempted");
-    const allocate = failed(last.allocate);
-    const cycle: Cycle = {
-      ...last,
-      division: last.divisionAfter,
-      pendingJobs: allocate.length,
-      allocate,
-      consolidation: failed(last.consolidation),
-      reclaim: failed(last.reclaim),
-      preempt: failed(last.preempt),
-    };
+    const cycle = idleCycleAfter(last);
     this.idle = { after: last, cycle };
     return cycle;
   }
@@ -264,7 +254,7 @@ export class SchedulerLog {
     else if (this.options.verbosity >= DIVISION_V) this.tallyCount += cycle.division.length;
     lines.push(SNAPSHOT_PLUGIN_LINE);
 
-    const afterAllocate = cycle.allocate.filter((a) => a.outcome !== "allocated").length;
+    const afterAllocate = cycle.allocate.filter((a) => a.outcome !== "allocated" && a.outcome !== "pipelined").length;
     const reclaimed = cycle.reclaim.filter((a) => a.outcome === "reclaimed").length;
     const jobsIn: Readonly<Record<Action, number>> = {
       allocate: cycle.pendingJobs,
@@ -432,8 +422,16 @@ function allocateLines(a: CycleAttemptRef): Line[] {
     },
   ];
   if (a.outcome === "allocated") {
-    lines.push(...bindLines(a, "allocate"));
+    // Logged in attemptToAllocateJob; the bind requests follow at stmt.Commit() (allocate.go:65).
     lines.push({ v: 3, caller: "allocate/allocate.go:106", action: "allocate", msg: `Succesfully allocated resources for job: ${job(a)}` });
+    lines.push(...bindLines(a, "allocate"));
+  } else if (a.outcome === "pipelined") {
+    lines.push({
+      v: 3,
+      caller: "allocate/allocate.go:94",
+      action: "allocate",
+      msg: `Some tasks were pipelined, setting all job to be pipelined for job: ${job(a)}`,
+    });
   } else {
     lines.push({
       v: 3,

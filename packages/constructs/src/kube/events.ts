@@ -3,8 +3,9 @@
  * receiver delivers them (opentelemetry-collector-contrib receiver/k8seventsreceiver, v0.145.0
  * line @c274a008): one log record per Event write (create or count patch). Who records what:
  * - KAI-Scheduler (component kai-scheduler, legacy recorder, no host): Pipelined (a preemptor's
- *   pods), Scheduled and Unschedulable on pods, Unschedulable on pod groups (every cycle while a
- *   workload waits: the recorder's dedup and spam filter decide what is written), Evict on the
+ *   pods, every cycle while its victims terminate), Scheduled and Unschedulable on pods,
+ *   Unschedulable on pod groups (every cycle while a workload waits: the recorder's dedup and
+ *   spam filter decide what is written), Evict on the
  *   victim's pod group (pkg/scheduler/cache/status_updater/default_status_updater.go,
  *   framework/statement.go, actions/common/allocate.go @5d35ecab);
  * - the KAI binder (component binder): Bound (pkg/binder/controllers/bindrequest_controller.go);
@@ -110,11 +111,16 @@ interface CrashLoop {
 
 interface Waiting {
   readonly workload: WorkloadRef;
-  readonly events: readonly EventInput[];
+  events: readonly EventInput[];
   /** The next scheduling cycle at which KAI records them again. */
   nextMs: number;
   /** Cycles since the last write whose recordings the spam filter dropped. */
   dropped: number;
+  /**
+   * A pipelined job's: recorded until its victims have terminated (Unix ms), then what it recorded
+   * before (Unschedulable) if it still waits after that (a bind ends the waiting first).
+   */
+  until?: { readonly ms: number; readonly afterwards: readonly EventInput[] };
 }
 
 export class KubernetesEvents {
@@ -171,22 +177,30 @@ export class KubernetesEvents {
   readonly record = (event: DomainEvent): void => {
     const now = this.startMs + event.t;
     switch (event.kind) {
-      case "WorkloadPipelined":
-        // Statement.Commit pipelines the preemptor onto its victims' GPUs; it binds once they are gone.
-        for (const pod of event.pods)
-          this.write(
-            {
-              source: KAI,
-              object: podObject(event.workload, pod),
-              type: "Normal",
-              reason: "Pipelined",
-              message: `Pod ${event.workload.namespace}/${pod.name} was pipelined to node ${pod.node}`,
-            },
-            now,
-          );
+      case "WorkloadPipelined": {
+        // Statement.Commit pipelines the preemptor onto its victims' GPUs (commitPipeline records
+        // Pipelined, statement.go:429); every cycle until they are gone allocate pipelines it
+        // again and records it again; it binds once they are gone.
+        const events: EventInput[] = event.pods.map((pod) => ({
+          source: KAI,
+          object: podObject(event.workload, pod),
+          type: "Normal",
+          reason: "Pipelined",
+          message: `Pod ${event.workload.namespace}/${pod.name} was pipelined to node ${pod.node}`,
+        }));
+        const before = this.stopWaiting(event.workload.id, now);
+        for (const input of events) this.write(input, now);
+        this.waiting.set(event.workload.id, {
+          workload: event.workload,
+          events,
+          nextMs: Math.ceil((now + 1) / this.schedulingPeriodMs) * this.schedulingPeriodMs,
+          dropped: 0,
+          until: { ms: this.startMs + event.until, afterwards: before },
+        });
         return;
+      }
       case "WorkloadStarted": {
-        this.waiting.delete(event.workload.id);
+        this.stopWaiting(event.workload.id, now);
         for (const pod of event.pods) {
           this.write(
             {
@@ -303,7 +317,7 @@ export class KubernetesEvents {
         return;
       case "WorkloadCancelled":
         this.endCrashLoop(event.workload.id, now);
-        this.waiting.delete(event.workload.id);
+        this.stopWaiting(event.workload.id, now);
         this.killed(event.workload, event.pods, now);
         for (const pod of event.pods) this.recorder.forget(pod.uid);
         this.recorder.forget(podGroupObject(event.workload).uid);
@@ -314,7 +328,7 @@ export class KubernetesEvents {
         // An eviction kills the pod's containers; the job's other pods are deleted with it.
         if (event.kind === "WorkloadFailed" && event.cause.kind === "Evicted") this.killed(event.workload, event.pods, now);
         this.endCrashLoop(event.workload.id, now);
-        this.waiting.delete(event.workload.id);
+        this.stopWaiting(event.workload.id, now);
         for (const pod of event.pods) this.recorder.forget(pod.uid);
         this.recorder.forget(podGroupObject(event.workload).uid);
         this.forgetPods(event.workload);
@@ -338,27 +352,52 @@ export class KubernetesEvents {
 
   /**
    * Everything written up to `nowMs` (Unix ms), including KAI's per-cycle re-recording of
-   * Unschedulable for workloads still waiting, which the spam filter thins out.
+   * Unschedulable (or Pipelined) for workloads still waiting, which the spam filter thins out.
    */
   drain(nowMs: number): LogRecordOut[] {
     for (const id of this.crashLoops.keys()) this.backOffUntil(id, nowMs);
-    for (const waiting of this.waiting.values()) {
-      while (waiting.nextMs <= nowMs) {
-        let next = Number.POSITIVE_INFINITY;
-        for (const input of waiting.events) {
-          this.write(input, waiting.nextMs, waiting.dropped + 1);
-          next = Math.min(next, this.recorder.nextAllowedMs(input, waiting.nextMs));
-        }
-        // Cycles in which the filter would drop every recording are skipped, but counted.
-        const period = this.schedulingPeriodMs;
-        const following = Math.ceil(Math.max(waiting.nextMs + period, next) / period) * period;
-        waiting.dropped = Math.round((following - waiting.nextMs) / period) - 1;
-        waiting.nextMs = following;
-      }
-    }
+    for (const [id, waiting] of this.waiting) this.rerecord(id, waiting, nowMs + 1);
     const out = this.out;
     this.out = [];
     return out.sort((a, b) => a.timeMs - b.timeMs);
+  }
+
+  /**
+   * KAI's re-recordings of a waiting workload's events in the cycles before `beforeMs` (Unix ms):
+   * up to a drain, or up to the event that ends or replaces the waiting, whenever it is drained.
+   */
+  private rerecord(id: number, waiting: Waiting, beforeMs: number): void {
+    while (waiting.nextMs < beforeMs) {
+      if (waiting.until !== undefined && waiting.nextMs >= waiting.until.ms) {
+        // The victims are gone: back to what it recorded before, or to nothing.
+        waiting.events = waiting.until.afterwards;
+        waiting.until = undefined;
+        waiting.dropped = 0;
+        if (waiting.events.length === 0) {
+          this.waiting.delete(id);
+          return;
+        }
+      }
+      let next = Number.POSITIVE_INFINITY;
+      for (const input of waiting.events) {
+        this.write(input, waiting.nextMs, waiting.dropped + 1);
+        next = Math.min(next, this.recorder.nextAllowedMs(input, waiting.nextMs));
+      }
+      // Cycles in which the filter would drop every recording are skipped, but counted.
+      const period = this.schedulingPeriodMs;
+      const following = Math.ceil(Math.max(waiting.nextMs + period, next) / period) * period;
+      waiting.dropped = Math.round((following - waiting.nextMs) / period) - 1;
+      waiting.nextMs = following;
+    }
+  }
+
+  /** Ends a workload's waiting at `nowMs`: the cycles before it re-recorded, then nothing more. */
+  private stopWaiting(id: number, nowMs: number): readonly EventInput[] {
+    const waiting = this.waiting.get(id);
+    if (waiting === undefined) return [];
+    this.rerecord(id, waiting, nowMs);
+    this.waiting.delete(id);
+    return waiting.until?.afterwards ?? waiting.events;
   }
 
   private unschedulable(w: WorkloadRef, reasons: readonly PendingReason[], now: number): void {
@@ -389,6 +428,7 @@ export class KubernetesEvents {
       message: i === failedPod ? message : groupMessage,
     }));
     events.push({ source: KAI, object: podGroupObject(w), type: "Normal", reason: "Unschedulable", message: groupMessage });
+    this.stopWaiting(w.id, now);
     for (const input of events) this.write(input, now);
     this.waiting.set(w.id, {
       workload: w,
