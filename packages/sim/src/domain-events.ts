@@ -223,6 +223,11 @@ export type DomainEvent =
       readonly leafQueues: number;
       readonly nodes: number;
       readonly notReadyNodes: readonly string[];
+      /**
+       * Nodes whose allocatable GPUs differ from their capacity (the device plugin dropped some),
+       * as their status last posted: KAI warns of each in every snapshot (node_info.go:127).
+       */
+      readonly gpuShortNodes: readonly NodeResources[];
       /** Allocatable CPU (millicores), memory (bytes) and GPUs of the Ready nodes. */
       readonly allocatable: { readonly cpuMilli: number; readonly memoryBytes: number; readonly gpus: number };
       readonly allocate: readonly CycleAttemptRef[];
@@ -234,6 +239,13 @@ export type DomainEvent =
       /** The same after the cycle's binds and pipelinings: what the next cycle divides if nothing else changes. */
       readonly divisionAfter: readonly QueueDivision[];
     });
+
+/** A node's capacity and allocatable as its status lists them (cpu, memory, GPUs; pods: KUBELET_MAX_PODS). */
+export interface NodeResources {
+  readonly node: string;
+  readonly capacity: { readonly cpuMilli: number; readonly memoryBytes: number; readonly gpus: number };
+  readonly allocatable: { readonly cpuMilli: number; readonly memoryBytes: number; readonly gpus: number };
+}
 
 /**
  * A queue as KAI's proportion plugin sees it when it opens a session: its GPU quota, limit, request

@@ -5,6 +5,7 @@ export type {
   DomainEventKind,
   FailureCause,
   GpuRef,
+  NodeResources,
   PendingReason,
   PodPlacement,
   QueueDivision,
@@ -37,6 +38,7 @@ export {
 } from "./workload-ledger.js";
 export {
   EVICTION_HARD_MEMORY_BYTES,
+  KUBELET_MAX_PODS,
   type FinishedPod,
   type Gpu,
   type GpuHealth,

@@ -8,7 +8,7 @@
  * running job; stale-gang eviction is not simulated.
  */
 import { nodeCpus, type PodShape, podShape } from "@gpusynth/blueprint";
-import { type AttemptOutcome, type PendingReason, type QueueDivision, queueState } from "./domain-events.js";
+import { type AttemptOutcome, type NodeResources, type PendingReason, type QueueDivision, queueState } from "./domain-events.js";
 import { divideFairShare } from "./fair-share.js";
 import { MinHeap } from "./min-heap.js";
 import { type RunningWorkloads, victimOrder } from "./running-workloads.js";
@@ -60,6 +60,8 @@ export interface CycleTrace {
   readonly nodes: number;
   /** Nodes not Ready: the proportion plugin leaves their resources out. */
   readonly notReadyNodes: readonly string[];
+  /** Nodes whose allocatable GPUs fall short of their capacity. */
+  readonly gpuShortNodes: readonly NodeResources[];
   /** Allocatable resources of the Ready nodes, as the proportion plugin totals them. */
   readonly allocatable: { readonly cpuMilli: number; readonly memoryBytes: number; readonly gpus: number };
   readonly allocate: readonly CycleAttempt[];
@@ -70,7 +72,7 @@ export interface CycleTrace {
   readonly divisionAfter: readonly QueueDivision[];
 }
 
-type ClusterFacts = Pick<CycleTrace, "queues" | "leafQueues" | "nodes" | "notReadyNodes" | "allocatable">;
+type ClusterFacts = Pick<CycleTrace, "queues" | "leafQueues" | "nodes" | "notReadyNodes" | "gpuShortNodes" | "allocatable">;
 
 interface QueueTree {
   readonly all: readonly Queue[];
@@ -184,10 +186,22 @@ export class Scheduler {
     let memoryBytes = 0;
     let gpus = 0;
     const notReadyNodes: string[] = [];
+    const gpuShortNodes: NodeResources[] = [];
     for (const pool of this.pools.values()) {
       nodes += pool.nodes.length;
       gpus += this.capacityOf(pool);
       for (const node of pool.nodes) {
+        // The device plugin advertises its healthy GPUs; a rebooting node's status keeps what it last posted.
+        const advertised = node.gpus.filter((g) => g.pluginHealthy).length;
+        if (advertised !== pool.spec.gpusPerNode) {
+          const cpu = nodeCpus(pool.spec) * 1000;
+          const memory = pool.spec.memoryGiB * 2 ** 30;
+          gpuShortNodes.push({
+            node: node.name,
+            capacity: { cpuMilli: cpu, memoryBytes: memory, gpus: pool.spec.gpusPerNode },
+            allocatable: { cpuMilli: cpu, memoryBytes: memory - EVICTION_HARD_MEMORY_BYTES, gpus: advertised },
+          });
+        }
         if (node.status !== "ready") notReadyNodes.push(node.name);
         else {
           cpuMilli += nodeCpus(pool.spec) * 1000;
@@ -201,6 +215,7 @@ export class Scheduler {
       leafQueues: this.leafQueues,
       nodes,
       notReadyNodes,
+      gpuShortNodes,
       allocatable: { cpuMilli, memoryBytes, gpus },
     };
   }

@@ -641,6 +641,7 @@ export class Simulation {
       leafQueues: trace.leafQueues,
       nodes: trace.nodes,
       notReadyNodes: trace.notReadyNodes,
+      gpuShortNodes: trace.gpuShortNodes,
       allocatable: trace.allocatable,
       allocate: attempts(trace.allocate),
       consolidation: attempts(trace.consolidation),
@@ -834,6 +835,8 @@ export class Simulation {
         this.agenda.push(this.nowMs + this.blueprint.faults.nodeRebootDelay, { kind: "node-reboot", node: gpu.node });
       }
     }
+    // The next snapshot sees a node with fewer GPUs (or cordoned): a change, so a cycle runs.
+    this.requestCycle();
   }
 
   private rebootNode(node: Node): void {

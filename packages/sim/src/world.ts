@@ -368,3 +368,6 @@ export function setNodeStatus(node: Node, status: NodeStatus): void {
 
 /** The kubelet's default hard eviction threshold memory.available<100Mi (pkg/kubelet/eviction/defaults_linux.go). */
 export const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
+
+/** The kubelet's --max-pods default: the pods a node's capacity and allocatable list. */
+export const KUBELET_MAX_PODS = 110;

@@ -9,7 +9,14 @@
  * --v=3 by default; every pending job is attempted again each cycle. Values print as KAI's
  * String() methods print them. Templates, their V levels and callers: signals/scheduler.md.
  */
-import { type CycleAttemptRef, type DomainEvent, idleCycleAfter, type QueueDivision } from "@gpusynth/sim";
+import {
+  type CycleAttemptRef,
+  type DomainEvent,
+  idleCycleAfter,
+  KUBELET_MAX_PODS,
+  type NodeResources,
+  type QueueDivision,
+} from "@gpusynth/sim";
 import type { LogRecordOut } from "../catalogue.js";
 import type { StampClock } from "../clock.js";
 import { queueName } from "../naming.js";
@@ -91,12 +98,16 @@ export function colour(text: string): string {
   return `\u001b[3${code}m${text}\u001b[0m`;
 }
 
+/** zap's CapitalColorLevelEncoder (log.go:174): INFO blue, WARN yellow. */
 const LEVEL_INFO = "\u001b[34mINFO\u001b[0m";
+const LEVEL_WARN = "\u001b[33mWARN\u001b[0m";
 /** The coloured action of the message prefix, fixed per action. */
 const ACTION_COLOUR = perAction(colour);
 
 interface Line {
   readonly v: number;
+  /** Info unless said. */
+  readonly level?: "warn";
   readonly caller: string;
   readonly action?: Action;
   readonly msg: string;
@@ -230,6 +241,8 @@ export class SchedulerLog {
     const lines: Line[] = [
       START_LINE,
       SNAPSHOT_LINE,
+      // The snapshot builds each node's info (cluster_info.go:245), warning of a GPU count that differs.
+      ...cycle.gpuShortNodes.map(gpuShortLine),
       {
         v: 2,
         caller: "framework/session.go:361",
@@ -312,7 +325,7 @@ export class SchedulerLog {
         receiver: "filelog",
         resource: this.resource,
         timeMs,
-        body: `${this.timestamp(timeMs)}\t${LEVEL_INFO}\t${line.caller}\t${prefixOf(line.action)}${line.msg}`,
+        body: `${this.timestamp(timeMs)}\t${line.level === "warn" ? LEVEL_WARN : LEVEL_INFO}\t${line.caller}\t${prefixOf(line.action)}${line.msg}`,
         attributes: this.attributes,
       });
     }
@@ -372,6 +385,27 @@ function divisionLine(q: QueueDivision): Line {
         `memory (GB): deserved: <Unlimited>, requested: <${gb(q.fairShareMemoryBytes)}>, maxAllowed: <Unlimited>, allocated: <${gb(q.allocatedMemoryBytes)}>, historicalUsage: <0>, fairShare: <${gb(q.fairShareMemoryBytes)}> `,
     };
     divisionLineCache.set(q, line);
+  }
+  return line;
+}
+
+/**
+ * node_info.go:127, a node whose GPU capacity and allocatable differ: both as DetailedString prints
+ * them, the scalar resources after the base ones (pods the only one a gpusynth node lists). Made
+ * once per node's facts: every cycle repeats them until a GPU's health changes.
+ */
+const gpuShortLineCache = new WeakMap<NodeResources, Line>();
+function gpuShortLine(n: NodeResources): Line {
+  let line = gpuShortLineCache.get(n);
+  if (line === undefined) {
+    const detailed = (r: NodeResources["capacity"]) => `${resourceText(r.cpuMilli, r.memoryBytes, r.gpus)}, pods: ${KUBELET_MAX_PODS}`;
+    line = {
+      v: 2,
+      level: "warn",
+      caller: "node_info/node_info.go:127",
+      msg: `For node ${n.node}, the capacity and allocatable are different. Capacity ${detailed(n.capacity)}, Allocatable ${detailed(n.allocatable)}`,
+    };
+    gpuShortLineCache.set(n, line);
   }
   return line;
 }

@@ -11,6 +11,7 @@ import {
   type DeepReadonly,
   type DomainEvent,
   EVICTION_HARD_MEMORY_BYTES,
+  KUBELET_MAX_PODS,
   type Node,
   type Pool,
   projectNamespace,
@@ -45,7 +46,7 @@ export const KUBE_DEFAULTS: KubeOptions = {
   job: "kube-state-metrics", // the Service name of the kube-state-metrics Helm chart and manifests
   port: 8080, // --port default (pkg/options/options.go)
   telemetryPort: 8081, // --telemetry-port default (pkg/options/options.go)
-  maxPodsPerNode: 110, // kubelet --max-pods default
+  maxPodsPerNode: KUBELET_MAX_PODS,
   // Node software: a modelling choice of a 2024-era GPU node (Kubernetes 1.30, which
   // kube-state-metrics v2.13 supports); see signals/kubernetes.md.
   kubeletVersion: "v1.30.2",
