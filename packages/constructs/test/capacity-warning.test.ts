@@ -2,11 +2,13 @@
  * KAI warns, in every snapshot, of each node whose GPU capacity and allocatable differ
  * (node_info.go:127 at v0.13.0, V(2), WARN): in gpu-fault, the nodes whose device plugin dropped a
  * GPU are the ones kube-state-metrics shows with fewer allocatable than capacity GPUs, cycle after
- * cycle; a scenario whose GPUs all stay advertised writes no WARN line.
+ * cycle; a scenario whose GPUs all stay advertised writes no WARN line. A node back from a reboot
+ * lists no GPU until its device plugin registers again.
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Frame } from "@gpusynth/constructs";
+import { type DomainEvent, simulatedMs } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 
 const scenario = (name: string) =>
@@ -63,5 +65,41 @@ describe("KAI's warning of nodes whose GPU capacity and allocatable differ", () 
   it("writes no WARN line where every GPU stays advertised (preemption-storm)", () => {
     const frames = warningsAndStatus("preemption-storm", 2);
     expect(frames.every((f) => f.warnLines === 0 && f.short.length === 0)).toBe(true);
+  });
+});
+
+describe("a node back from a reboot (gpu-fault's XID 79)", () => {
+  it("lists no GPU until its device plugin registers, 5 to 20 s after NodeReady, and binds nothing there before", () => {
+    const blueprint = scenario("gpu-fault");
+    const events: DomainEvent[] = [];
+    const run = new ClusterRun(blueprint, { observers: [(e) => events.push(e)] });
+    run.advanceTo(simulatedMs(5 * 60 * MINUTE));
+    const ready = events.find((e) => e.kind === "NodeReady");
+    expect(ready).toBeDefined();
+    const node = (ready as DomainEvent & { kind: "NodeReady" }).node;
+    // Replay the same run second by second around its return.
+    const again = new ClusterRun(blueprint);
+    const gpus: { t: number; capacity?: number; allocatable?: number }[] = [];
+    drive(again, every(1_000, { fromMs: (ready?.t ?? 0) - 2_000, toMs: (ready?.t ?? 0) + 30_000 }), (frame) => {
+      const of = (family: string) =>
+        frame.targets
+          .find((t) => t.target.job === "kube-state-metrics" && t.target.port === 8080)
+          ?.samples.find((s) => s.family.name === family && s.labels.node === node && s.labels.resource === "nvidia_com_gpu")?.value;
+      gpus.push({
+        t: frame.simulatedMs - (ready?.t ?? 0),
+        capacity: of("kube_node_status_capacity"),
+        allocatable: of("kube_node_status_allocatable"),
+      });
+    });
+    const registeredAt = gpus.find((g) => g.t >= 0 && g.capacity === 8)?.t ?? Number.NaN;
+    expect(registeredAt).toBeGreaterThanOrEqual(5_000);
+    expect(registeredAt).toBeLessThanOrEqual(21_000);
+    for (const g of gpus.filter((g) => g.t >= 0 && g.t < registeredAt - 1_000))
+      expect([g.capacity, g.allocatable], `${g.t} ms`).toEqual([0, 0]);
+    expect(gpus.at(-1)).toMatchObject({ capacity: 8, allocatable: 8 });
+    const boundThere = events.filter((e) => e.kind === "WorkloadStarted" && e.t >= (ready?.t ?? 0) && e.pods.some((p) => p.node === node));
+    // The job pending for those GPUs binds once they are listed, not in the cycle after NodeReady.
+    expect(boundThere.length).toBeGreaterThan(0);
+    for (const e of boundThere) expect(e.t - (ready?.t ?? 0)).toBeGreaterThanOrEqual(registeredAt - 1_000);
   });
 });

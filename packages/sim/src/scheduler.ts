@@ -191,9 +191,10 @@ export class Scheduler {
       nodes += pool.nodes.length;
       gpus += this.capacityOf(pool);
       for (const node of pool.nodes) {
-        // The device plugin advertises its healthy GPUs; a rebooting node's status keeps what it last posted.
+        // The device plugin advertises its healthy GPUs; a rebooting node's status keeps what it
+        // last posted; before the plugin registers, the kubelet lists none at all.
         const advertised = node.gpus.filter((g) => g.pluginHealthy).length;
-        if (advertised !== pool.spec.gpusPerNode) {
+        if (node.devicePluginRegistered && advertised !== pool.spec.gpusPerNode) {
           const cpu = nodeCpus(pool.spec) * 1000;
           const memory = pool.spec.memoryGiB * 2 ** 30;
           gpuShortNodes.push({

@@ -68,6 +68,7 @@ type Happening =
   | { readonly kind: "gpu-reset-done"; readonly gpu: Gpu }
   | { readonly kind: "node-reboot"; readonly node: Node }
   | { readonly kind: "node-ready"; readonly node: Node }
+  | { readonly kind: "device-plugin-registered"; readonly node: Node }
   | { readonly kind: "memory-pressure"; readonly node: Node }
   | { readonly kind: "memory-pressure-over"; readonly node: Node }
   | { readonly kind: "terminated"; readonly workload: Workload; readonly token: number }
@@ -113,6 +114,8 @@ export class Simulation {
   /** How evicted pods terminate (termination.ts): each workload's way, drawn at its first eviction, and each eviction's time. */
   private readonly terminationRng: Rng;
   private readonly sigtermDraws = new WeakMap<Workload, number>();
+  /** When a restarted node's device plugin registers (devicePluginRegistrationMs). */
+  private readonly devicePluginRng: Rng;
   private readonly priorities: Map<string, number>;
   private readonly sequence = new Map<string, number>();
   /** Terminated pods still in the API, oldest first, until finishedPodRetention has passed. */
@@ -135,6 +138,7 @@ export class Simulation {
     this.ids = root.fork("identifiers");
     this.faultRng = root.fork("faults");
     this.terminationRng = root.fork("termination");
+    this.devicePluginRng = root.fork("device-plugin");
     this.pluginIgnores = devicePluginIgnores(blueprint.faults.devicePluginDisableHealthchecks);
     this.priorities = new Map([...BUILT_IN_PRIORITY_CLASSES, ...blueprint.priorityClasses].map((c) => [c.name, c.value]));
     this.scheduler = new Scheduler(this.pools, this.queues, {
@@ -289,13 +293,25 @@ export class Simulation {
       case "node-ready":
         for (const gpu of item.node.gpus) {
           setGpuHealth(gpu, "ok");
-          setPluginHealth(gpu, true); // the device plugin restarted with the node
+          // No GPU is advertised until the device plugin, restarted with the node, registers.
+          setPluginHealth(gpu, false);
           gpu.lastXid = 0; // the driver reloaded: DCGM's last-XID field starts over
           gpu.initialisedAt = this.nowMs;
         }
+        item.node.devicePluginRegistered = false;
         setNodeStatus(item.node, "ready");
         item.node.bootedAt = this.nowMs;
         this.emit({ t: this.nowMs, kind: "NodeReady", node: item.node.name });
+        this.agenda.push(this.nowMs + devicePluginRegistrationMs(this.devicePluginRng), {
+          kind: "device-plugin-registered",
+          node: item.node,
+        });
+        this.requestCycle();
+        return;
+      case "device-plugin-registered":
+        if (item.node.status !== "ready" || item.node.devicePluginRegistered) return;
+        item.node.devicePluginRegistered = true;
+        for (const gpu of item.node.gpus) setPluginHealth(gpu, true);
         this.requestCycle();
         return;
     }
@@ -910,4 +926,14 @@ function sameReasons(a: readonly PendingReason[], b: readonly PendingReason[]): 
     }
   }
   return true;
+}
+
+/**
+ * How long after NodeReady a node's GPUs appear: the device plugin's DaemonSet pod restarts with
+ * the node's other pods and registers over the kubelet's socket, and the kubelet posts the GPUs
+ * at its next node status update (every 10 s by default, KubeletConfiguration
+ * nodeStatusUpdateFrequency): 5 to 20 s (a modelling choice).
+ */
+function devicePluginRegistrationMs(rng: Rng): number {
+  return 5_000 + Math.round(rng.float() * 15_000);
 }

@@ -57,6 +57,12 @@ export interface Node {
   bootedAt: number;
   /** Until when the kubelet reports MemoryPressure (null: no pressure). */
   memoryPressureUntil: number | null;
+  /**
+   * Whether NVIDIA's device plugin has registered with the kubelet since it last started: a
+   * restarted kubelet lists no GPU, in capacity or allocatable, until it does (devicemanager
+   * readCheckpoint, k8s.io/kubernetes pkg/kubelet/cm/devicemanager/manager.go@v1.30.2).
+   */
+  devicePluginRegistered: boolean;
 }
 
 export interface Pool {
@@ -224,6 +230,7 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
         freeGpus: spec.gpusPerNode,
         bootedAt: 0,
         memoryPressureUntil: null,
+        devicePluginRegistered: true,
       };
       for (let g = 0; g < spec.gpusPerNode; g++) {
         gpus.push({

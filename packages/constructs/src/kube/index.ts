@@ -328,8 +328,11 @@ export class KubeConstruct implements MetricConstruct {
 
     // The kubelet reports the GPUs the device plugin advertises: the plugin drops one on an XID it
     // acts on and keeps it dropped until it restarts with the node. A rebooting node's status is
-    // not rewritten, so kube-state-metrics keeps showing what was last posted.
-    const healthyGpus = node.gpus.filter((g) => g.pluginHealthy).length;
+    // not rewritten, so kube-state-metrics keeps showing what was last posted. A restarted kubelet
+    // lists no GPU, capacity included, until the plugin registers again (devicemanager
+    // readCheckpoint, pkg/kubelet/cm/devicemanager/manager.go@v1.30.2).
+    const registered = node.devicePluginRegistered;
+    const healthyGpus = registered ? node.gpus.filter((g) => g.pluginHealthy).length : 0;
     // Allocatable = capacity − kube-reserved − system-reserved − the hard eviction threshold
     // (Kubernetes, "Reserve Compute Resources for System Daemons"): the kubelet reserves nothing by
     // default, but keeps memory.available<100Mi back for eviction.
@@ -341,7 +344,7 @@ export class KubeConstruct implements MetricConstruct {
         ["pods", "integer", o.maxPodsPerNode],
         ["nvidia_com_gpu", "integer", gpus],
       ] as const;
-    for (const [resource, unit, value] of resources(pool.spec.gpusPerNode, memoryBytes))
+    for (const [resource, unit, value] of resources(registered ? pool.spec.gpusPerNode : 0, memoryBytes))
       out.push(sample(KSM.nodeCapacity, { node: node.name, resource, unit }, value));
     for (const [resource, unit, value] of resources(healthyGpus, memoryBytes - EVICTION_HARD_MEMORY_BYTES))
       out.push(sample(KSM.nodeAllocatable, { node: node.name, resource, unit }, value));
