@@ -14,8 +14,13 @@ import { describe, expect, it } from "vitest";
 const scenario = (name: string) =>
   loadBlueprint(fileURLToPath(new URL(`../../../blueprints/scenarios/${name}.yaml`, import.meta.url))).blueprint;
 const MINUTE = 60_000;
-const WARN =
-  /^\S+\t\u001b\[33mWARN\u001b\[0m\tnode_info\/node_info\.go:127\t\[\S+\] For node (\S+), the capacity and allocatable are different\. Capacity CPU: (\d+) \(cores\), memory: ([\d.]+) \(GB\), Gpus: (\d+), pods: 110, Allocatable CPU: \2 \(cores\), memory: ([\d.]+) \(GB\), Gpus: (\d+), pods: 110$/;
+/** ESC: zap colours the level (yellow WARN). */
+const ESC = String.fromCharCode(27);
+const WARN = new RegExp(
+  `^\\S+\\t${ESC}\\[33mWARN${ESC}\\[0m\\tnode_info/node_info\\.go:127\\t\\[\\S+\\] For node (\\S+), the capacity and allocatable are different\\. ` +
+    "Capacity CPU: (\\d+) \\(cores\\), memory: ([\\d.]+) \\(GB\\), Gpus: (\\d+), pods: 110, " +
+    "Allocatable CPU: \\2 \\(cores\\), memory: ([\\d.]+) \\(GB\\), Gpus: (\\d+), pods: 110$",
+);
 
 /** Per frame: the nodes KAI's last cycle warned of, with their GPUs, and those kube-state-metrics shows short. */
 function warningsAndStatus(name: string, hours: number) {

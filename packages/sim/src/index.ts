@@ -38,10 +38,10 @@ export {
 } from "./workload-ledger.js";
 export {
   EVICTION_HARD_MEMORY_BYTES,
-  KUBELET_MAX_PODS,
   type FinishedPod,
   type Gpu,
   type GpuHealth,
+  KUBELET_MAX_PODS,
   type Node,
   type NodeStatus,
   type Pod,
