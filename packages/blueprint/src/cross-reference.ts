@@ -25,6 +25,7 @@ interface Context {
 /** The rules, in the order their problems are reported. */
 const RULES: ReadonlyArray<(c: Context) => void> = [
   clusterSize,
+  kubeletSkew,
   uniqueNames,
   priorityClassNames,
   departmentQuotas,
@@ -69,6 +70,25 @@ function clusterSize({ bp, error }: Context): void {
     error(["nodePools"], `at most ${MAX_NODES} nodes in one blueprint (${beyond})`, `${totalNodes} nodes in ${poolCount}`);
   if (totalGpus > MAX_GPUS)
     error(["nodePools"], `at most ${MAX_GPUS} GPUs in one blueprint (${beyond})`, `${totalGpus} GPUs in ${poolCount}`);
+}
+
+/**
+ * Kubernetes' version skew policy (kubernetes.io/releases/version-skew-policy): a kubelet may be
+ * up to three minor versions older than the API server, never newer; the API server is at least
+ * the newest kubelet, so the pools' kubelets lie within three minor versions of each other.
+ */
+function kubeletSkew({ bp, error }: Context): void {
+  const minor = (version: string) => Number(version.split(".")[1]);
+  const newest = Math.max(...bp.nodePools.map((pool) => minor(pool.software.kubeletVersion)));
+  bp.nodePools.forEach((pool, index) => {
+    const version = pool.software.kubeletVersion;
+    if (newest - minor(version) > 3)
+      error(
+        ["nodePools", index, "software", "kubeletVersion"],
+        `a kubelet at most three minor versions older than the newest (v1.${newest}): the version skew policy allows no more`,
+        `"${version}"`,
+      );
+  });
 }
 
 /** Names are unique within each section. */

@@ -122,6 +122,42 @@ export const LATEST_START_MS = Date.UTC(2200, 0, 1);
 /** Before the Unix epoch OTLP has no timestamps at all (they are unsigned). */
 export const EARLIEST_START_MS = 0;
 
+/**
+ * What a pool's nodes run, as their status reports it (NodeSystemInfo): pools are imaged and
+ * upgraded apart, so versions may differ between pools. The defaults: a 2024-era GPU node
+ * (Kubernetes 1.30, which kube-state-metrics v2.13 supports; Ubuntu 22.04 with its GA kernel;
+ * containerd 1.7), a modelling choice (signals/kubernetes.md).
+ */
+const NODE_SOFTWARE_DEFAULTS = {
+  kubeletVersion: "v1.30.2",
+  kernelVersion: "5.15.0-113-generic",
+  osImage: "Ubuntu 22.04.4 LTS",
+  containerRuntimeVersion: "containerd://1.7.18",
+} as const;
+
+const nodeSoftwareSchema = z
+  .strictObject({
+    kubeletVersion: z
+      .string()
+      .regex(/^v1\.\d+\.\d+$/, { message: 'expected a kubelet version such as "v1.30.2"' })
+      .default(NODE_SOFTWARE_DEFAULTS.kubeletVersion)
+      .meta({ description: "The kubelet's version (kube_node_info's kubelet_version and kubeproxy_version)." }),
+    kernelVersion: z.string().min(1).max(128).default(NODE_SOFTWARE_DEFAULTS.kernelVersion).meta({ description: "uname -r of the node." }),
+    osImage: z
+      .string()
+      .min(1)
+      .max(128)
+      .default(NODE_SOFTWARE_DEFAULTS.osImage)
+      .meta({ description: "The node's /etc/os-release PRETTY_NAME." }),
+    containerRuntimeVersion: z
+      .string()
+      .regex(/^containerd:\/\/\d+\.\d+\.\d+$/, { message: 'expected a containerd version such as "containerd://1.7.18"' })
+      .default(NODE_SOFTWARE_DEFAULTS.containerRuntimeVersion)
+      .meta({ description: "The container runtime and its version, as the kubelet reports it." }),
+  })
+  .default(NODE_SOFTWARE_DEFAULTS)
+  .meta({ description: "What the pool's nodes run (kube_node_info): kubelet, kernel, OS image and container runtime." });
+
 const nodePoolSchema = z
   .strictObject({
     name: name("node pool name"),
@@ -149,6 +185,7 @@ const nodePoolSchema = z
         "Hardware threads per core (SMT): the kubelet counts cpuCores × threadsPerCore CPUs (default 2, as on DGX systems; 1 where SMT is off).",
     }),
     memoryGiB: z.int().min(1).max(65_536),
+    software: nodeSoftwareSchema,
     nodeNamePrefix: name("node name prefix")
       .optional()
       .meta({ description: 'Node names are <prefix><index>; default "<pool name>-node-".' }),

@@ -32,6 +32,28 @@ interface Case {
 
 const cases: Case[] = [
   {
+    name: "a kubelet version that is not one",
+    edit: (d) => d.setIn(["nodePools", 0, "software", "kubeletVersion"], "1.30"),
+    path: "nodePools[0].software.kubeletVersion",
+    expected: /kubelet version such as "v1\.30\.2"/,
+    found: /1\.30/,
+  },
+  {
+    name: "kubelets further apart than the version skew policy allows",
+    edit: (d) => {
+      const old = (d.getIn(["nodePools", 0]) as { toJSON(): Record<string, unknown> }).toJSON();
+      d.addIn(["nodePools"], {
+        ...old,
+        name: "old",
+        nodeLabel: { key: "runai/node-pool", value: "old" },
+        software: { kubeletVersion: "v1.26.15" },
+      });
+    },
+    path: "nodePools[1].software.kubeletVersion",
+    expected: /at most three minor versions older than the newest \(v1\.30\)/,
+    found: /"v1\.26\.15"/,
+  },
+  {
     name: "unknown department",
     edit: (d) => d.setIn(["projects", 0, "department"], "nope"),
     path: "projects[0].department",

@@ -125,3 +125,34 @@ describe("DP_DISABLE_HEALTHCHECKS (faults.devicePluginDisableHealthchecks) on th
     expect(() => parseBlueprint(doc.toString(), "gpu-fault-edited.yaml")).toThrow(/faults\.devicePluginDisableHealthchecks/);
   });
 });
+
+describe("what each node pool's nodes run (enterprise.yaml)", () => {
+  it("reports each pool's kubelet, kernel, OS image and runtime: the inference pool still on the previous release", () => {
+    const { blueprint } = loadBlueprint(fileURLToPath(new URL("../../../blueprints/enterprise.yaml", import.meta.url)));
+    // kube-state-metrics' shard: the nodes' families without every GPU exporter beside them.
+    const nodes = blueprint.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
+    let info: Sample[] = [];
+    drive(new ClusterRun(blueprint, { shard: { index: 1, count: nodes + 1 } }), [simulatedMs(MINUTE)], (frame) => {
+      info = frame.targets.flatMap((t) => t.samples).filter((s) => s.family.name === "kube_node_info");
+    });
+    const byPool = new Map<string, Set<string>>();
+    for (const s of info) {
+      const pool = blueprint.nodePools.find((p) => s.labels.node?.startsWith(p.nodeNamePrefix ?? `${p.name}-node-`))?.name ?? "?";
+      const { kubelet_version, kubeproxy_version, kernel_version, os_image, container_runtime_version } = s.labels;
+      expect(kubeproxy_version).toBe(kubelet_version);
+      byPool.set(
+        pool,
+        (byPool.get(pool) ?? new Set()).add(`${kubelet_version} ${kernel_version} ${os_image} ${container_runtime_version}`),
+      );
+    }
+    expect(info).toHaveLength(nodes);
+    // Each pool's nodes report what its blueprint entry declares, and the pools do not all agree.
+    for (const pool of blueprint.nodePools) {
+      const sw = pool.software;
+      expect([...(byPool.get(pool.name) ?? [])], pool.name).toEqual([
+        `${sw.kubeletVersion} ${sw.kernelVersion} ${sw.osImage} ${sw.containerRuntimeVersion}`,
+      ]);
+    }
+    expect(new Set([...byPool.values()].flatMap((v) => [...v])).size).toBeGreaterThan(1);
+  });
+});

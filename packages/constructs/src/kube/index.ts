@@ -36,10 +36,6 @@ export interface KubeOptions {
   readonly telemetryPort: number;
   /** kubelet default --max-pods. */
   readonly maxPodsPerNode: number;
-  readonly kubeletVersion: string;
-  readonly kernelVersion: string;
-  readonly osImage: string;
-  readonly containerRuntimeVersion: string;
 }
 
 export const KUBE_DEFAULTS: KubeOptions = {
@@ -47,12 +43,6 @@ export const KUBE_DEFAULTS: KubeOptions = {
   port: 8080, // --port default (pkg/options/options.go)
   telemetryPort: 8081, // --telemetry-port default (pkg/options/options.go)
   maxPodsPerNode: KUBELET_MAX_PODS,
-  // Node software: a modelling choice of a 2024-era GPU node (Kubernetes 1.30, which
-  // kube-state-metrics v2.13 supports); see signals/kubernetes.md.
-  kubeletVersion: "v1.30.2",
-  kernelVersion: "5.15.0-113-generic",
-  osImage: "Ubuntu 22.04.4 LTS",
-  containerRuntimeVersion: "containerd://1.7.18",
 };
 
 /** The node conditions the kubelet posts (pkg/kubelet/nodestatus/setters.go). */
@@ -307,11 +297,12 @@ export class KubeConstruct implements MetricConstruct {
         KSM.nodeInfo,
         {
           node: node.name,
-          kernel_version: o.kernelVersion,
-          os_image: o.osImage,
-          container_runtime_version: o.containerRuntimeVersion,
-          kubelet_version: o.kubeletVersion,
-          kubeproxy_version: o.kubeletVersion,
+          // What the pool's nodes run (the blueprint's nodePools[].software).
+          kernel_version: pool.spec.software.kernelVersion,
+          os_image: pool.spec.software.osImage,
+          container_runtime_version: pool.spec.software.containerRuntimeVersion,
+          kubelet_version: pool.spec.software.kubeletVersion,
+          kubeproxy_version: pool.spec.software.kubeletVersion,
           pod_cidr: podCidr(ordinal),
           system_uuid: stableUuid(node.name),
           internal_ip: nodeInternalIp(ordinal),
