@@ -21,6 +21,8 @@ export {
   MAX_GPUS,
   MAX_NODES,
   type NodePool,
+  OPTIONAL_DCGM_COUNTERS,
+  type OptionalDcgmCounter,
   OTLP_TIME_END_MS,
   type Project,
   type Submission,

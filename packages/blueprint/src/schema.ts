@@ -448,7 +448,19 @@ const JOB_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]+$/;
 /** An absolute URL path (RFC 3986 pchar and "/") without "." or ".." segments. */
 const SCRAPE_PATH = /^(?!.*\/\.{1,2}(\/|$))\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
 
+/**
+ * Fields of dcgm-exporter's default counters file that ship commented out
+ * (etc/default-counters.csv @4.5.3-4.8.2) and that gpusynth can emit when a blueprint enables them,
+ * as a custom counters file (--collectors) would.
+ */
+export const OPTIONAL_DCGM_COUNTERS = ["DCGM_FI_DEV_POWER_VIOLATION", "DCGM_FI_DEV_THERMAL_VIOLATION"] as const;
+export type OptionalDcgmCounter = (typeof OPTIONAL_DCGM_COUNTERS)[number];
+
 const telemetrySchema = z.strictObject({
+  dcgmCounters: z.array(z.enum(OPTIONAL_DCGM_COUNTERS)).default([]).meta({
+    description:
+      "dcgm-exporter fields beyond its default counters, as a custom counters file enables them: the time the power cap (DCGM_FI_DEV_POWER_VIOLATION) or a thermal limit (DCGM_FI_DEV_THERMAL_VIOLATION) held the clocks. Default: none.",
+  }),
   driverVersion: z
     .string()
     .regex(/^\d+\.\d+(\.\d+)?$/, { message: 'a driver version such as "550.163.01"' })
@@ -683,7 +695,7 @@ export const blueprintSchema = z
       }),
     workloads: z.array(generatorSchema).default([]),
     submissions: z.array(submissionSchema).default([]),
-    telemetry: telemetrySchema.default({ driverVersion: DEFAULT_DRIVER_VERSION, schedulerVerbosity: 3 }),
+    telemetry: telemetrySchema.default({ dcgmCounters: [], driverVersion: DEFAULT_DRIVER_VERSION, schedulerVerbosity: 3 }),
     controlPlane: controlPlaneSchema.default({ retention: 86_400_000 }),
     calibration: calibrationSchema.default({ days: 7, warmup: 86_400_000, targets: {} }),
     faults: faultsSchema.default({

@@ -50,7 +50,11 @@ export class ClusterMetrics {
     const pulls = shared ?? (this.ownPulls as ImagePulls);
     this.timelines = new GpuTimelines(pulls, gpusRead);
     this.activity = new GpuActivityModel(this.timelines);
-    this.dcgm = new DcgmConstruct(this.activity, { ...DCGM_DEFAULTS, driverVersion: blueprint.telemetry.driverVersion });
+    this.dcgm = new DcgmConstruct(this.activity, {
+      ...DCGM_DEFAULTS,
+      driverVersion: blueprint.telemetry.driverVersion,
+      extraCounters: blueprint.telemetry.dcgmCounters,
+    });
     this.kube = new KubeConstruct(blueprint, clock, pulls);
     this.kubelet = new KubeletConstruct(blueprint, pulls, clock);
     this.scheduler = new SchedulerConstruct({

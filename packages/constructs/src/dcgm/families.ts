@@ -52,6 +52,19 @@ export const DCGM = {
   encUtil: family("enc_util", "DCGM_FI_DEV_ENC_UTIL", "gauge", "Encoder utilization (in %)."),
   decUtil: family("dec_util", "DCGM_FI_DEV_DEC_UTIL", "gauge", "Decoder utilization (in %)."),
   xidErrors: family("xid_errors", "DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last XID error encountered.", XID_LABELS),
+  // Commented out in the default file; emitted when the blueprint enables them (telemetry.dcgmCounters).
+  powerViolation: family(
+    "power_violation",
+    "DCGM_FI_DEV_POWER_VIOLATION",
+    "counter",
+    "Throttling duration due to power constraints (in ns).",
+  ),
+  thermalViolation: family(
+    "thermal_violation",
+    "DCGM_FI_DEV_THERMAL_VIOLATION",
+    "counter",
+    "Throttling duration due to thermal constraints (in ns).",
+  ),
   fbFree: family("fb_free", "DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB)."),
   fbUsed: family("fb_used", "DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB)."),
   fbReserved: family("fb_reserved", "DCGM_FI_DEV_FB_RESERVED", "gauge", "Framebuffer memory reserved (in MiB)."),

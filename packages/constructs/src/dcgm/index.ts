@@ -6,6 +6,7 @@
  * is being reset, returns no data, so its series are missing; a rebooting node's exporter is
  * down, so the node is not a target.
  */
+import type { OptionalDcgmCounter } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool } from "@gpusynth/sim";
 import { type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
 import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
@@ -23,6 +24,8 @@ export interface DcgmOptions {
   readonly job: string;
   /** The namespace the GPU Operator (and so the exporter's DaemonSet) is installed in. */
   readonly namespace: string;
+  /** Fields of the default counters file that ship commented out, enabled as a custom counters file would. */
+  readonly extraCounters: readonly OptionalDcgmCounter[];
 }
 
 /** The GPU Operator's names for the exporter (assets/state-dcgm-exporter/ @ v26.7.0, signals/dcgm.md). */
@@ -41,6 +44,7 @@ export const DCGM_DEFAULTS: DcgmOptions = {
   job: GPU_OPERATOR_EXPORTER.name,
   // The GPU Operator README's `helm install -n gpu-operator`.
   namespace: "gpu-operator",
+  extraCounters: [],
 };
 
 export class DcgmConstruct implements MetricConstruct {
@@ -48,10 +52,15 @@ export class DcgmConstruct implements MetricConstruct {
   readonly families = DCGM_FAMILIES;
   /** Each node's exporter, made once: its DaemonSet pod keeps its name for the node's life. */
   private readonly targets = new Map<string, ScrapeTarget>();
+  private readonly powerViolation: boolean;
+  private readonly thermalViolation: boolean;
   constructor(
     private readonly activity: GpuActivityModel,
     private readonly options: DcgmOptions = DCGM_DEFAULTS,
-  ) {}
+  ) {
+    this.powerViolation = options.extraCounters.includes("DCGM_FI_DEV_POWER_VIOLATION");
+    this.thermalViolation = options.extraCounters.includes("DCGM_FI_DEV_THERMAL_VIOLATION");
+  }
 
   /** Every node's exporter, or only those of the nodes `owns` accepts (a shard's). */
   collect(view: ClusterView, owns?: (node: string) => boolean): TargetSamples[] {
@@ -132,6 +141,10 @@ export class DcgmConstruct implements MetricConstruct {
     add(DCGM.encUtil, 0); // A100 and H100 have no NVENC (dcgm-exporter etc/default-counters.csv @4.5.3-4.8.2)
     add(DCGM.decUtil, 0);
     add(DCGM.xidErrors, gpu.lastXid);
+    // In the counters file's order, after the XID field.
+    if (this.powerViolation) add(DCGM.powerViolation, r.powerViolationNs);
+    // The board model never reaches a thermal limit (the H200 capture: 0 us of thermal slowdown under its cap).
+    if (this.thermalViolation) add(DCGM.thermalViolation, 0);
     add(DCGM.fbFree, r.fbFreeMiB);
     add(DCGM.fbUsed, r.fbUsedMiB);
     add(DCGM.fbReserved, r.fbReservedMiB);

@@ -37,6 +37,12 @@ export interface GpuReading {
   readonly fbFreeMiB: number;
   readonly fbReservedMiB: number;
   readonly energyMj: number;
+  /**
+   * Time (ns) the software power cap has held the SM clock down since the driver loaded: NVML's
+   * power violation counter (dcgm-exporter's DCGM_FI_DEV_POWER_VIOLATION, `nvidia-smi -q`'s
+   * "SW Power Capping" clocks-event counter).
+   */
+  readonly powerViolationNs: number;
   readonly pcieTxBytesPerSecond: number;
   readonly pcieRxBytesPerSecond: number;
 }
@@ -52,11 +58,17 @@ const MODES: readonly (readonly [ThermalMode, boolean])[] = [
   ...MEMORY_MODES.map((m) => [m, false] as const),
 ];
 
-/** Where an integral over a GPU's runs has got to: every run before `next` is summed into `joules`. */
+/** What is integrated over a GPU's runs: energy (J), and the time (ms) the power cap held the clock. */
+interface Sums {
+  joules: number;
+  cappedMs: number;
+}
+
+/** Where an integral over a GPU's runs has got to: every run before `next` is summed into `sums`. */
 interface Cursor {
   next: number;
-  /** ∫ power (J) from simulated time 0 to `at`, the end of the last summed run (or 0). */
-  joules: number;
+  /** ∫ from simulated time 0 to `at`, the end of the last summed run (or 0). */
+  readonly sums: Sums;
   at: number;
 }
 
@@ -67,12 +79,12 @@ interface GpuPhysics {
   /** Energy (J) its driver had counted when the simulation started. */
   readonly beforeJ: number;
   readonly cursor: Cursor;
-  /** ∫ power from 0 to the driver's last (re)initialisation, once per initialisation. */
-  initialised?: { readonly at: number; readonly joules: number };
-  /** One run's energy over one period of its rhythm. */
-  readonly periodJ: WeakMap<Run, number>;
-  /** A non-repeating run's energy summed from its start, piece by piece, up to `at`. */
-  readonly summed: WeakMap<Run, { at: number; joules: number }>;
+  /** The integrals from 0 to the driver's last (re)initialisation, once per initialisation. */
+  initialised?: { readonly at: number; readonly sums: Sums };
+  /** One run's integrals over one period of its rhythm. */
+  readonly perPeriod: WeakMap<Run, Sums>;
+  /** A non-repeating run's integrals summed from its start, piece by piece, up to `at`. */
+  readonly summed: WeakMap<Run, { at: number; readonly sums: Sums }>;
   last?: { readonly t: number; readonly initialisedAt: number; readonly reading: GpuReading };
 }
 
@@ -102,8 +114,8 @@ export class GpuActivityModel {
         board,
         idlePcie: between(`${uuid}/pcie-idle`, 2e4, 2.5e5),
         beforeJ: board.idleW * (uptimeMs / SECOND),
-        cursor: { next: 0, joules: 0, at: 0 },
-        periodJ: new WeakMap(),
+        cursor: { next: 0, sums: { joules: 0, cappedMs: 0 }, at: 0 },
+        perPeriod: new WeakMap(),
         summed: new WeakMap(),
       };
       this.gpus.set(uuid, physics);
@@ -147,7 +159,7 @@ export class GpuActivityModel {
     const fbUsedMiB = running === undefined ? 0 : Math.min(available, Math.round(available * running.rhythm.framebufferShare(t, gpu.uuid)));
     const pcie = running === undefined ? 0 : between(`${running.of.workloadUid}/pcie`, 2e7, 6e8) * (1 + 0.2 * noise(gpu.uuid, second + 7));
     const idlePcie = physics.idlePcie * (1 + 0.3 * noise(gpu.uuid, second + 13));
-    const energyJ = this.energy(gpu, physics, t);
+    const { joules: energyJ, cappedMs } = this.sinceDriverLoad(gpu, physics, t);
     const reading: GpuReading = {
       gpuUtil: Math.round(util),
       memCopyUtil: Math.round((load?.dram ?? 0) * 100),
@@ -163,6 +175,7 @@ export class GpuActivityModel {
       fbFreeMiB: available - fbUsedMiB,
       fbReservedMiB: model.framebufferReservedMiB,
       energyMj: Math.floor(energyJ * 1000),
+      powerViolationNs: Math.round(cappedMs * 1e6),
       pcieTxBytesPerSecond: Math.round(pcie * busy + idlePcie),
       pcieRxBytesPerSecond: Math.round(pcie * 1.5 * busy + idlePcie * 1.2),
     };
@@ -203,18 +216,23 @@ export class GpuActivityModel {
     return { die, memory };
   }
 
-  /** The energy counter (J): what the driver counted before the simulation, or since its last initialisation. */
-  private energy(gpu: GpuIdentity, physics: GpuPhysics, t: number): number {
+  /**
+   * The driver's counters at t: energy (J), what it counted before the simulation (an idle history)
+   * or since its last initialisation, and the time the power cap held the clock (ms), the same way.
+   */
+  private sinceDriverLoad(gpu: GpuIdentity, physics: GpuPhysics, t: number): Sums {
     // A (re)initialisation comes after every earlier read (the driver was down between), so the
     // integral up to it is taken with the same cursor before the integral up to t.
     if (gpu.initialisedAt !== 0 && physics.initialised?.at !== gpu.initialisedAt) {
       if (physics.cursor.at > gpu.initialisedAt)
         throw new Error(`GPU ${gpu.uuid}: its energy was summed past its initialisation at ${gpu.initialisedAt} ms`);
-      physics.initialised = { at: gpu.initialisedAt, joules: this.integral(gpu.uuid, physics, physics.cursor, gpu.initialisedAt) };
+      physics.initialised = { at: gpu.initialisedAt, sums: this.integral(gpu.uuid, physics, physics.cursor, gpu.initialisedAt) };
     }
     const now = this.integral(gpu.uuid, physics, physics.cursor, t);
     this.forgetSummed(gpu.uuid, physics, t);
-    return gpu.initialisedAt === 0 ? physics.beforeJ + now : now - (physics.initialised?.joules ?? 0);
+    if (gpu.initialisedAt === 0) return { joules: physics.beforeJ + now.joules, cappedMs: now.cappedMs };
+    const at = physics.initialised?.sums ?? { joules: 0, cappedMs: 0 };
+    return { joules: now.joules - at.joules, cappedMs: now.cappedMs - at.cappedMs };
   }
 
   /** Drops the runs summed into the cursor that ended before every thermal mode's memory of t. */
@@ -228,62 +246,80 @@ export class GpuActivityModel {
   }
 
   /**
-   * ∫ true power (J) from simulated time 0 to t. Finished runs are summed into the cursor in the
-   * order they ran, so the sum is the same whichever instants it was asked for.
+   * ∫ true power (J), and the time under the power cap, from simulated time 0 to t. Finished runs
+   * are summed into the cursor in the order they ran, so the sums are the same whichever instants
+   * they were asked for.
    */
-  private integral(uuid: string, physics: GpuPhysics, cursor: Cursor, t: number): number {
+  private integral(uuid: string, physics: GpuPhysics, cursor: Cursor, t: number): Sums {
     const runs = this.timelines.of(uuid);
     const { board } = physics;
+    const { sums } = cursor;
     while (cursor.next < runs.length) {
       const run = runs[cursor.next] as Run;
       if (run.to > t) break;
-      cursor.joules += board.idleW * ((run.of.from - cursor.at) / SECOND) + this.runEnergy(physics, run, run.to);
+      const during = this.runSums(physics, run, run.to);
+      sums.joules += board.idleW * ((run.of.from - cursor.at) / SECOND) + during.joules;
+      sums.cappedMs += during.cappedMs;
       cursor.at = run.to;
       cursor.next++;
     }
     const run = runs[cursor.next];
-    if (run === undefined || run.of.from >= t) return cursor.joules + board.idleW * ((t - cursor.at) / SECOND);
-    return cursor.joules + board.idleW * ((run.of.from - cursor.at) / SECOND) + this.runEnergy(physics, run, t);
+    if (run === undefined || run.of.from >= t)
+      return { joules: sums.joules + board.idleW * ((t - cursor.at) / SECOND), cappedMs: sums.cappedMs };
+    const during = this.runSums(physics, run, t);
+    return {
+      joules: sums.joules + board.idleW * ((run.of.from - cursor.at) / SECOND) + during.joules,
+      cappedMs: sums.cappedMs + during.cappedMs,
+    };
   }
 
   /**
-   * A run's energy (J) from its start to `to`. Whole periods of a repeating rhythm are counted,
-   * not walked; other rhythms are summed piece by piece from the start, and the sum so far is
-   * kept, so each piece is added once and in the same order whenever it is asked for.
+   * A run's integrals from its start to `to`. Whole periods of a repeating rhythm are counted, not
+   * walked; other rhythms are summed piece by piece from the start, and the sums so far are kept,
+   * so each piece is added once and in the same order whenever it is asked for.
    */
-  private runEnergy(physics: GpuPhysics, run: Run, to: number): number {
-    const joulesOf = (from: number, till: number, load: Load) => physics.board.draw(load, run.intensity).watts * ((till - from) / SECOND);
-    const walked = (a: number, b: number) => {
-      let joules = 0;
-      walkRun(run, a, b, (p, q, load) => {
-        joules += joulesOf(p, q, load);
-      });
-      return joules;
+  private runSums(physics: GpuPhysics, run: Run, to: number): Sums {
+    const add = (into: Sums, from: number, till: number, load: Load) => {
+      const draw = physics.board.draw(load, run.intensity);
+      into.joules += draw.watts * ((till - from) / SECOND);
+      if (draw.capped) into.cappedMs += till - from;
+    };
+    const walked = (a: number, b: number): Sums => {
+      const sums = { joules: 0, cappedMs: 0 };
+      walkRun(run, a, b, (p, q, load) => add(sums, p, q, load));
+      return sums;
     };
     const from = run.of.from;
     const period = run.rhythm.period;
     if (period !== undefined) {
       if (to <= period.from) return walked(from, to);
       const whole = Math.floor((to - period.from) / period.ms);
-      let perPeriod = physics.periodJ.get(run);
+      let perPeriod = physics.perPeriod.get(run);
       if (perPeriod === undefined) {
         perPeriod = walked(period.from, period.from + period.ms);
-        physics.periodJ.set(run, perPeriod);
+        physics.perPeriod.set(run, perPeriod);
       }
-      return walked(from, period.from) + whole * perPeriod + walked(period.from + whole * period.ms, to);
+      const before = walked(from, period.from);
+      const after = walked(period.from + whole * period.ms, to);
+      return {
+        joules: before.joules + whole * perPeriod.joules + after.joules,
+        cappedMs: before.cappedMs + whole * perPeriod.cappedMs + after.cappedMs,
+      };
     }
     let sum = physics.summed.get(run);
     if (sum === undefined || sum.at > to) {
-      // An instant before the sum kept (a driver initialised mid-run): summed afresh, the kept sum left as it is.
+      // An instant before the sums kept (a driver initialised mid-run): summed afresh, the kept sums left as they are.
       if (sum !== undefined) return walked(from, to);
-      sum = { at: from, joules: 0 };
+      sum = { at: from, sums: { joules: 0, cappedMs: 0 } };
       physics.summed.set(run, sum);
     }
     for (let next = run.rhythm.nextChange(sum.at); next <= to; next = run.rhythm.nextChange(sum.at)) {
-      sum.joules += joulesOf(sum.at, next, run.rhythm.at(sum.at));
+      add(sum.sums, sum.at, next, run.rhythm.at(sum.at));
       sum.at = next;
     }
-    return sum.joules + (to > sum.at ? joulesOf(sum.at, to, run.rhythm.at(sum.at)) : 0);
+    const last = { joules: sum.sums.joules, cappedMs: sum.sums.cappedMs };
+    if (to > sum.at) add(last, sum.at, to, run.rhythm.at(sum.at));
+    return last;
   }
 }
 
