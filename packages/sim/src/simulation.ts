@@ -68,7 +68,7 @@ type Happening =
   | { readonly kind: "gpu-reset-done"; readonly gpu: Gpu }
   | { readonly kind: "node-reboot"; readonly node: Node }
   | { readonly kind: "node-ready"; readonly node: Node }
-  | { readonly kind: "device-plugin-registered"; readonly node: Node }
+  | { readonly kind: "device-plugin-registered"; readonly node: Node; readonly bootedAt: number }
   | { readonly kind: "memory-pressure"; readonly node: Node }
   | { readonly kind: "memory-pressure-over"; readonly node: Node }
   | { readonly kind: "terminated"; readonly workload: Workload; readonly token: number }
@@ -305,11 +305,13 @@ export class Simulation {
         this.agenda.push(this.nowMs + devicePluginRegistrationMs(this.devicePluginRng), {
           kind: "device-plugin-registered",
           node: item.node,
+          bootedAt: this.nowMs,
         });
         this.requestCycle();
         return;
       case "device-plugin-registered":
-        if (item.node.status !== "ready" || item.node.devicePluginRegistered) return;
+        // A cordon does not stop the plugin; a reboot in between starts it again (that boot's own item).
+        if (item.node.bootedAt !== item.bootedAt || item.node.status === "rebooting" || item.node.devicePluginRegistered) return;
         item.node.devicePluginRegistered = true;
         for (const gpu of item.node.gpus) setPluginHealth(gpu, true);
         this.requestCycle();
