@@ -638,16 +638,11 @@ export class Simulation {
     const attempts = (list: CycleTrace["allocate"]) =>
       list.map((a): CycleAttemptRef => {
         const placed = a.outcome === "allocated" || a.outcome === "reclaimed" || a.outcome === "preempted";
-        const than = a.notEasierThan;
+        if (!placed) return this.unplacedAttempt(a);
         return {
-          workload: workloadRef(a.workload),
-          podGroup: podGroupName(a.workload),
-          queue: a.queue.name,
-          nodePool: a.queue.pool,
-          outcome: a.outcome,
-          pods: placed ? podPlacements(a.workload.pods) : [],
-          victims: placed ? a.victims.map((v) => ({ workload: workloadRef(v.workload), pods: podPlacements(v.pods) })) : [],
-          ...(than === undefined ? {} : { notEasierThan: { namespace: than.namespace, podGroup: podGroupName(than) } }),
+          ...this.attemptBase(a),
+          pods: podPlacements(a.workload.pods),
+          victims: a.victims.map((v) => ({ workload: workloadRef(v.workload), pods: podPlacements(v.pods) })),
         };
       });
     this.emit({
@@ -669,6 +664,44 @@ export class Simulation {
       divisionAfter: trace.divisionAfter,
     });
   }
+
+  /** An attempt's reference without its placement: its fields in the order every attempt lists them. */
+  private attemptBase(a: CycleTrace["allocate"][number]): Omit<CycleAttemptRef, "pods" | "victims" | "notEasierThan"> {
+    return {
+      workload: workloadRef(a.workload),
+      podGroup: podGroupName(a.workload),
+      queue: a.queue.name,
+      nodePool: a.queue.pool,
+      outcome: a.outcome,
+    };
+  }
+
+  /**
+   * An attempt that placed nothing, as the same object every time its job is attempted with the
+   * same outcome: a backlog's jobs fail alike cycle after cycle, and the scheduler's log keeps the
+   * lines it writes for an attempt with the object.
+   */
+  private unplacedAttempt(a: CycleTrace["allocate"][number]): CycleAttemptRef {
+    let known = this.unplacedAttempts.get(a.workload);
+    if (known === undefined) {
+      known = [];
+      this.unplacedAttempts.set(a.workload, known);
+    }
+    for (const k of known) if (k.outcome === a.outcome && k.queue === a.queue && k.than === a.notEasierThan) return k.ref;
+    const than = a.notEasierThan;
+    const ref: CycleAttemptRef = {
+      ...this.attemptBase(a),
+      pods: [],
+      victims: [],
+      ...(than === undefined ? {} : { notEasierThan: { namespace: than.namespace, podGroup: podGroupName(than) } }),
+    };
+    known.push({ outcome: a.outcome, queue: a.queue, than, ref });
+    return ref;
+  }
+  private readonly unplacedAttempts = new WeakMap<
+    Workload,
+    { readonly outcome: string; readonly queue: object; readonly than: Workload | undefined; readonly ref: CycleAttemptRef }[]
+  >();
 
   private unschedulable(w: Workload, reasons: readonly PendingReason[]): void {
     const reported = this.reportedReasons.get(w);
