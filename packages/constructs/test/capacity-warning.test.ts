@@ -26,6 +26,8 @@ const WARN = new RegExp(
 function warningsAndStatus(name: string, hours: number) {
   const run = new ClusterRun(scenario(name), { logs: { events: false, scheduler: true } });
   const seen: { t: number; warned: string[]; short: string[]; warnLines: number }[] = [];
+  /** WARN lines of another shape, or naming a node that is not short. */
+  const malformed: string[] = [];
   drive(run, every(MINUTE, { toMs: hours * 60 * MINUTE }), (frame: Frame) => {
     // The frame's last complete cycle: the lines after its last "Session" line.
     let warned: string[] = [];
@@ -34,11 +36,10 @@ function warningsAndStatus(name: string, hours: number) {
       if (r.body.includes("framework/session.go:353")) warned = [];
       if (!r.body.includes("WARN")) continue;
       warnLines++;
-      const m = WARN.exec(r.body);
-      expect(m, r.body).not.toBeNull();
-      const [, node, , , capacity, , allocatable] = m as RegExpExecArray;
-      expect(Number(allocatable)).toBeLessThan(Number(capacity));
-      warned.push(`${node} ${allocatable}/${capacity}`);
+      const match = WARN.exec(r.body);
+      const [, node, , , capacity, , allocatable] = match ?? [];
+      if (match === null || !(Number(allocatable) < Number(capacity))) malformed.push(r.body);
+      else warned.push(`${node} ${allocatable}/${capacity}`);
     }
     const samples = frame.targets.flatMap((t) => (t.target.job === "kube-state-metrics" && t.target.port === 8080 ? t.samples : []));
     const gpus = (family: string, node: string) =>
@@ -49,6 +50,7 @@ function warningsAndStatus(name: string, hours: number) {
       .map((node) => `${node} ${gpus("kube_node_status_allocatable", node)}/${gpus("kube_node_status_capacity", node)}`);
     seen.push({ t: frame.simulatedMs, warned: warned.sort(), short: short.sort(), warnLines });
   });
+  expect(malformed.slice(0, 3)).toEqual([]);
   return seen;
 }
 
