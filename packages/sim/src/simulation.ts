@@ -695,7 +695,10 @@ export class Simulation {
       victims: [],
       ...(than === undefined ? {} : { notEasierThan: { namespace: than.namespace, podGroup: podGroupName(than) } }),
     };
+    // A few recent ones are enough (a job's attempts alternate among a handful of outcomes); a
+    // skip names a different job of its signature now and then, which must not grow the list.
     known.push({ outcome: a.outcome, queue: a.queue, than, ref });
+    if (known.length > 4) known.shift();
     return ref;
   }
   private readonly unplacedAttempts = new WeakMap<
