@@ -117,10 +117,20 @@ export class Scheduler {
     return queue;
   }
 
-  /** The pool a workload prefers: the first it asks for (validation guarantees one), where its demand counts. */
-  private preferredQueue(workload: Workload): Queue {
-    return this.queueOf(workload, preferredPool(workload));
+  /**
+   * The project queue of the pool a workload prefers: the first it asks for (validation guarantees
+   * one), where its demand counts. Looked up once per workload: every cycle asks it of every
+   * pending job several times.
+   */
+  preferredQueue(workload: Workload): Queue {
+    let queue = this.preferred.get(workload);
+    if (queue === undefined) {
+      queue = this.queueOf(workload, preferredPool(workload));
+      this.preferred.set(workload, queue);
+    }
+    return queue;
   }
+  private readonly preferred = new WeakMap<Workload, Queue>();
 
   private pool(name: string): Pool {
     const pool = this.pools.get(name);

@@ -625,7 +625,7 @@ export class Simulation {
     let cpuMilli = 0;
     let memoryBytes = 0;
     for (const w of this.pending) {
-      for (let q: Queue | null = this.scheduler.queueOf(w, w.nodePools[0] as string); q !== null; q = q.parent) {
+      for (let q: Queue | null = this.scheduler.preferredQueue(w); q !== null; q = q.parent) {
         if (q !== queue) continue;
         cpuMilli += w.gpus * w.cpuMilliPerGpu;
         memoryBytes += w.gpus * w.memoryBytesPerGpu;
