@@ -5,7 +5,7 @@
  * always produce the same sequence.
  */
 import type { XidEffect } from "@gpusynth/blueprint";
-import type { Pod, Queue, Workload } from "./world.js";
+import type { NodeResources, Pod, Queue, Workload } from "./world.js";
 
 /** A workload as events carry it: its identity and what it asked for, frozen at the event. */
 export type WorkloadRef = Pick<
@@ -239,13 +239,6 @@ export type DomainEvent =
       /** The same after the cycle's binds and pipelinings: what the next cycle divides if nothing else changes. */
       readonly divisionAfter: readonly QueueDivision[];
     });
-
-/** A node's capacity and allocatable as its status lists them (cpu, memory, GPUs; pods: KUBELET_MAX_PODS). */
-export interface NodeResources {
-  readonly node: string;
-  readonly capacity: { readonly cpuMilli: number; readonly memoryBytes: number; readonly gpus: number };
-  readonly allocatable: { readonly cpuMilli: number; readonly memoryBytes: number; readonly gpus: number };
-}
 
 /**
  * A queue as KAI's proportion plugin sees it when it opens a session: its GPU quota, limit, request

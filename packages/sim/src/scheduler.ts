@@ -7,16 +7,17 @@
  * consolidation, then reclaim, then preempt. Consolidation is attempted and logged but moves no
  * running job; stale-gang eviction is not simulated.
  */
-import { nodeCpus, type PodShape, podShape } from "@gpusynth/blueprint";
-import { type AttemptOutcome, type NodeResources, type PendingReason, type QueueDivision, queueState } from "./domain-events.js";
+import { type PodShape, podShape } from "@gpusynth/blueprint";
+import { type AttemptOutcome, type PendingReason, type QueueDivision, queueState } from "./domain-events.js";
 import { divideFairShare } from "./fair-share.js";
 import { MinHeap } from "./min-heap.js";
 import { type RunningWorkloads, victimOrder } from "./running-workloads.js";
 import {
-  EVICTION_HARD_MEMORY_BYTES,
   type Gpu,
   isAllocatable,
   type Node,
+  type NodeResources,
+  nodeResources,
   type Pod,
   type Pool,
   type Queue,
@@ -201,23 +202,13 @@ export class Scheduler {
       nodes += pool.nodes.length;
       gpus += this.capacityOf(pool);
       for (const node of pool.nodes) {
-        // The device plugin advertises its healthy GPUs; a rebooting node's status keeps what it
-        // last posted; before the plugin registers, the kubelet lists none at all.
-        const advertised = node.gpus.filter((g) => g.pluginHealthy).length;
-        if (node.devicePluginRegistered && advertised !== pool.spec.gpusPerNode) {
-          const cpu = nodeCpus(pool.spec) * 1000;
-          const memory = pool.spec.memoryGiB * 2 ** 30;
-          gpuShortNodes.push({
-            node: node.name,
-            capacity: { cpuMilli: cpu, memoryBytes: memory, gpus: pool.spec.gpusPerNode },
-            allocatable: { cpuMilli: cpu, memoryBytes: memory - EVICTION_HARD_MEMORY_BYTES, gpus: advertised },
-          });
-        }
+        const status = nodeResources(node);
+        if (status.capacity.gpus !== status.allocatable.gpus) gpuShortNodes.push(status);
         if (node.status !== "ready") notReadyNodes.push(node.name);
         else {
-          cpuMilli += nodeCpus(pool.spec) * 1000;
-          // The node's allocatable, as KAI reads it: capacity less the kubelet's hard eviction threshold.
-          memoryBytes += pool.spec.memoryGiB * 2 ** 30 - EVICTION_HARD_MEMORY_BYTES;
+          // The node's allocatable, as KAI reads it.
+          cpuMilli += status.allocatable.cpuMilli;
+          memoryBytes += status.allocatable.memoryBytes;
         }
       }
     }

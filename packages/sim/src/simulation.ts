@@ -588,7 +588,7 @@ export class Simulation {
     this.pending.add(victim);
   }
 
-  /** The preemptor waits for its victims' grace period, then binds in the cycle after. */
+  /** The preemptor waits until its victims have terminated, then binds in the cycle after. */
   private pipeline(w: Workload, pool: Pool, assignments: readonly PodAssignment[]): void {
     // Until the last victim on its GPUs has terminated.
     let until = this.nowMs;

@@ -10,6 +10,7 @@ import {
   type GpuModel,
   isPreemptible,
   type NodePool,
+  nodeCpus,
   nodeName,
   pciBusId,
   type WorkloadType,
@@ -378,3 +379,40 @@ export const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
 
 /** The kubelet's --max-pods default: the pods a node's capacity and allocatable list. */
 export const KUBELET_MAX_PODS = 110;
+
+/** A node's capacity and allocatable as its status lists them (cpu, memory, GPUs; pods: KUBELET_MAX_PODS). */
+export interface NodeResources {
+  readonly node: string;
+  readonly capacity: { readonly cpuMilli: number; readonly memoryBytes: number; readonly gpus: number };
+  readonly allocatable: { readonly cpuMilli: number; readonly memoryBytes: number; readonly gpus: number };
+}
+
+/**
+ * What a node's status lists, for every reader of it (kube-state-metrics, KAI's snapshot). CPUs
+ * are logical (nodeCpus). Allocatable = capacity − kube-reserved − system-reserved − the hard
+ * eviction threshold (Kubernetes, "Reserve Compute Resources for System Daemons"): the kubelet
+ * reserves nothing by default, but keeps memory.available<100Mi back. GPUs are those the device
+ * plugin advertises: it drops one on an XID it acts on until it restarts with the node; a rebooting
+ * node's status keeps what it last posted; a restarted kubelet lists none, capacity included, until
+ * the plugin registers again.
+ */
+export function nodeResources(node: {
+  readonly name: string;
+  readonly pool: { readonly spec: NodePool };
+  readonly gpus: readonly { readonly pluginHealthy: boolean }[];
+  readonly devicePluginRegistered: boolean;
+}): NodeResources {
+  const { spec } = node.pool;
+  const cpuMilli = nodeCpus(spec) * 1000;
+  const memoryBytes = spec.memoryGiB * 2 ** 30;
+  const registered = node.devicePluginRegistered;
+  return {
+    node: node.name,
+    capacity: { cpuMilli, memoryBytes, gpus: registered ? spec.gpusPerNode : 0 },
+    allocatable: {
+      cpuMilli,
+      memoryBytes: memoryBytes - EVICTION_HARD_MEMORY_BYTES,
+      gpus: registered ? node.gpus.filter((g) => g.pluginHealthy).length : 0,
+    },
+  };
+}

@@ -188,15 +188,7 @@ export class KubernetesEvents {
           reason: "Pipelined",
           message: `Pod ${event.workload.namespace}/${pod.name} was pipelined to node ${pod.node}`,
         }));
-        const before = this.stopWaiting(event.workload.id, now);
-        for (const input of events) this.write(input, now);
-        this.waiting.set(event.workload.id, {
-          workload: event.workload,
-          events,
-          nextMs: Math.ceil((now + 1) / this.schedulingPeriodMs) * this.schedulingPeriodMs,
-          dropped: 0,
-          until: { ms: this.startMs + event.until, afterwards: before },
-        });
+        this.startWaiting(event.workload, events, now, this.startMs + event.until);
         return;
       }
       case "WorkloadStarted": {
@@ -391,6 +383,23 @@ export class KubernetesEvents {
     }
   }
 
+  /**
+   * KAI records `events` now and again every cycle while the workload waits, in place of what it
+   * recorded before; a pipelined job's until its victims are gone (`untilMs`), then what it
+   * recorded before again.
+   */
+  private startWaiting(w: WorkloadRef, events: readonly EventInput[], now: number, untilMs?: number): void {
+    const before = this.stopWaiting(w.id, now);
+    for (const input of events) this.write(input, now);
+    this.waiting.set(w.id, {
+      workload: w,
+      events,
+      nextMs: Math.ceil((now + 1) / this.schedulingPeriodMs) * this.schedulingPeriodMs,
+      dropped: 0,
+      ...(untilMs === undefined ? {} : { until: { ms: untilMs, afterwards: before } }),
+    });
+  }
+
   /** Ends a workload's waiting at `nowMs`: the cycles before it re-recorded, then nothing more. */
   private stopWaiting(id: number, nowMs: number): readonly EventInput[] {
     const waiting = this.waiting.get(id);
@@ -428,14 +437,7 @@ export class KubernetesEvents {
       message: i === failedPod ? message : groupMessage,
     }));
     events.push({ source: KAI, object: podGroupObject(w), type: "Normal", reason: "Unschedulable", message: groupMessage });
-    this.stopWaiting(w.id, now);
-    for (const input of events) this.write(input, now);
-    this.waiting.set(w.id, {
-      workload: w,
-      events,
-      nextMs: Math.ceil((now + 1) / this.schedulingPeriodMs) * this.schedulingPeriodMs,
-      dropped: 0,
-    });
+    this.startWaiting(w, events, now);
   }
 
   /** The kubelet's node status events: `Node <name> status is now: <event>` (kubelet_node_status.go recordNodeStatusEvent). */

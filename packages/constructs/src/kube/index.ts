@@ -5,14 +5,14 @@
  * nvidia.com/gpu.product,nvidia.com/gpu.count] so pods and nodes can be joined to projects
  * and node pools (without an allowlist kube_*_labels carries no label_* keys).
  */
-import { type Blueprint, nodeCpus } from "@gpusynth/blueprint";
+import type { Blueprint } from "@gpusynth/blueprint";
 import {
   type ClusterView,
   type DeepReadonly,
   type DomainEvent,
-  EVICTION_HARD_MEMORY_BYTES,
   KUBELET_MAX_PODS,
   type Node,
+  nodeResources,
   type Pool,
   projectNamespace,
   type Workload,
@@ -317,27 +317,18 @@ export class KubeConstruct implements MetricConstruct {
     labels[ksmLabelName("nvidia.com/gpu.count")] = String(pool.spec.gpusPerNode);
     out.push(sample(KSM.nodeLabels, labels, 1));
 
-    // The kubelet reports the GPUs the device plugin advertises: the plugin drops one on an XID it
-    // acts on and keeps it dropped until it restarts with the node. A rebooting node's status is
-    // not rewritten, so kube-state-metrics keeps showing what was last posted. A restarted kubelet
-    // lists no GPU, capacity included, until the plugin registers again (devicemanager
-    // readCheckpoint, pkg/kubelet/cm/devicemanager/manager.go@v1.30.2).
-    const registered = node.devicePluginRegistered;
-    const healthyGpus = registered ? node.gpus.filter((g) => g.pluginHealthy).length : 0;
-    // Allocatable = capacity − kube-reserved − system-reserved − the hard eviction threshold
-    // (Kubernetes, "Reserve Compute Resources for System Daemons"): the kubelet reserves nothing by
-    // default, but keeps memory.available<100Mi back for eviction.
-    const memoryBytes = pool.spec.memoryGiB * 2 ** 30;
-    const resources = (gpus: number, memory: number) =>
+    // What the node's status lists (the sim's nodeResources says how each figure is made).
+    const { capacity, allocatable } = nodeResources(node);
+    const resources = (r: typeof capacity) =>
       [
-        ["cpu", "core", nodeCpus(pool.spec)],
-        ["memory", "byte", memory],
+        ["cpu", "core", r.cpuMilli / 1000],
+        ["memory", "byte", r.memoryBytes],
         ["pods", "integer", o.maxPodsPerNode],
-        ["nvidia_com_gpu", "integer", gpus],
+        ["nvidia_com_gpu", "integer", r.gpus],
       ] as const;
-    for (const [resource, unit, value] of resources(registered ? pool.spec.gpusPerNode : 0, memoryBytes))
+    for (const [resource, unit, value] of resources(capacity))
       out.push(sample(KSM.nodeCapacity, { node: node.name, resource, unit }, value));
-    for (const [resource, unit, value] of resources(healthyGpus, memoryBytes - EVICTION_HARD_MEMORY_BYTES))
+    for (const [resource, unit, value] of resources(allocatable))
       out.push(sample(KSM.nodeAllocatable, { node: node.name, resource, unit }, value));
 
     // A rebooting node stops posting status: after the grace period the node-lifecycle

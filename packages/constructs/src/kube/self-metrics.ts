@@ -34,8 +34,8 @@ const MEAN_WATCH_MS = 1.5 * MIN_WATCH_MS;
  * A pod that started before the run (system pods are installed 30 to 180 days earlier) has begun
  * one watch every 7.5 minutes on average by the run's start — the count there is drawn about that
  * mean with a renewal count's spread, as nothing before the start is ever read — and is part way
- * through one then, which ends within 10 minutes; from there each watch is drawn. Drawing every watch since the install took 35,000
- * draws a resource before the first frame.
+ * through one then, which ends within 10 minutes; from there each watch is drawn. Drawing every
+ * watch since the install took 35,000 draws a resource before the first frame.
  */
 export class Reflector {
   /** Watches begun by `from`, the one in progress there included. */
