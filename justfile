@@ -154,7 +154,7 @@ compose-check: build
 # otel-collector.yaml in the real collector, and its prometheus receiver scraping gpusynth beside
 # the push (the collector, Prometheus 3 and VictoriaLogs from `bash scripts/build-tools.sh`).
 collector-check: build
-    npx vitest run packages/cli/test/otel-collector.test.ts packages/cli/test/collector-scrape.test.ts
+    npx vitest run packages/cli/test/otel-collector.test.ts packages/cli/test/collector-scrape.test.ts packages/cli/test/pod-logs-collector.test.ts
 
 # deploy/kubernetes rendered by kustomize and validated against the Kubernetes API schemas.
 deploy-check:

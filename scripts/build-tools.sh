@@ -4,6 +4,8 @@
 #
 #   otelcol       the OpenTelemetry Collector distribution of deploy/otelcol/builder.yaml, built by
 #                 the Collector Builder at the manifest's release -> .cache/otelcol/otelcol-gpusynth
+#   otelcol-node  the node agent's distribution (filelog, file_storage) of
+#                 deploy/otelcol-node/builder.yaml    -> .cache/otelcol-node/otelcol-gpusynth-node
 #   prometheus3   Prometheus 3 (its OTLP receiver; Debian's prometheus is 2.x)
 #                                                              -> .cache/prometheus3/prometheus
 #   victorialogs  VictoriaLogs, a log backend that takes OTLP logs -> .cache/victorialogs/victoria-logs
@@ -13,20 +15,22 @@
 # the binary records what it was built from. The Go module and build caches are Go's defaults
 # (outside the checkout), so a fresh clone on a machine that built them once links in seconds
 # instead of compiling for minutes. Go 1.26 on the PATH; the Go module proxy reachable.
-# Usage: scripts/build-tools.sh [otelcol|prometheus3|victorialogs|helm ...] (default: all four).
+# Usage: scripts/build-tools.sh [otelcol|otelcol-node|prometheus3|victorialogs|helm ...] (default: all five).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# One release for the builder and every collector module (see the manifest's header).
+# One release for the builder and every module of a distribution (see each manifest's header).
 OTELCOL_BUILDER=go.opentelemetry.io/collector/cmd/builder@v0.161.0
 OTELCOL_MANIFEST=deploy/otelcol/builder.yaml
+OTELCOL_NODE_BUILDER=go.opentelemetry.io/collector/cmd/builder@v0.160.0
+OTELCOL_NODE_MANIFEST=deploy/otelcol-node/builder.yaml
 # Prometheus 3.x releases are the module's v0.3xx tags: v0.316.0 is Prometheus 3.16.0.
 PROMETHEUS3=github.com/prometheus/prometheus/cmd/prometheus@v0.316.0
 VICTORIALOGS=github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs@v1.52.2
 HELM=helm.sh/helm/v4/cmd/helm@v4.3.2
 
 tools=("$@")
-[ "${#tools[@]}" -gt 0 ] || tools=(otelcol prometheus3 victorialogs helm)
+[ "${#tools[@]}" -gt 0 ] || tools=(otelcol otelcol-node prometheus3 victorialogs helm)
 
 # True when $1/.stamp holds exactly $2: the binary there was built from that pin.
 built_from() { [ -f "$1/.stamp" ] && [ "$(cat "$1/.stamp")" = "$2" ]; }
@@ -44,34 +48,36 @@ install_pinned() {
   echo "$package" > "$folder/.stamp"
 }
 
+# A collector distribution: the builder at $1 builds manifest $2 (whose output_path is
+# $3/build, relative to the repository root) into binary $3/$4.
 build_otelcol() {
-  local folder=.cache/otelcol stamp
-  stamp="$OTELCOL_BUILDER $(sha256sum "$OTELCOL_MANIFEST" | cut -d' ' -f1)"
-  if built_from "$folder" "$stamp" && [ -x "$folder/otelcol-gpusynth" ]; then
-    echo "otelcol: already built from $OTELCOL_MANIFEST in $folder"
+  local builder=$1 manifest=$2 folder=$3 binary=$4 stamp
+  stamp="$builder $(sha256sum "$manifest" | cut -d' ' -f1)"
+  if built_from "$folder" "$stamp" && [ -x "$folder/$binary" ]; then
+    echo "$binary: already built from $manifest in $folder"
     return
   fi
-  echo "otelcol: building $OTELCOL_MANIFEST into $folder (about 8 minutes on a cold Go cache)"
+  echo "$binary: building $manifest into $folder (about 8 minutes on a cold Go cache)"
   rm -rf "$folder" && mkdir -p "$folder/bin"
-  GOBIN="$PWD/$folder/bin" go install "$OTELCOL_BUILDER"
-  # The manifest's output_path is .cache/otelcol/build, relative to the repository root.
-  "$folder/bin/builder" --config "$OTELCOL_MANIFEST" --ldflags "-s -w" > "$folder/build.log" 2>&1 || {
+  GOBIN="$PWD/$folder/bin" go install "$builder"
+  "$folder/bin/builder" --config "$manifest" --ldflags "-s -w" > "$folder/build.log" 2>&1 || {
     tail -n 40 "$folder/build.log"
     exit 1
   }
-  mv "$folder/build/otelcol-gpusynth" "$folder/otelcol-gpusynth"
+  mv "$folder/build/$binary" "$folder/$binary"
   echo "$stamp" > "$folder/.stamp"
-  "$folder/otelcol-gpusynth" --version
+  "$folder/$binary" --version
 }
 
 for tool in "${tools[@]}"; do
   case "$tool" in
-    otelcol) build_otelcol ;;
+    otelcol) build_otelcol "$OTELCOL_BUILDER" "$OTELCOL_MANIFEST" .cache/otelcol otelcol-gpusynth ;;
+    otelcol-node) build_otelcol "$OTELCOL_NODE_BUILDER" "$OTELCOL_NODE_MANIFEST" .cache/otelcol-node otelcol-gpusynth-node ;;
     prometheus3) install_pinned .cache/prometheus3 "$PROMETHEUS3" ;;
     victorialogs) install_pinned .cache/victorialogs "$VICTORIALOGS" ;;
     helm) install_pinned .cache/helm "$HELM" ;;
     *)
-      echo "build-tools: unknown tool \"$tool\" (expected otelcol, prometheus3, victorialogs or helm)" >&2
+      echo "build-tools: unknown tool \"$tool\" (expected otelcol, otelcol-node, prometheus3, victorialogs or helm)" >&2
       exit 2
       ;;
   esac

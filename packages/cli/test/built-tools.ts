@@ -1,7 +1,7 @@
 /**
  * The Go tools of the real pipeline, built from their modules at pinned releases by
  * scripts/build-tools.sh into .cache/ (which .ci/run runs): the OpenTelemetry Collector of
- * deploy/otelcol/builder.yaml, Prometheus 3, VictoriaLogs and Helm. A test that needs one fails in CI
+ * deploy/otelcol/builder.yaml and its node agent (deploy/otelcol-node), Prometheus 3, VictoriaLogs and Helm. A test that needs one fails in CI
  * when it is missing, and elsewhere is skipped with one line saying how to get it.
  */
 import { existsSync } from "node:fs";
@@ -12,6 +12,7 @@ const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 const TOOLS = {
   otelcol: ".cache/otelcol/otelcol-gpusynth",
+  "otelcol-node": ".cache/otelcol-node/otelcol-gpusynth-node",
   prometheus3: ".cache/prometheus3/prometheus",
   victorialogs: ".cache/victorialogs/victoria-logs",
   helm: ".cache/helm/helm",

@@ -1,6 +1,6 @@
 /**
  * A real OpenTelemetry Collector for tests: the distribution of deploy/otelcol/builder.yaml
- * (built by scripts/build-tools.sh), started with one or more configuration files — later ones
+ * or the node agent's of deploy/otelcol-node (built by scripts/build-tools.sh), started with one or more configuration files — later ones
  * merged over earlier ones, as `otelcol --config a --config b` does — on free ports, its own
  * telemetry off (no fixed :8888 to collide on), and waited for through its health check. Always
  * cleaned up: killed on stop() and, should a test runner die first, on process exit.
@@ -10,6 +10,8 @@ import { freePort, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { builtTool } from "./built-tools.js";
 
 export const otelcolBinary = builtTool("otelcol");
+/** The node agent's distribution (deploy/otelcol-node/builder.yaml): filelog and file_storage. */
+export const otelcolNodeBinary = builtTool("otelcol-node");
 
 /** The addresses a started collector listens on (host:port), also set as its environment. */
 export interface CollectorEndpoints {
@@ -40,12 +42,13 @@ export class Collector {
    * `env`, and resolves once its health check answers. The receivers' and health check's
    * endpoints are free loopback ports unless `endpoints` names them, passed as
    * OTLP_GRPC_ENDPOINT, OTLP_HTTP_ENDPOINT and HEALTH_CHECK_ENDPOINT (the variables
-   * otel-collector.yaml reads).
+   * otel-collector.yaml reads). `binary` is the gateway's distribution unless said.
    */
   static async start(
     configs: readonly string[],
     env: Record<string, string> = {},
     preset: Partial<CollectorEndpoints> = {},
+    binary = otelcolBinary,
   ): Promise<Collector> {
     const endpoints: CollectorEndpoints = {
       OTLP_GRPC_ENDPOINT: preset.OTLP_GRPC_ENDPOINT ?? `127.0.0.1:${await freePort()}`,
@@ -53,7 +56,7 @@ export class Collector {
       HEALTH_CHECK_ENDPOINT: preset.HEALTH_CHECK_ENDPOINT ?? `127.0.0.1:${await freePort()}`,
     };
     const child = spawn(
-      otelcolBinary,
+      binary,
       [...configs, QUIET].flatMap((c) => ["--config", c]),
       {
         env: { ...process.env, ...endpoints, ...env },

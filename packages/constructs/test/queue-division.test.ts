@@ -10,8 +10,9 @@ import { ClusterRun, drive, every } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 
 const MINUTE = 60_000;
+// KAI ends the line with a space, which filelog trims off as it reads (kai-scheduler/logs.ts).
 const DIVISION =
-  /\[(\w+)\] Resource division result for queue <([\w-]+)>: Queue Priority: <100>, GPU: deserved: <([\d.]+)>, requested: <([\d.]+)>, maxAllowed: <(Unlimited|[\d.]+)>, allocated: <([\d.]+)>, historicalUsage: <0>, fairShare: <([\d.]+)> CPU \(cores\): deserved: <Unlimited>, requested: <([\d.]+)>, maxAllowed: <Unlimited>, allocated: <([\d.]+)>, historicalUsage: <0>, fairShare: <([\d.]+)> memory \(GB\): deserved: <Unlimited>, requested: <([\d.]+)>, maxAllowed: <Unlimited>, allocated: <([\d.]+)>, historicalUsage: <0>, fairShare: <([\d.]+)> $/;
+  /\[(\w+)\] Resource division result for queue <([\w-]+)>: Queue Priority: <100>, GPU: deserved: <([\d.]+)>, requested: <([\d.]+)>, maxAllowed: <(Unlimited|[\d.]+)>, allocated: <([\d.]+)>, historicalUsage: <0>, fairShare: <([\d.]+)> CPU \(cores\): deserved: <Unlimited>, requested: <([\d.]+)>, maxAllowed: <Unlimited>, allocated: <([\d.]+)>, historicalUsage: <0>, fairShare: <([\d.]+)> memory \(GB\): deserved: <Unlimited>, requested: <([\d.]+)>, maxAllowed: <Unlimited>, allocated: <([\d.]+)>, historicalUsage: <0>, fairShare: <([\d.]+)>$/;
 
 describe("the scheduler log's resource division", () => {
   it.each(["preemption-storm", "quota-exhaustion"])("%s: one line per queue each cycle, agreeing with the queue metrics", (scenario) => {

@@ -22,6 +22,7 @@ import {
   OtlpJsonLinesSink,
   OtlpLogsDelivery,
   OtlpMetricsDelivery,
+  PodLogFiles,
   type RunSelection,
   runLive,
   runSelection,
@@ -33,6 +34,7 @@ import type { Output } from "../output.js";
 import { OutputFile } from "../output-file.js";
 import { backlogNote, Progress } from "../progress.js";
 import { EXIT_OK, UsageError } from "../usage.js";
+import type { PodLogsOption } from "./run.js";
 
 export interface LiveRun extends RunSelection {
   readonly api: ({ host: string; port: number; generated: boolean } & ApiCredentials) | undefined;
@@ -50,6 +52,8 @@ export interface LiveRun extends RunSelection {
   readonly otlpJson?: string;
   /** Also write the log records as OTLP-JSON lines here. */
   readonly otlpJsonLogs?: string;
+  /** Also write the containers' log files as a node keeps them. */
+  readonly podLogs?: PodLogsOption;
 }
 
 /** A stopping run gets this long, signal to exit; past it the run exits anyway (the flush is shorter). */
@@ -76,6 +80,7 @@ export async function runLiveCommand(
   const logsSinks: LogsSink[] = [
     ...(run.logs === "console" ? [new ConsoleLogsSink(output.out)] : deliveries?.logs === undefined ? [] : [deliveries.logs]),
     ...(logsFile === undefined ? [] : [new OtlpJsonLinesLogsSink(logsFile.writeLine)]),
+    ...(run.podLogs === undefined ? [] : [new PodLogFiles(run.podLogs.dir, run.podLogs.rotation)]),
   ];
   const sink = metricsSinks.length === 0 ? undefined : fanOutMetrics(...metricsSinks);
   const logs = logsSinks.length === 0 ? undefined : fanOutLogs(...logsSinks);
@@ -117,8 +122,16 @@ export async function runLiveCommand(
     }
     if (otlp !== undefined)
       output.err(`gpusynth: pushing OTLP (${otlp.protocol}) to ${otlp.url} every ${formatDuration(run.intervalMs)}\n`);
-    if (server === undefined && otlp === undefined && api === undefined && metricsFile === undefined && logsFile === undefined)
-      output.err("gpusynth: no --listen, no --api, no OTLP endpoint and no --otlp-json: the run emits nothing\n");
+    if (
+      server === undefined &&
+      otlp === undefined &&
+      api === undefined &&
+      metricsFile === undefined &&
+      logsFile === undefined &&
+      run.podLogs === undefined
+    )
+      output.err("gpusynth: no --listen, no --api, no OTLP endpoint, no --otlp-json and no --pod-logs: the run emits nothing\n");
+    if (run.podLogs !== undefined) output.err(`gpusynth: writing the pod log files under ${run.podLogs.dir}\n`);
     if ((run.workers ?? 1) > 1)
       output.err(`gpusynth: ${run.workers} worker threads emit the metrics, each a shard (docs/emission.md, "Shards")\n`);
     if (run.warmupMs > 0)

@@ -5,12 +5,17 @@ import { ClusterRun, drive, every, type LogSources, MAX_SHARD_GPUS, type Shard, 
 import {
   type ApiCredentials,
   ConsoleLogsSink,
+  type ContainerLogRotation,
   emitOffline,
   endpointFromEnv,
+  fanOutLogs,
   isOtlpProtocol,
+  KUBELET_LOG_ROTATION,
+  type LogsSink,
   OTLP_PROTOCOLS,
   OtlpJsonLinesLogsSink,
   OtlpJsonLinesSink,
+  PodLogFiles,
   protocolFromEnv,
   type RunSelection,
   runSelection,
@@ -84,6 +89,13 @@ Options:
                          beside the push and the scrape server, stamped as pushed
   --otlp-json-logs <f>   write the log records (Kubernetes events, scheduler log) as OTLP-JSON lines
                          (gzip when it ends in .gz); live too
+  --pod-logs <dir>       write the container log files a node keeps in /var/log/pods (today the scheduler's)
+                         under <dir>, in the CRI format, rotated as the kubelet rotates them, for a
+                         collector's filelog receiver to tail; live too
+  --container-log-max-size <q>
+                         with --pod-logs: the kubelet's containerLogMaxSize, e.g. 10Mi (default), 512Ki
+  --container-log-max-files <n>
+                         with --pod-logs: the kubelet's containerLogMaxFiles, at least 2 (default 5)
   --logs <where>         otlp (live default with an OTLP endpoint), console, or none (otherwise the default)
   --log-sources <list>   which logs: events (Kubernetes events), scheduler (KAI's log), or events,scheduler (default)
   --scheduler-verbosity <n>
@@ -146,6 +158,9 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       "otlp-protocol": { type: "string" },
       "otlp-json": { type: "string" },
       "otlp-json-logs": { type: "string" },
+      "pod-logs": { type: "string" },
+      "container-log-max-size": { type: "string" },
+      "container-log-max-files": { type: "string" },
       logs: { type: "string" },
       "log-sources": { type: "string" },
       "scheduler-verbosity": { type: "string" },
@@ -168,6 +183,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   if (otlpJson !== undefined && otlpJsonLogs !== undefined && sameFile(otlpJson, otlpJsonLogs)) {
     throw new UsageError(`--otlp-json-logs: expected a file other than --otlp-json's, found the same file "${otlpJsonLogs}"`);
   }
+  const podLogs = podLogsOption(values);
 
   if (values.offline === true) {
     for (const flag of ["speed", "warmup", "listen", "api", "otlp-endpoint"] as const) {
@@ -175,7 +191,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     }
     const durationMs = durationOption("duration", values.duration, "24h");
     const consoleLogs = logsOption(values.logs, ["console", "none"], "none") === "console";
-    const logSources = logSourcesOption(values["log-sources"], otlpJsonLogs !== undefined || consoleLogs);
+    const logSources = logSourcesOption(values["log-sources"], otlpJsonLogs !== undefined || consoleLogs || podLogs !== undefined);
     const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
     const blueprint = withVerbosity(loaded(file, output), values["scheduler-verbosity"]);
     checkOfflineEnd(blueprint.time.start, durationMs);
@@ -186,6 +202,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       ...runSelection({ seed, shard, logSources, workers: workersFor(blueprint, file, shard, values.workers) }),
       otlpJson,
       otlpJsonLogs,
+      podLogs,
       consoleLogs,
       summary: values.summary === true || values.json === true,
       json: values.json === true,
@@ -208,7 +225,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const listen = typeof values.listen === "string" ? values.listen : "127.0.0.1:9464";
   const api = typeof values.api === "string" && values.api !== "none" ? parseListen("api", values.api, "127.0.0.1:8080") : undefined;
   const durationMs = values.duration === undefined ? undefined : durationOption("duration", values.duration, "24h");
-  const logSources = logSourcesOption(values["log-sources"], logs !== "none" || otlpJsonLogs !== undefined);
+  const logSources = logSourcesOption(values["log-sources"], logs !== "none" || otlpJsonLogs !== undefined || podLogs !== undefined);
   const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
   const blueprint = withVerbosity(loaded(file, output), values["scheduler-verbosity"]);
   // The warm-up (at ×1 up to a day longer, to the real time of day) and a simulated day served:
@@ -234,12 +251,58 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       listen: listen === "none" ? undefined : parseListen("listen", listen, "127.0.0.1:9464"),
       ...(otlpJson === undefined ? {} : { otlpJson }),
       ...(otlpJsonLogs === undefined ? {} : { otlpJsonLogs }),
+      ...(podLogs === undefined ? {} : { podLogs }),
       otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
       explicitUrl: endpoint,
       logs,
     },
     env,
   );
+}
+
+/** Where --pod-logs writes, and the kubelet's rotation settings for it. */
+export interface PodLogsOption {
+  readonly dir: string;
+  readonly rotation: ContainerLogRotation;
+}
+
+/** --pod-logs with --container-log-max-size and --container-log-max-files (refused without it). */
+function podLogsOption(values: Record<string, string | boolean | (string | boolean)[] | undefined>): PodLogsOption | undefined {
+  const dir = values["pod-logs"];
+  const size = values["container-log-max-size"];
+  const files = values["container-log-max-files"];
+  if (typeof dir !== "string") {
+    for (const [flag, value] of [
+      ["container-log-max-size", size],
+      ["container-log-max-files", files],
+    ] as const)
+      if (value !== undefined) throw new UsageError(`--${flag} applies to the files --pod-logs writes: add --pod-logs <dir>`);
+    return undefined;
+  }
+  let rotation = KUBELET_LOG_ROTATION;
+  if (typeof size === "string") {
+    const bytes = quantityBytes(size);
+    if (bytes === undefined || bytes < 1)
+      throw new UsageError(`--container-log-max-size: expected a size such as 10Mi, 512Ki or 1000000, found "${size}"`);
+    rotation = { ...rotation, maxSizeBytes: bytes };
+  }
+  if (typeof files === "string") {
+    const n = decimalOption(files, true);
+    // NewContainerLogManager refuses maxFiles <= 1 (kubelet v1.30.2 container_log_manager.go).
+    if (n === undefined || n < 2 || n > 1000)
+      throw new UsageError(`--container-log-max-files: expected an integer from 2 to 1000 (the kubelet refuses fewer), found "${files}"`);
+    rotation = { ...rotation, maxFiles: n };
+  }
+  return { dir, rotation };
+}
+
+/** A Kubernetes quantity of bytes as containerLogMaxSize takes it: 10Mi, 512Ki, 2G, 1000000. */
+function quantityBytes(text: string): number | undefined {
+  const match = /^(\d+)(Ki|Mi|Gi|k|M|G)?$/.exec(text.trim());
+  if (match === null) return undefined;
+  const unit = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, k: 1e3, M: 1e6, G: 1e9 }[match[2] ?? ""] ?? 1;
+  const bytes = Number(match[1]) * unit;
+  return Number.isSafeInteger(bytes) ? bytes : undefined;
 }
 
 /** --log-sources: events, scheduler, or both; refused where no log goes anywhere (it would do nothing). */
@@ -345,6 +408,7 @@ interface OfflineRun extends RunSelection {
   readonly intervalMs: number;
   readonly otlpJson: string | undefined;
   readonly otlpJsonLogs: string | undefined;
+  readonly podLogs: PodLogsOption | undefined;
   readonly consoleLogs: boolean;
   readonly summary: boolean;
   readonly json: boolean;
@@ -354,7 +418,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
   const progress = new Progress(output, `run ${blueprint.cluster.name}`, run.durationMs);
   let simulation: Simulation;
   const collector = SummaryCollector.forBlueprint(blueprint);
-  const emitting = run.otlpJson !== undefined || run.otlpJsonLogs !== undefined || run.consoleLogs;
+  const emitting = run.otlpJson !== undefined || run.otlpJsonLogs !== undefined || run.podLogs !== undefined || run.consoleLogs;
   if (emitting) {
     const metricsFile = run.otlpJson === undefined ? undefined : OutputFile.open("otlp-json", run.otlpJson);
     let logsFile: OutputFile | undefined;
@@ -368,12 +432,15 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
     process.once("SIGTERM", interrupted);
     try {
       logsFile = run.otlpJsonLogs === undefined ? undefined : OutputFile.open("otlp-json-logs", run.otlpJsonLogs);
-      const logs =
-        logsFile !== undefined
-          ? new OtlpJsonLinesLogsSink(logsFile.writeLine)
+      const logsSinks: LogsSink[] = [
+        ...(logsFile !== undefined
+          ? [new OtlpJsonLinesLogsSink(logsFile.writeLine)]
           : run.consoleLogs
-            ? new ConsoleLogsSink(output.out)
-            : undefined;
+            ? [new ConsoleLogsSink(output.out)]
+            : []),
+        ...(run.podLogs === undefined ? [] : [new PodLogFiles(run.podLogs.dir, run.podLogs.rotation)]),
+      ];
+      const logs = logsSinks.length === 0 ? undefined : fanOutLogs(...logsSinks);
       const result = await emitOffline(blueprint, metricsFile === undefined ? undefined : new OtlpJsonLinesSink(metricsFile.writeLine), {
         durationMs: run.durationMs,
         intervalMs: run.intervalMs,
@@ -389,6 +456,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
       progress.finish();
       if (run.otlpJson !== undefined) output.err(`wrote ${result.scrapes} scrapes (${result.points} points) to ${run.otlpJson}\n`);
       if (run.otlpJsonLogs !== undefined) output.err(`wrote ${result.logRecords} log records to ${run.otlpJsonLogs}\n`);
+      if (run.podLogs !== undefined) output.err(`wrote the pod log files under ${run.podLogs.dir}\n`);
     } finally {
       process.removeListener("SIGINT", interrupted);
       process.removeListener("SIGTERM", interrupted);

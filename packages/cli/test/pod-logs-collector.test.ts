@@ -1,0 +1,222 @@
+/**
+ * gpusynth's pod log files read by a real node agent: the collector of deploy/otelcol-node with
+ * the shipped otel-collector-node.yaml (the Helm chart's logsCollection preset: filelog with the
+ * container operator, offsets in file_storage) sends what it reads to a real gateway collector,
+ * which writes it to a file. Record by record, that equals gpusynth's own OTLP push of the same
+ * run (--otlp-json-logs): body, time, severity, scope, every log and resource attribute. The
+ * differences the file cannot close are the ones docs/emission.md ("Pod log files") names: the
+ * path's directory, and the observed time (when the agent read the line).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { main } from "../src/main.js";
+import { captureOutput } from "./helpers.js";
+import { ensureStopped, type LiveProcess, startLive } from "./live-process.js";
+import { Collector, collectorVariable, otelcolBinary, otelcolNodeBinary } from "./otel-collector.js";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const NODE_AGENT = join(root, "otel-collector-node.yaml");
+const GATEWAY = join(root, "otel-collector.yaml");
+const dir = mkdtempSync(join(tmpdir(), "gpusynth-node-agent-"));
+let live: LiveProcess | undefined;
+let collectors: Collector[] = [];
+afterEach(async () => {
+  ensureStopped(live);
+  await Promise.all(collectors.map((c) => c.stop()));
+  collectors = [];
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface JsonRecord {
+  timeUnixNano?: string;
+  observedTimeUnixNano?: string;
+  severityNumber?: number | string;
+  severityText?: string;
+  body?: { stringValue?: string };
+  attributes?: Array<{ key: string; value: { stringValue?: string } }>;
+}
+interface LogsRequest {
+  resourceLogs?: Array<{
+    resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> };
+    scopeLogs?: Array<{ scope?: { name?: string; version?: string }; logRecords?: JsonRecord[] }>;
+  }>;
+}
+
+/** Attributes by key, in key order (the SDK and the collector order them differently). */
+const attributes = (list: JsonRecord["attributes"]) =>
+  Object.fromEntries(
+    (list ?? []).map((a) => [a.key, a.value.stringValue]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+  ) as Record<string, string | undefined>;
+
+/**
+ * Every record of an OTLP-JSON lines file, as the comparison sees it: the file's directory taken
+ * out of log.file.path (the push names the node's /var/log/pods), and of the observed time only
+ * whether it is set. In time order (stable: a file's lines keep their order; a rotation splits
+ * them at a time).
+ */
+function records(file: string, podLogsDir?: string) {
+  if (!existsSync(file)) return [];
+  const out = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (line === "") continue;
+    for (const rl of (JSON.parse(line) as LogsRequest).resourceLogs ?? [])
+      for (const sl of rl.scopeLogs ?? [])
+        for (const r of sl.logRecords ?? []) {
+          const attrs = attributes(r.attributes);
+          const path = attrs["log.file.path"];
+          if (podLogsDir !== undefined && path !== undefined) attrs["log.file.path"] = path.replace(podLogsDir, "/var/log/pods");
+          out.push({
+            resource: attributes(rl.resource?.attributes),
+            scope: `${sl.scope?.name ?? ""}@${sl.scope?.version ?? ""}`,
+            timeUnixNano: r.timeUnixNano,
+            observed: (r.observedTimeUnixNano ?? "0") !== "0",
+            severity: `${r.severityNumber ?? 0}/${r.severityText ?? ""}`,
+            body: r.body?.stringValue,
+            attributes: attrs,
+          });
+        }
+  }
+  return out.sort((a, b) => Number(BigInt(a.timeUnixNano ?? "0") - BigInt(b.timeUnixNano ?? "0")));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `count()` reaches `total`, or stays put for 5 s. */
+async function until(count: () => number, total: number): Promise<void> {
+  let last = -1;
+  let since = Date.now();
+  while (count() < total && Date.now() - since < 5_000) {
+    const now = count();
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    }
+    await sleep(200);
+  }
+}
+
+describe.skipIf(otelcolBinary === "" || otelcolNodeBinary === "")("gpusynth's pod log files through a real node agent", () => {
+  /**
+   * A gateway that writes what it receives to a file, and a node agent on `podLogs` sending to
+   * it. The gateway passes the records through as they come, or, `pseudonymised`, is the shipped
+   * otel-collector.yaml with its logs pipeline's exporters replaced by the file.
+   */
+  async function pipeline(name: string, pseudonymised = false) {
+    const podLogs = join(dir, name, "pods");
+    const checkpoints = join(dir, name, "otelcol");
+    const received = join(dir, name, "received.jsonl");
+    mkdirSync(podLogs, { recursive: true });
+    mkdirSync(checkpoints, { recursive: true }); // file_storage needs it, as the chart's hostPath makes it
+    const gatewayConfig = join(dir, name, "gateway.yaml");
+    const file = { file: { path: received } };
+    writeFileSync(
+      gatewayConfig,
+      stringify(
+        pseudonymised
+          ? { exporters: file, service: { pipelines: { logs: { exporters: ["file"] } } } }
+          : {
+              receivers: { otlp: { protocols: { grpc: { endpoint: collectorVariable("OTLP_GRPC_ENDPOINT") } } } },
+              exporters: file,
+              extensions: { health_check: { endpoint: collectorVariable("HEALTH_CHECK_ENDPOINT") } },
+              service: { extensions: ["health_check"], pipelines: { logs: { receivers: ["otlp"], exporters: ["file"] } } },
+            },
+      ),
+    );
+    const gateway = pseudonymised
+      ? await Collector.start([GATEWAY, gatewayConfig], {
+          GPUSYNTH_PSEUDONYM_SALT: "a-test-salt-0123456789",
+          // The metrics and the log backend's exporters are configured but receive nothing.
+          PROMETHEUS_REMOTE_WRITE: "http://127.0.0.1:9/api/v1/write",
+          LOGS_OTLP_ENDPOINT: "http://127.0.0.1:9",
+        })
+      : await Collector.start([gatewayConfig]);
+    collectors.push(gateway);
+    const agentEnv = { POD_LOGS_DIR: podLogs, CHECKPOINT_DIR: checkpoints, GATEWAY_OTLP_ENDPOINT: gateway.endpoints.OTLP_GRPC_ENDPOINT };
+    const startAgent = async () => {
+      const agent = await Collector.start([NODE_AGENT], agentEnv, {}, otelcolNodeBinary);
+      collectors.push(agent);
+      return agent;
+    };
+    return { podLogs, received, pushed: join(dir, name, "pushed.jsonl"), agent: await startAgent(), startAgent };
+  }
+
+  const run = (p: { podLogs: string; pushed: string }, ...args: string[]) =>
+    startLive([
+      ...args,
+      "--interval",
+      "1s",
+      "--listen",
+      "none",
+      "--log-sources",
+      "scheduler",
+      "--otlp-json-logs",
+      p.pushed,
+      "--pod-logs",
+      p.podLogs,
+      "blueprints/lab.yaml",
+    ]);
+
+  const rotatedFiles = (podLogs: string) =>
+    readdirSync(podLogs).flatMap((pod) =>
+      readdirSync(join(podLogs, pod)).flatMap((c) => readdirSync(join(podLogs, pod, c)).filter((n) => !n.endsWith(".log"))),
+    );
+
+  it("delivers what gpusynth pushes at --speed 600, across a rotation and a restart of the agent", async () => {
+    const p = await pipeline("x600");
+    // The kubelet looks at the files every 10 s of the node's clock: at ×600 a file holds over
+    // an hour of the scheduler's lines by then, far past the 256 KiB this run allows.
+    live = run(p, "--speed", "600", "--duration", "16s", "--container-log-max-size", "256Ki");
+    while (rotatedFiles(p.podLogs).length === 0 && live.child.exitCode === null) await sleep(100);
+    // Just after a rotation, the next is 10 s away: the agent is stopped (its offsets kept in
+    // file_storage) and started again while gpusynth goes on writing.
+    await sleep(700);
+    await p.agent.stop();
+    await sleep(1_000);
+    await p.startAgent();
+    const { code } = await live.exited();
+    expect(code, live.stderr()).toBe(0);
+    expect(rotatedFiles(p.podLogs)).not.toEqual([]);
+    const pushed = records(p.pushed);
+    expect(pushed.length).toBeGreaterThan(10_000);
+    await until(() => records(p.received).length, pushed.length);
+    for (const c of collectors) await c.stop();
+    const read = records(p.received, p.podLogs);
+    expect(read.length).toBe(pushed.length);
+    // The first few that differ, beside the pushed record, then the whole.
+    const differing = read.flatMap((r, i) => (JSON.stringify(r) === JSON.stringify(pushed[i]) ? [] : [{ read: r, pushed: pushed[i] }]));
+    expect(differing.slice(0, 2)).toEqual([]);
+    expect(read).toEqual(pushed);
+  }, 60_000);
+
+  it("delivers what gpusynth pushes at --speed 1", async () => {
+    const p = await pipeline("x1");
+    live = run(p, "--speed", "1", "--duration", "4s");
+    const { code } = await live.exited();
+    expect(code, live.stderr()).toBe(0);
+    const pushed = records(p.pushed);
+    expect(pushed.length).toBeGreaterThan(0);
+    await until(() => records(p.received).length, pushed.length);
+    expect(records(p.received, p.podLogs)).toEqual(pushed);
+  }, 60_000);
+
+  it("leaves no blueprint name in clear behind the shipped gateway, where the files name workloads", async () => {
+    const p = await pipeline("pseudonymised", true);
+    live = run(p, "--speed", "60", "--duration", "3s");
+    const { code } = await live.exited();
+    expect(code, live.stderr()).toBe(0);
+    await until(() => records(p.received).length, records(p.pushed).length);
+    expect(records(p.received).length).toBe(records(p.pushed).length);
+    const leakcheck = async (file: string) => {
+      const { output, text } = captureOutput();
+      return { code: await main(["leakcheck", "--blueprint", join(root, "blueprints/lab.yaml"), "--otlp-json", file], output), ...text };
+    };
+    // The same lines in clear name the blueprint's workloads; through the gateway, none.
+    expect((await leakcheck(p.pushed)).code).toBe(1);
+    const behind = await leakcheck(p.received);
+    expect(behind.code, behind.out).toBe(0);
+  }, 60_000);
+});
