@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { type DomainEvent, Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectMemoryEvictionFound, expectRestartsFound, rows } from "../../emit/test/journey-answers.js";
+import { expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "../../emit/test/journey-answers.js";
 import { freePort, type InstantSample, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { startLive } from "./live-process.js";
 import { victoriaMetricsBinary } from "./victoria-metrics.js";
@@ -131,10 +131,8 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("the failure scenario
   });
 
   it("finds the failed pods and the nodes they ran on, as on the scrape path", async () => {
-    const failed = events.flatMap((e) =>
-      e.kind === "WorkloadFailed" ? e.pods.map((p) => ({ namespace: e.workload.namespace, pod: p })) : [],
-    );
-    expect(failed.length).toBe(3);
+    const failed = podsFailedIn(events);
+    expect(failed.length).toBe(2);
     expect(rows(await query("failed-pods"), ["namespace", "pod"])).toEqual(failed.map((f) => `${f.namespace} ${f.pod.name}`).sort());
     expect(rows(await query("failed-pod-nodes"), ["namespace", "pod", "node"])).toEqual(
       failed.map((f) => `${f.namespace} ${f.pod.name} ${f.pod.node}`).sort(),
@@ -142,7 +140,7 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("the failure scenario
   });
 
   it("finds the GPUs the failed pods held, by index and UUID", async () => {
-    const failed = events.flatMap((e) => (e.kind === "WorkloadFailed" ? e.pods : []));
+    const failed = podsFailedIn(events).map((f) => f.pod);
     const names = new Set(failed.map((p) => p.name));
     const held = (await query("pod-gpus")).filter((s) => names.has(s.metric.pod as string));
     expect(rows(held, ["pod", "Hostname", "gpu", "UUID"])).toEqual(
@@ -151,12 +149,11 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("the failure scenario
   });
 
   it("finds the XID that failed a pod on the GPU it held, and each node's pool", async () => {
-    const ecc = events.flatMap((e) =>
-      e.kind === "WorkloadFailed" && e.cause.kind === "GpuFault" && e.cause.xid === 95
-        ? e.pods
-            .filter((p) => p.gpus.some((g) => e.cause.kind === "GpuFault" && g.uuid === e.cause.gpu.uuid))
-            .map((p) => ({ pod: p, cause: e.cause }))
-        : [],
+    const ecc = podsFailedIn(events).filter(
+      (f) =>
+        f.cause.kind === "GpuFault" &&
+        f.cause.xid === 95 &&
+        f.pod.gpus.some((g) => f.cause.kind === "GpuFault" && g.uuid === f.cause.gpu.uuid),
     );
     expect(ecc.length).toBe(1);
     const [{ pod, cause }] = ecc as [(typeof ecc)[number]];

@@ -33,7 +33,9 @@ describe("the report's data", () => {
     );
     expect(timeline.moments.map((m) => m.t)).toEqual(expected);
     expect(timeline.moments.map((m) => m.kind).sort()).toEqual(["failed", "failed", "gpu-fault", "gpu-fault", "gpu-fault", "node-reboot"]);
-    expect(timeline.moments.find((m) => m.kind === "failed")?.text).toMatch(/^pretrain \(llm\) failed: XID 95 on train-node-1 GPU 2$/);
+    expect(timeline.moments.find((m) => m.kind === "failed")?.text).toMatch(
+      /^pretrain \(llm\) failed: XID 95 on train-node-1 GPU 2, its other ranks evicted by KAI as a stale gang$/,
+    );
   });
 
   it("samples allocation within each pool's GPUs and the backlog the scheduler held", () => {

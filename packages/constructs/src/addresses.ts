@@ -82,6 +82,10 @@ export class PodIpam {
           this.ended.push({ uid: pod.uid, at: event.t });
         }
         break;
+      case "RankFailed":
+        this.release(event.pod.uid);
+        this.ended.push({ uid: event.pod.uid, at: event.t });
+        break;
       default:
         break;
     }

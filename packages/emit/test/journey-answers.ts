@@ -7,6 +7,21 @@ import type { DomainEvent } from "@gpusynth/sim";
 import { expect } from "vitest";
 import type { InstantSample } from "./prometheus-server.js";
 
+/**
+ * The pods that ended Failed, as kube-state-metrics lists them: a gang's failed ranks
+ * (RankFailed) and every pod of a workload that failed as a whole; the ranks KAI's stale-gang
+ * eviction deleted are gone instead.
+ */
+export function podsFailedIn(events: readonly DomainEvent[]) {
+  return events.flatMap((e) =>
+    e.kind === "RankFailed"
+      ? [{ namespace: e.workload.namespace, pod: e.pod, cause: e.cause }]
+      : e.kind === "WorkloadFailed" && e.staleGang === undefined
+        ? e.pods.map((p) => ({ namespace: e.workload.namespace, pod: p, cause: e.cause }))
+        : [],
+  );
+}
+
 /** A documented query, by its id, sent to one Prometheus. */
 export type DocumentedQuery = (id: string) => Promise<InstantSample[]>;
 

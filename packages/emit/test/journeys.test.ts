@@ -15,7 +15,7 @@ import { type DomainEvent, podGroupName, Simulation, simulatedMs } from "@gpusyn
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLive } from "../src/live.js";
 import { ScrapeServer, SD_PATH } from "../src/scrape-server.js";
-import { expectMemoryEvictionFound, expectRestartsFound, rows } from "./journey-answers.js";
+import { expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "./journey-answers.js";
 import { type InstantSample, PrometheusServer, prometheusBinary } from "./prometheus-server.js";
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
@@ -149,11 +149,12 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
   });
 
   describe("the walk from a failed workload (gpu-fault)", () => {
-    const failures = fault.events.flatMap((e) => (e.kind === "WorkloadFailed" ? [e] : []));
-    const failedPods = failures.flatMap((e) => e.pods.map((p) => ({ namespace: e.workload.namespace, pod: p, cause: e.cause })));
+    const failedPods = podsFailedIn(fault.events);
 
     it("finds the failed pods after they are gone", async () => {
-      expect(failedPods.length).toBe(3);
+      // The gang's rank on the faulted GPU and the 4-GPU job's pod; the gang's other rank was
+      // evicted by KAI (deleted), not failed.
+      expect(failedPods.length).toBe(2);
       expect(rows(await fault.query("failed-pods"), ["namespace", "pod"])).toEqual(
         failedPods.map((f) => `${f.namespace} ${f.pod.name}`).sort(),
       );
@@ -197,8 +198,7 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
   });
 
   describe("the same walk under the GPU Operator's ServiceMonitor (honorLabels: false)", () => {
-    const failures = fault.events.flatMap((e) => (e.kind === "WorkloadFailed" ? [e] : []));
-    const failedPods = failures.flatMap((e) => e.pods.map((p) => ({ namespace: e.workload.namespace, pod: p, cause: e.cause })));
+    const failedPods = podsFailedIn(fault.events);
     const heldGpus = failedPods
       .flatMap((f) => f.pod.gpus.map((g) => `${f.namespace} ${f.pod.name} ${f.pod.node} ${g.index} ${g.uuid}`))
       .sort();

@@ -159,6 +159,23 @@ export type DomainEvent =
       readonly nodePool: string;
       readonly pods: readonly PodPlacement[];
       readonly cause: FailureCause;
+      /**
+       * A gang that lost a rank (RankFailed) and stayed short of its minimum for KAI's staleness
+       * grace period: KAI's StaleGangEviction action evicted its remaining `pods`
+       * (stalegangeviction.go:80); `minMember` is the pod group's minimum (every rank).
+       */
+      readonly staleGang?: { readonly minMember: number; readonly staleSince: number };
+    })
+  | (Base & {
+      /**
+       * One rank of a gang failed (`cause`); the others run on, waiting on it, until KAI's
+       * stale-gang eviction ends them (WorkloadFailed with staleGang).
+       */
+      readonly kind: "RankFailed";
+      readonly workload: WorkloadRef;
+      readonly nodePool: string;
+      readonly pod: PodPlacement;
+      readonly cause: FailureCause;
     })
   | (Base & {
       readonly kind: "WorkloadCancelled";
@@ -238,6 +255,8 @@ export type DomainEvent =
       readonly division: readonly QueueDivision[];
       /** The same after the cycle's binds and pipelinings: what the next cycle divides if nothing else changes. */
       readonly divisionAfter: readonly QueueDivision[];
+      /** Gangs KAI's StaleGangEviction action evicts in this cycle, with the pods it evicts (absent: none). */
+      readonly staleGangEviction?: readonly { readonly workload: WorkloadRef; readonly pods: readonly PodPlacement[] }[];
     });
 
 /**
@@ -408,8 +427,9 @@ export function idleCycleAfter(cycle: SchedulingCycle): SchedulingCycle {
     a.outcome === "allocated" ? [] : evicting.has(a.workload) && a.outcome !== "pipelined" ? [pipelined(a)] : [a],
   );
   const stillTried = (list: readonly CycleAttemptRef[]) => list.filter((a) => !evicting.has(a.workload));
+  const { staleGangEviction: _evictedOnce, ...rest } = cycle;
   return {
-    ...cycle,
+    ...rest,
     division: cycle.divisionAfter,
     pendingJobs: allocate.length,
     allocate,

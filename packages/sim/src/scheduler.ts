@@ -5,7 +5,7 @@
  *
  * Actions run in KAI's default order (conf_util/scheduler_conf_util.go): allocate, then
  * consolidation, then reclaim, then preempt. Consolidation is attempted and logged but moves no
- * running job; stale-gang eviction is not simulated.
+ * running job; stale-gang eviction, the last action, is the simulation's (staleGangsDue).
  */
 import { type PodShape, podShape } from "@gpusynth/blueprint";
 import { type AttemptOutcome, type PendingReason, type QueueDivision, queueState } from "./domain-events.js";

@@ -72,7 +72,14 @@ type Happening =
   | { readonly kind: "memory-pressure"; readonly node: Node }
   | { readonly kind: "memory-pressure-over"; readonly node: Node }
   | { readonly kind: "terminated"; readonly workload: Workload; readonly token: number }
-  | { readonly kind: "pipeline-over"; readonly workload: Workload };
+  | { readonly kind: "pipeline-over"; readonly workload: Workload }
+  | { readonly kind: "stale-gang-due" };
+
+/**
+ * KAI's default staleness grace period: a gang short of its minimum for this long is evicted
+ * (cmd/scheduler/app/options/options.go: defaultStalenessGracePeriod, v0.13.0).
+ */
+export const STALENESS_GRACE_PERIOD_MS = 60_000;
 
 export type EventListener = (event: DomainEvent) => void;
 
@@ -120,6 +127,15 @@ export class Simulation {
   private readonly sequence = new Map<string, number>();
   /** Terminated pods still in the API, oldest first, until finishedPodRetention has passed. */
   private finishedPods: FinishedPod[] = [];
+  /**
+   * Gangs that lost a rank: their minimum (every rank), the first rank's failure, and when KAI
+   * first saw the gang short (its PodGroup's staleness timestamp; null until a cycle has seen it).
+   */
+  private readonly staleGangs = new Map<Workload, { since: number | null; readonly minMember: number; readonly cause: FailureCause }>();
+  /** GPUs of a running gang's failed ranks: already out of its queues' allocation. */
+  private readonly lostGpus = new Map<Workload, number>();
+  /** The gangs the cycle running now evicts (its StaleGangEviction action). */
+  private staleGangsEvicted: Workload[] = [];
   private cycleQueued = false;
   /** Whether the device plugin ignores an XID (its skip list and DP_DISABLE_HEALTHCHECKS). */
   private readonly pluginIgnores: (xid: number) => boolean;
@@ -240,9 +256,19 @@ export class Simulation {
         this.submit({ ...sub, generator: "", user: sub.user ?? (this.projectOf(sub.project).users[0] as string), runMs: sub.runFor });
         return;
       }
-      case "cycle":
+      case "cycle": {
         this.cycleQueued = false;
+        // StaleGangEviction is the cycle's last action: what it evicts is in the cycle's trace,
+        // and goes once the other actions are done.
+        this.staleGangsEvicted = this.staleGangsDue();
         this.scheduler.cycle(this.pending.inJobOrder(), this.running);
+        const evicted = this.staleGangsEvicted;
+        this.staleGangsEvicted = [];
+        for (const w of evicted) this.evictStaleGang(w);
+        return;
+      }
+      case "stale-gang-due":
+        this.requestCycle();
         return;
       case "end": {
         const w = item.workload;
@@ -488,13 +514,14 @@ export class Simulation {
   }
 
   /** Adds (+1) or removes (-1) a workload's GPUs from its project and department queues. */
-  private account(w: Workload, pool: string, sign: 1 | -1): void {
+  /** `gpus` of the workload's (all of them unless said) enter or leave its queues' allocation. */
+  private account(w: Workload, pool: string, sign: 1 | -1, gpus = w.gpus): void {
     for (let q: Queue | null = this.scheduler.queueOf(w, pool); q !== null; q = q.parent) {
-      q.allocated += sign * w.gpus;
-      q.allocatedCpuMilli += sign * w.gpus * w.cpuMilliPerGpu;
-      q.allocatedMemoryBytes += sign * w.gpus * w.memoryBytesPerGpu;
+      q.allocated += sign * gpus;
+      q.allocatedCpuMilli += sign * gpus * w.cpuMilliPerGpu;
+      q.allocatedMemoryBytes += sign * gpus * w.memoryBytesPerGpu;
       q.revision++;
-      if (!w.preemptible) q.allocatedNonPreemptible += sign * w.gpus;
+      if (!w.preemptible) q.allocatedNonPreemptible += sign * gpus;
     }
   }
 
@@ -525,7 +552,10 @@ export class Simulation {
     }
     const pool = w.pool as string;
     for (const pod of w.pods) for (const gpu of pod.gpus) releaseGpu(gpu);
-    this.account(w, pool, -1);
+    // A gang's failed ranks left the allocation when they failed (loseRanks).
+    this.account(w, pool, -1, w.gpus - (this.lostGpus.get(w) ?? 0));
+    this.lostGpus.delete(w);
+    this.staleGangs.delete(w);
     // A container that fails and restarts in place fails again a full run time after any start.
     const restartsFromScratch = w.ending === "fail" && w.restartPolicy === "OnFailure";
     // A preempted pod's grace period is shutdown, not progress: its run ends at the eviction.
@@ -662,6 +692,9 @@ export class Simulation {
       preempt: attempts(trace.preempt),
       division: trace.division,
       divisionAfter: trace.divisionAfter,
+      ...(this.staleGangsEvicted.length === 0
+        ? {}
+        : { staleGangEviction: this.staleGangsEvicted.map((w) => ({ workload: workloadRef(w), pods: podPlacements(w.pods) })) }),
     });
   }
 
@@ -811,7 +844,84 @@ export class Simulation {
           ? null
           : { workload: workloadRef(victim.workload), pod: podPlacements([victim])[0] as PodPlacement, usageBytes },
     });
-    if (victim !== undefined) this.fail(victim.workload, { kind: "Evicted", node: node.name, pod: victim.name }, victim.name);
+    if (victim !== undefined) this.failPods(victim.workload, [victim], { kind: "Evicted", node: node.name, pod: victim.name });
+  }
+
+  /**
+   * `pods` of a running workload fail. Its last pods failing fail the workload; a gang (a
+   * distributed job, whose pod group's minimum is every rank) that keeps other ranks loses these:
+   * they end Failed and free their GPUs, the others run on without progress, and KAI's
+   * StaleGangEviction evicts them once the gang has been short for the grace period.
+   */
+  private failPods(w: Workload, pods: readonly Pod[], cause: FailureCause): void {
+    if (pods.length === w.pods.length) {
+      this.fail(w, cause, cause.kind === "Evicted" ? cause.pod : undefined);
+      return;
+    }
+    const pool = w.pool as string;
+    this.deleteExpiredPods();
+    for (const pod of pods) {
+      this.finishedPods.push({
+        phase: "Failed",
+        reason: "Error",
+        name: pod.name,
+        uid: pod.uid,
+        createdAt: pod.createdAt,
+        workload: w,
+        node: pod.node,
+        gpuCount: pod.gpus.length,
+        startedAt: pod.startedAt,
+        finishedAt: this.nowMs,
+        restarts: w.restarts,
+        ...(cause.kind === "Evicted" ? { statusReason: "Evicted" as const } : {}),
+      });
+      for (const gpu of pod.gpus) releaseGpu(gpu);
+      this.account(w, pool, -1, pod.gpus.length);
+      this.lostGpus.set(w, (this.lostGpus.get(w) ?? 0) + pod.gpus.length);
+    }
+    if (!this.staleGangs.has(w)) this.staleGangs.set(w, { since: null, minMember: w.pods.length, cause });
+    w.pods = w.pods.filter((pod) => !pods.includes(pod));
+    // No end and no restart while short of a rank: the others wait on it.
+    w.endToken++;
+    w.backoffUntil = null;
+    for (const pod of podPlacements(pods))
+      this.emit({ t: this.nowMs, kind: "RankFailed", workload: workloadRef(w), nodePool: pool, pod, cause });
+    this.requestCycle();
+  }
+
+  /**
+   * The gangs this cycle's StaleGangEviction evicts: those short of a rank for the grace period
+   * since a cycle first saw them so (stalegangeviction.go:42-55); a gang seen short for the first
+   * time is stamped now, and a cycle is asked for when its grace ends.
+   */
+  private staleGangsDue(): Workload[] {
+    const due: Workload[] = [];
+    for (const [w, stale] of this.staleGangs) {
+      if (w.phase !== "Running" || w.terminatingUntil !== null) continue;
+      if (stale.since === null) {
+        stale.since = this.nowMs;
+        this.agenda.push(this.nowMs + STALENESS_GRACE_PERIOD_MS - 1, { kind: "stale-gang-due" });
+      } else if (this.nowMs - stale.since >= STALENESS_GRACE_PERIOD_MS) due.push(w);
+    }
+    return due;
+  }
+
+  /** KAI evicts a stale gang's remaining pods; its job fails with the cause that cost it the rank. */
+  private evictStaleGang(w: Workload): void {
+    const stale = this.staleGangs.get(w);
+    if (stale === undefined || stale.since === null) return;
+    const { minMember, cause, since } = stale;
+    const { placements, pool } = this.release(w);
+    w.phase = "Failed";
+    this.emit({
+      t: this.nowMs,
+      kind: "WorkloadFailed",
+      workload: workloadRef(w),
+      nodePool: pool,
+      pods: placements,
+      cause,
+      staleGang: { minMember, staleSince: since },
+    });
   }
 
   private fail(w: Workload, cause: FailureCause, evictedPod?: string): void {
@@ -874,8 +984,14 @@ export class Simulation {
       ...(category === undefined ? {} : { category }),
       affected: victim === undefined ? [] : [workloadRef(victim)],
     });
-    // Any rank lost ends the whole job: a gang fails with its faulted pod.
-    if (victim !== undefined) this.fail(victim, { kind: "GpuFault", node: gpu.node.name, gpu: gpuRef(gpu), xid });
+    // A single pod fails with its workload; a gang loses the rank, and KAI evicts the others.
+    const cause = { kind: "GpuFault", node: gpu.node.name, gpu: gpuRef(gpu), xid } as const;
+    if (victim !== undefined)
+      this.failPods(
+        victim,
+        victim.pods.filter((pod) => pod.gpus.includes(gpu)),
+        cause,
+      );
     else if (holder !== undefined) this.terminated(holder);
     if (effect === "gpu-reset") {
       setGpuHealth(gpu, "resetting");
@@ -898,7 +1014,12 @@ export class Simulation {
     const onNode = [...this.running].filter((w) => w.pods.some((pod) => pod.node === node));
     for (const w of onNode) {
       if (w.terminatingUntil !== null) this.terminated(w);
-      else this.fail(w, { kind: "NodeReboot", node: node.name });
+      else
+        this.failPods(
+          w,
+          w.pods.filter((pod) => pod.node === node),
+          { kind: "NodeReboot", node: node.name },
+        );
     }
     this.emit({ t: this.nowMs, kind: "NodeRebootStarted", node: node.name });
     this.agenda.push(this.nowMs + this.blueprint.faults.nodeRebootTime, { kind: "node-ready", node });

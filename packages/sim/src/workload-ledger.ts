@@ -159,11 +159,21 @@ export class WorkloadLedger {
         w.completedAt = event.t;
         w.ending = succeeded ? "completed" : "failed";
         endRun(w, event.t, w.ending);
+        // KAI's stale-gang eviction deletes the ranks still running.
+        if (event.kind === "WorkloadFailed" && event.staleGang !== undefined)
+          for (const pod of w.pods) if (pod.deletedAt === null && pod.completedAt === null) pod.deletedAt = event.t;
         for (const pod of w.pods) {
           if (pod.deletedAt !== null || pod.completedAt !== null) continue;
           pod.completedAt = event.t;
           setPodPhase(pod, succeeded ? "Succeeded" : "Failed", event.t);
         }
+        return;
+      }
+      case "RankFailed": {
+        const pod = this.podsByUid.get(event.pod.uid);
+        if (pod === undefined || pod.completedAt !== null) return;
+        pod.completedAt = event.t;
+        setPodPhase(pod, "Failed", event.t);
         return;
       }
       case "WorkloadCancelled": {

@@ -30,11 +30,21 @@ describe("blueprints/scenarios/gpu-fault.yaml", () => {
     e.cause.kind === "GpuFault" ? e.cause.xid : e.cause.kind,
   ]);
 
-  it("fails the gang on XID 95 at 01:00 and the 4-GPU job on XID 79 at 03:00; XID 63 stops nothing", () => {
+  it("fails the gang's rank on XID 95 at 01:00 and the 4-GPU job on XID 79 at 03:00; XID 63 stops nothing", () => {
+    // KAI stamps the gang stale at the cycle after the fault (01:00:01) and evicts the other rank
+    // 60 s later (its default staleness grace period): the job fails then, of the XID.
     expect(failed).toEqual([
-      ["pretrain", HOUR, 95],
+      ["pretrain", HOUR + 61_000, 95],
       ["finetune-small", 3 * HOUR, 79],
     ]);
+    expect(only(events, "RankFailed").map((e) => [e.workload.name, e.t, e.pod.node, e.pod.gpus.map((g) => g.index)])).toEqual([
+      ["pretrain", HOUR, "train-node-1", [0, 1, 2, 3, 4, 5, 6, 7]],
+    ]);
+    const gang = only(events, "WorkloadFailed")[0];
+    expect([gang?.pods.map((p) => p.node), gang?.staleGang]).toEqual([["train-node-0"], { minMember: 2, staleSince: HOUR + 1_000 }]);
+    expect(
+      only(events, "SchedulingCycle").flatMap((c) => (c.staleGangEviction ?? []).map((e) => [c.t, e.workload.name, e.pods.length])),
+    ).toEqual([[HOUR + 61_000, "pretrain", 1]]);
     expect(only(events, "GpuFault").map((e) => [e.xid, e.effect, e.affected.length])).toEqual([
       [63, "none", 0],
       [95, "gpu-reset", 1],

@@ -129,7 +129,7 @@ function momentOf(event: DomainEvent): Moment | undefined {
         t: event.t,
         kind: "failed",
         label: event.workload.name,
-        text: `${event.workload.name} (${event.workload.project}) failed: ${causeText(event.cause)}`,
+        text: `${event.workload.name} (${event.workload.project}) failed: ${causeText(event.cause)}${event.staleGang === undefined ? "" : ", its other ranks evicted by KAI as a stale gang"}`,
       };
     case "WorkloadPreempted":
       return {
@@ -150,6 +150,8 @@ function momentOf(event: DomainEvent): Moment | undefined {
     case "NodeRebootStarted":
       return { t: event.t, kind: "node-reboot", label: event.node, text: `${event.node} rebooting`, node: event.node };
     // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
+    // (A rank's failure shows as its job's failure when KAI evicts the rest.)
+    case "RankFailed":
     case "WorkloadSubmitted":
     case "WorkloadUnschedulable":
     case "WorkloadStarted":

@@ -89,21 +89,30 @@ export class SchedulerConstruct implements MetricConstruct {
 
   /** Feeds a domain event; subscribe this to the simulation. */
   readonly record = (event: DomainEvent): void => {
-    if (event.kind === "WorkloadPreempted") {
+    // Each eviction counts its pods under the evicting action (status updater's Evicted →
+    // RecordPodGroupEvictedPods): reclaim and preempt, and StaleGangEviction's "stalegangeviction".
+    const evicted =
+      event.kind === "WorkloadPreempted"
+        ? event.action
+        : event.kind === "WorkloadFailed" && event.staleGang !== undefined
+          ? "stalegangeviction"
+          : undefined;
+    if (evicted !== undefined && (event.kind === "WorkloadPreempted" || event.kind === "WorkloadFailed")) {
       const w = event.workload;
       const podgroup = podGroupName(w);
-      const key = `${podgroup}\u0000${event.action}`;
+      const key = `${podgroup}\u0000${evicted}`;
       const entry = this.evictions.get(key) ?? {
         podgroup,
         namespace: w.namespace,
         uid: stableUuid(`${w.uid}/podgroup`),
         nodepool: event.nodePool,
-        action: event.action,
+        action: evicted,
         pods: 0,
       };
       entry.pods += event.pods.length;
       this.evictions.set(key, entry);
-    } else if (event.kind === "SchedulingCycle") {
+    }
+    if (event.kind === "SchedulingCycle") {
       const count = (action: string, succeeded: number) => {
         if (succeeded > 0) this.scheduledByAction.set(action, (this.scheduledByAction.get(action) ?? 0) + succeeded);
       };

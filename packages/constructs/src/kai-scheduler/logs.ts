@@ -284,7 +284,16 @@ export class SchedulerLog {
       consolidation: cycle.consolidation.map((a) => attemptLines(a, consolidationLines)),
       reclaim: cycle.reclaim.map((a) => attemptLines(a, reclaimLines)),
       preempt: cycle.preempt.map((a) => attemptLines(a, preemptLines)),
-      stalegangeviction: [],
+      stalegangeviction: (cycle.staleGangEviction ?? []).map(({ workload, pods }) =>
+        pods.map(
+          (pod): Line => ({
+            v: 3,
+            caller: "stalegangeviction/stalegangeviction.go:80",
+            action: "stalegangeviction",
+            msg: `Evicted task: <${workload.namespace}/${pod.name}> due its job being a stale job, its status: <Running>`,
+          }),
+        ),
+      ),
     };
     for (const action of ACTIONS) {
       lines.push(ENTER_LINE[action]);

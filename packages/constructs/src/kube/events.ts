@@ -315,10 +315,32 @@ export class KubernetesEvents {
         this.recorder.forget(podGroupObject(event.workload).uid);
         this.forgetPods(event.workload);
         return;
+      case "RankFailed":
+        // A rank the kubelet evicted is killed; one whose process died has nothing more to say.
+        if (event.cause.kind === "Evicted") this.killed(event.workload, [event.pod], now);
+        this.recorder.forget(event.pod.uid);
+        return;
       case "WorkloadCompleted":
       case "WorkloadFailed":
+        if (event.kind === "WorkloadFailed" && event.staleGang !== undefined) {
+          // KAI's StaleGangEviction evicts the ranks still running (status updater's Evicted:
+          // an Evict event on the pod group per pod, GetGangEvictionMessage's text), and they die.
+          for (const pod of event.pods)
+            this.write(
+              {
+                source: KAI,
+                object: podGroupObject(event.workload),
+                type: "Normal",
+                reason: "Evict",
+                message: `Workload doesn't meet the minimum required number of pods (${event.staleGang.minMember}), evicting remaining pod: ${event.workload.namespace}/${pod.name}`,
+              },
+              now,
+            );
+          this.killed(event.workload, event.pods, now);
+        }
         // An eviction kills the pod's containers; the job's other pods are deleted with it.
-        if (event.kind === "WorkloadFailed" && event.cause.kind === "Evicted") this.killed(event.workload, event.pods, now);
+        if (event.kind === "WorkloadFailed" && event.cause.kind === "Evicted" && event.staleGang === undefined)
+          this.killed(event.workload, event.pods, now);
         this.endCrashLoop(event.workload.id, now);
         this.stopWaiting(event.workload.id, now);
         for (const pod of event.pods) this.recorder.forget(pod.uid);

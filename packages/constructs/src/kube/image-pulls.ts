@@ -56,6 +56,9 @@ export class ImagePulls {
       case "WorkloadCancelled":
         for (const pod of event.pods) this.starts.delete(pod.uid);
         return;
+      case "RankFailed":
+        this.starts.delete(event.pod.uid);
+        return;
       default:
         return;
     }
