@@ -156,6 +156,35 @@ describe("gpusynth run --offline --pod-logs", () => {
     expect(kept.map((n) => n.replace(/\d{8}-\d{6}/, "<time>"))).toEqual(["0.log.<time>.gz", "0.log.<time>", "0.log"]);
   });
 
+  it("looks at the files as often as containerLogMonitorInterval says: a rotation's time is one of its instants", async () => {
+    const minutely = join(dir, "minutely");
+    const run = await gpusynth(
+      "run",
+      "--offline",
+      "--duration",
+      "40m",
+      "--log-sources",
+      "scheduler",
+      "--pod-logs",
+      minutely,
+      "--container-log-max-size",
+      "256Ki",
+      "--container-log-max-files",
+      "1000",
+      "--container-log-monitor-interval",
+      "1m",
+      repoFile("blueprints/lab.yaml"),
+    );
+    expect(run.code, run.err).toBe(0);
+    const pod = readdirSync(minutely)[0] as string;
+    const rotatedNames = containerFiles(join(minutely, pod, readdirSync(join(minutely, pod))[0] as string)).filter((n) => n !== "0.log");
+    const every10s = containerFiles(join(keepAll, pod, readdirSync(join(keepAll, pod))[0] as string)).filter((n) => n !== "0.log");
+    expect(rotatedNames.length).toBeGreaterThan(3);
+    // Checked once a minute: each rotation at a whole minute, fewer than checking every 10 s.
+    expect(rotatedNames.filter((n) => !/^0\.log\.\d{8}-\d{4}00(\.gz)?$/.test(n))).toEqual([]);
+    expect(rotatedNames.length).toBeLessThan(every10s.length);
+  });
+
   it("refuses rotation settings without --pod-logs, and settings the kubelet refuses", async () => {
     const bad = [
       [["--container-log-max-size", "1Mi"], /--container-log-max-size applies to the files --pod-logs writes: add --pod-logs <dir>/],

@@ -51,7 +51,7 @@ export function warmupOption(text: string | boolean | undefined): number | undef
 }
 
 /** A duration within [minMs, maxMs]; `name` is the flag the text came from. */
-function boundedDuration(name: string, text: string, minMs: number, maxMs: number, examples: string): number {
+export function boundedDuration(name: string, text: string, minMs: number, maxMs: number, examples: string): number {
   const ms = parseDuration(text);
   if (ms === undefined || ms < minMs || ms > maxMs) {
     const range =

@@ -32,6 +32,7 @@ import { DEFAULT_BLUEPRINT } from "../repo-paths.js";
 import { summaryJson, summaryText } from "../summary-table.js";
 import { EXIT_OK, UsageError } from "../usage.js";
 import {
+  boundedDuration,
   checkOfflineEnd,
   checkOtlpEndpoints,
   decimalOption,
@@ -96,6 +97,9 @@ Options:
                          with --pod-logs: the kubelet's containerLogMaxSize, e.g. 10Mi (default), 512Ki
   --container-log-max-files <n>
                          with --pod-logs: the kubelet's containerLogMaxFiles, at least 2 (default 5)
+  --container-log-monitor-interval <d>
+                         with --pod-logs: the kubelet's containerLogMonitorInterval, how often it looks
+                         at the files' sizes, at least 3s (default 10s)
   --logs <where>         otlp (live default with an OTLP endpoint), console, or none (otherwise the default)
   --log-sources <list>   which logs: events (Kubernetes events), scheduler (KAI's log), or events,scheduler (default)
   --scheduler-verbosity <n>
@@ -161,6 +165,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       "pod-logs": { type: "string" },
       "container-log-max-size": { type: "string" },
       "container-log-max-files": { type: "string" },
+      "container-log-monitor-interval": { type: "string" },
       logs: { type: "string" },
       "log-sources": { type: "string" },
       "scheduler-verbosity": { type: "string" },
@@ -266,15 +271,17 @@ export interface PodLogsOption {
   readonly rotation: ContainerLogRotation;
 }
 
-/** --pod-logs with --container-log-max-size and --container-log-max-files (refused without it). */
+/** --pod-logs with the kubelet's --container-log-* rotation settings (refused without it). */
 function podLogsOption(values: Record<string, string | boolean | (string | boolean)[] | undefined>): PodLogsOption | undefined {
   const dir = values["pod-logs"];
   const size = values["container-log-max-size"];
   const files = values["container-log-max-files"];
+  const interval = values["container-log-monitor-interval"];
   if (typeof dir !== "string") {
     for (const [flag, value] of [
       ["container-log-max-size", size],
       ["container-log-max-files", files],
+      ["container-log-monitor-interval", interval],
     ] as const)
       if (value !== undefined) throw new UsageError(`--${flag} applies to the files --pod-logs writes: add --pod-logs <dir>`);
     return undefined;
@@ -293,6 +300,12 @@ function podLogsOption(values: Record<string, string | boolean | (string | boole
       throw new UsageError(`--container-log-max-files: expected an integer from 2 to 1000 (the kubelet refuses fewer), found "${files}"`);
     rotation = { ...rotation, maxFiles: n };
   }
+  // The kubelet's validation: containerLogMonitorInterval of at least 3 s (validation.go, v1.30.2).
+  if (typeof interval === "string")
+    rotation = {
+      ...rotation,
+      monitorIntervalMs: boundedDuration("--container-log-monitor-interval", interval, 3_000, DAY_MS, "3s, 10s or 1m"),
+    };
   return { dir, rotation };
 }
 
