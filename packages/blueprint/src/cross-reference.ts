@@ -3,6 +3,7 @@
  * part on its own; here we check that names resolve, quotas nest (project ≤ department, limit
  * ≥ deserved), and that every workload a generator can produce can run somewhere.
  */
+import { GPU_MODELS, POWER_CAP_FRACTION } from "./gpu-models.js";
 import { declaredIn } from "./name-references.js";
 import { BUILT_IN_PRIORITY_CLASSES, isPreemptible } from "./priority-classes.js";
 import { type BlueprintProblem, describeValue, type YamlPath } from "./problems.js";
@@ -389,17 +390,27 @@ function faultTargets({ bp, error }: Context): void {
   bp.faults.memoryPressure.forEach((pressure, i) => {
     if (!nodes.has(pressure.node)) nodeProblem(["faults", "memoryPressure", i, "node"], pressure.node);
   });
-  bp.faults.injections.forEach((injection, i) => {
-    const pool = nodes.get(injection.node);
-    if (pool === undefined) {
-      nodeProblem(["faults", "injections", i, "node"], injection.node);
-    } else if (injection.gpu >= pool.gpusPerNode) {
+  const gpuTarget = (kind: "injections" | "powerCaps", i: number, node: string, gpu: number): NodePool | undefined => {
+    const pool = nodes.get(node);
+    if (pool === undefined) nodeProblem(["faults", kind, i, "node"], node);
+    else if (gpu >= pool.gpusPerNode)
+      error(["faults", kind, i, "gpu"], `a GPU index below ${pool.gpusPerNode} (GPUs per node in pool "${pool.name}")`, String(gpu));
+    else return pool;
+    return undefined;
+  };
+  bp.faults.injections.forEach((injection, i) => gpuTarget("injections", i, injection.node, injection.gpu));
+  bp.faults.powerCaps.forEach((cap, i) => {
+    const pool = gpuTarget("powerCaps", i, cap.node, cap.gpu);
+    if (pool === undefined) return;
+    // Above the draw of a held context (else the clock would stop) and below the board's own limit.
+    const model = GPU_MODELS[pool.gpuModel];
+    const lowest = Math.ceil(model.contextIdlePowerW / POWER_CAP_FRACTION) + 1;
+    if (cap.watts < lowest || cap.watts >= model.powerLimitW)
       error(
-        ["faults", "injections", i, "gpu"],
-        `a GPU index below ${pool.gpusPerNode} (GPUs per node in pool "${pool.name}")`,
-        String(injection.gpu),
+        ["faults", "powerCaps", i, "watts"],
+        `a limit from ${lowest} W to below ${model.powerLimitW} W (the ${pool.gpuModel}'s power limit)`,
+        String(cap.watts),
       );
-    }
   });
 }
 

@@ -97,6 +97,24 @@ export const GPU_MODELS = {
 } as const satisfies Record<string, GpuModel>;
 
 export type GpuModelId = keyof typeof GPU_MODELS;
+
+/**
+ * Where NVML's one-second power average settles under the software power cap: 691 of a 700 W
+ * limit on the H200 (packages/blueprint/data/h200-capture/, trace.csv, matrix products).
+ */
+export const POWER_CAP_FRACTION = 691 / 700;
+
+/**
+ * The pace of a job that keeps a board at its power cap (training does) when the enforced limit
+ * drops to `watts`: its SM clock's share of what it was. The clock answers the cap as the square
+ * root of the power above a held context (dynamic power ∝ clock², the board's model in
+ * constructs/src/gpu/board.ts), and a compute-bound job runs at its clock.
+ */
+export function powerCapPace(model: GpuModel, watts: number): number {
+  const usual = model.powerLimitW * POWER_CAP_FRACTION - model.contextIdlePowerW;
+  const capped = Math.max(0, Math.min(watts, model.powerLimitW) * POWER_CAP_FRACTION - model.contextIdlePowerW);
+  return Math.sqrt(capped / usual);
+}
 export const GPU_MODEL_IDS = Object.keys(GPU_MODELS) as [GpuModelId, ...GpuModelId[]];
 
 /** The PCI bus id as DCGM and nvidia-smi print it, e.g. "00000000:18:00.0". */

@@ -1,5 +1,5 @@
 export { formatDuration, parseDuration } from "./duration.js";
-export { GPU_MODELS, type GpuModel, type GpuModelId, pciBusId } from "./gpu-models.js";
+export { GPU_MODELS, type GpuModel, type GpuModelId, POWER_CAP_FRACTION, pciBusId, powerCapPace } from "./gpu-models.js";
 export { blueprintJsonSchema } from "./json-schema.js";
 export { type LoadedBlueprint, loadBlueprint, MAX_BLUEPRINT_BYTES, MAX_NESTING_DEPTH, parseBlueprint } from "./load.js";
 export { BUILT_IN_PRIORITY_CLASSES, isPreemptible, type PriorityClass } from "./priority-classes.js";

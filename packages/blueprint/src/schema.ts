@@ -423,6 +423,21 @@ const faultsSchema = z.strictObject({
       description:
         "Host memory runs out on a node at a fixed time: the kubelet crosses its hard eviction threshold (memory.available<100Mi), reports MemoryPressure and evicts one pod (lowest priority, then most memory).",
     }),
+  powerCaps: z
+    .array(
+      z.strictObject({
+        at: durationSchema.meta({ description: "Time after the simulation start." }),
+        node: z.string().min(1),
+        gpu: z.int().min(0),
+        watts: z.number().positive().meta({ description: "The enforced power limit while it lasts (W)." }),
+        for: durationSchema.meta({ description: "How long the limit holds." }),
+      }),
+    )
+    .default([])
+    .meta({
+      description:
+        "A GPU's enforced power limit drops for a while (a power supply fault asserting the power brake, the BMC capping the node): its SM clock falls until its power fits, and the job on it runs at its pace; every rank of a distributed job waits on the slowest (a straggler).",
+    }),
   gpuResetTime: durationSchema.default(5 * 60_000),
   nodeRebootDelay: durationSchema
     .default(30 * 60_000)
@@ -702,6 +717,7 @@ export const blueprintSchema = z
       hazards: [],
       injections: [],
       memoryPressure: [],
+      powerCaps: [],
       gpuResetTime: 300_000,
       nodeRebootDelay: 1_800_000,
       nodeRebootTime: 600_000,

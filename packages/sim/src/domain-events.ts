@@ -228,6 +228,15 @@ export type DomainEvent =
   | (Base & { readonly kind: "NodeMemoryPressureRelieved"; readonly node: string })
   | (Base & { readonly kind: "GpuResetStarted" | "GpuResetCompleted"; readonly node: string; readonly gpu: GpuRef })
   | (Base & { readonly kind: "NodeCordoned"; readonly node: string; readonly xid: number })
+  | (Base & {
+      /** A GPU's enforced power limit drops to `watts`, or (null) comes back (faults.powerCaps). */
+      readonly kind: "GpuPowerCap";
+      readonly node: string;
+      readonly gpu: GpuRef;
+      readonly watts: number | null;
+      /** The job on it, which now runs at the GPU's pace. */
+      readonly affected: readonly WorkloadRef[];
+    })
   | (Base & { readonly kind: "NodeRebootStarted" | "NodeReady"; readonly node: string })
   | (Base & {
       /** A scheduling cycle that ran because something changed (idle cycles in between are implied). */

@@ -48,6 +48,8 @@ export {
   type Pod,
   type PodIdentity,
   type Pool,
+  type PowerCap,
+  powerCapAt,
   projectNamespace,
   type Queue,
   type Workload,

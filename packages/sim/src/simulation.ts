@@ -10,6 +10,7 @@ import {
   type Ending,
   isPreemptible,
   podShape,
+  powerCapPace,
   type Submission,
   type WorkloadType,
   XID_CATALOGUE,
@@ -44,6 +45,7 @@ import {
   type Pod,
   type PodIdentity,
   type Pool,
+  powerCapAt,
   projectNamespace,
   type Queue,
   releaseGpu,
@@ -73,7 +75,9 @@ type Happening =
   | { readonly kind: "memory-pressure-over"; readonly node: Node }
   | { readonly kind: "terminated"; readonly workload: Workload; readonly token: number }
   | { readonly kind: "pipeline-over"; readonly workload: Workload }
-  | { readonly kind: "stale-gang-due" };
+  | { readonly kind: "stale-gang-due" }
+  /** A GPU's enforced power limit changes (faults.powerCaps: one at each end of a cap). */
+  | { readonly kind: "power-cap"; readonly gpu: Gpu };
 
 /**
  * KAI's default staleness grace period: a gang short of its minimum for this long is evicted
@@ -186,6 +190,12 @@ export class Simulation {
       const node = nodes.get(pressure.node);
       if (node !== undefined) this.agenda.push(pressure.at, { kind: "memory-pressure", node });
     }
+    for (const cap of blueprint.faults.powerCaps) {
+      const gpu = nodes.get(cap.node)?.gpus[cap.gpu];
+      if (gpu === undefined) continue;
+      this.agenda.push(cap.at, { kind: "power-cap", gpu });
+      this.agenda.push(cap.at + cap.for, { kind: "power-cap", gpu });
+    }
     this.scheduleHazard();
     // The scheduler's loop starts with the cluster: its first cycle runs whether or not
     // anything is pending, and its log and metrics describe the cluster from then on.
@@ -269,6 +279,9 @@ export class Simulation {
       }
       case "stale-gang-due":
         this.requestCycle();
+        return;
+      case "power-cap":
+        this.powerCapChanged(item.gpu);
         return;
       case "end": {
         const w = item.workload;
@@ -460,6 +473,9 @@ export class Simulation {
       runningSince: null,
       ranMs: 0,
       endToken: 0,
+      pace: 1,
+      paceFrom: 0,
+      paceProgressMs: 0,
       unschedulable: false,
       terminatingUntil: null,
       pipelinedUntil: null,
@@ -501,7 +517,8 @@ export class Simulation {
     this.reportedReasons.delete(w);
     this.pending.delete(w);
     this.running.add(w);
-    this.agenda.push(this.nowMs + Math.max(0, w.runMs - w.ranMs), { kind: "end", workload: w, token: w.endToken });
+    this.startPace(w);
+    this.agenda.push(this.nowMs + Math.max(0, w.runMs - w.ranMs) / w.pace, { kind: "end", workload: w, token: w.endToken });
     this.emit({
       t: this.nowMs,
       kind: "WorkloadStarted",
@@ -560,7 +577,7 @@ export class Simulation {
     const restartsFromScratch = w.ending === "fail" && w.restartPolicy === "OnFailure";
     // A preempted pod's grace period is shutdown, not progress: its run ends at the eviction.
     const stoppedAt = w.terminatingUntil === null ? this.nowMs : w.pendingSince;
-    w.ranMs = restartsFromScratch ? 0 : w.ranMs + stoppedAt - (w.runningSince ?? stoppedAt);
+    w.ranMs = restartsFromScratch ? 0 : w.ranMs + w.paceProgressMs + Math.max(0, stoppedAt - w.paceFrom) * w.pace;
     w.runningSince = null;
     w.pods = [];
     w.restarts = 0;
@@ -802,7 +819,8 @@ export class Simulation {
     w.ranMs = 0;
     w.runningSince = this.nowMs;
     this.running.reordered(w);
-    this.agenda.push(this.nowMs + w.runMs, { kind: "end", workload: w, token: w.endToken });
+    this.startPace(w);
+    this.agenda.push(this.nowMs + w.runMs / w.pace, { kind: "end", workload: w, token: w.endToken });
     const pool = w.pool as string;
     this.emit({
       t: this.nowMs,
@@ -845,6 +863,52 @@ export class Simulation {
           : { workload: workloadRef(victim.workload), pod: podPlacements([victim])[0] as PodPlacement, usageBytes },
     });
     if (victim !== undefined) this.failPods(victim.workload, [victim], { kind: "Evicted", node: node.name, pod: victim.name });
+  }
+
+  /** A run starts (or starts again) at the pace its GPUs allow now. */
+  private startPace(w: Workload): void {
+    w.pace = this.paceOf(w);
+    w.paceFrom = this.nowMs;
+    w.paceProgressMs = 0;
+  }
+
+  /** Its slowest GPU's pace: a distributed job's ranks synchronise every step, so all wait on it. */
+  private paceOf(w: Workload): number {
+    let pace = 1;
+    for (const pod of w.pods)
+      for (const gpu of pod.gpus) {
+        const watts = powerCapAt(gpu, this.nowMs);
+        if (watts !== undefined) pace = Math.min(pace, powerCapPace(gpu.node.pool.model, watts));
+      }
+    return pace;
+  }
+
+  /**
+   * A GPU's power limit drops or comes back: the job on it (if one runs there, not terminating,
+   * not waiting on a lost rank) goes on at its new pace, its end moved to match.
+   */
+  private powerCapChanged(gpu: Gpu): void {
+    const watts = powerCapAt(gpu, this.nowMs);
+    const w = gpu.holder?.workload;
+    const affected =
+      w !== undefined && w.phase === "Running" && w.terminatingUntil === null && w.backoffUntil === null && !this.staleGangs.has(w);
+    this.emit({
+      t: this.nowMs,
+      kind: "GpuPowerCap",
+      node: gpu.node.name,
+      gpu: gpuRef(gpu),
+      watts: watts ?? null,
+      affected: affected ? [workloadRef(w)] : [],
+    });
+    if (!affected) return;
+    const pace = this.paceOf(w);
+    if (pace === w.pace) return;
+    w.paceProgressMs += (this.nowMs - w.paceFrom) * w.pace;
+    w.paceFrom = this.nowMs;
+    w.pace = pace;
+    w.endToken++;
+    const left = Math.max(0, w.runMs - w.ranMs - w.paceProgressMs);
+    this.agenda.push(this.nowMs + left / pace, { kind: "end", workload: w, token: w.endToken });
   }
 
   /**

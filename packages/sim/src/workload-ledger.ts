@@ -189,6 +189,7 @@ export class WorkloadLedger {
         return;
       }
       // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
+      case "GpuPowerCap":
       case "GpuFault":
       case "ContainerCrashed":
       case "ContainerRestarted":

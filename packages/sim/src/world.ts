@@ -44,6 +44,21 @@ export interface Gpu {
   rowRemapFailed: boolean;
   /** Simulated time the driver last (re)initialised the GPU: start, GPU reset or node reboot. */
   initialisedAt: number;
+  /** When its enforced power limit is lowered (faults.powerCaps), in time order: [from, to) at `watts`. */
+  readonly powerCaps: readonly PowerCap[];
+}
+
+/** A GPU's enforced power limit lowered to `watts` over [from, to) (simulated ms). */
+export interface PowerCap {
+  readonly from: number;
+  readonly to: number;
+  readonly watts: number;
+}
+
+/** The enforced power limit a GPU runs under at `t`, where one of its caps holds then. */
+export function powerCapAt(gpu: { readonly powerCaps: readonly PowerCap[] }, t: number): number | undefined {
+  for (const cap of gpu.powerCaps) if (cap.from <= t && t < cap.to) return cap.watts;
+  return undefined;
 }
 
 export interface Node {
@@ -196,6 +211,14 @@ export interface Workload {
   ranMs: number;
   /** Bumped whenever a scheduled end is invalidated (preemption, failure). */
   endToken: number;
+  /**
+   * How fast its run progresses: 1, or its slowest GPU's share of its clock under a lowered power
+   * limit (a distributed job's ranks all wait on the slowest). Since `paceFrom`, after
+   * `paceProgressMs` of progress in the current run.
+   */
+  pace: number;
+  paceFrom: number;
+  paceProgressMs: number;
   /** A scheduling cycle has found no place for it since it last became pending (PodScheduled=False). */
   unschedulable: boolean;
   /** Preempted, its pods terminating on their GPUs until then (still listed as running, never a victim again). */
@@ -246,6 +269,10 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
           remappedRowsUncorrectable: 0,
           rowRemapFailed: false,
           initialisedAt: 0,
+          powerCaps: bp.faults.powerCaps
+            .filter((cap) => cap.node === node.name && cap.gpu === g)
+            .map((cap) => ({ from: cap.at, to: cap.at + cap.for, watts: cap.watts }))
+            .sort((a, b) => a.from - b.from),
         });
       }
       nodes.push(node);

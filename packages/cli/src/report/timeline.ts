@@ -152,6 +152,7 @@ function momentOf(event: DomainEvent): Moment | undefined {
     // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
     // (A rank's failure shows as its job's failure when KAI evicts the rest.)
     case "RankFailed":
+    case "GpuPowerCap":
     case "WorkloadSubmitted":
     case "WorkloadUnschedulable":
     case "WorkloadStarted":

@@ -16,11 +16,11 @@
  * construct that reports GPU activity (dcgm-exporter, the Run:ai exporters, the control plane).
  */
 import type { GpuModel } from "@gpusynth/blueprint";
-import type { DeepReadonly, Gpu } from "@gpusynth/sim";
+import { type DeepReadonly, type Gpu, type PowerCap, powerCapAt } from "@gpusynth/sim";
 import { between } from "../noise.js";
 import { Board, type BoardTraits, DIE_MODES, MEMORY_MODES, THERMAL_MEMORY_MS, type ThermalMode } from "./board.js";
 import { type Load, noise } from "./load.js";
-import { type GpuTimelines, type Run, walkRun } from "./timeline.js";
+import { type GpuTimelines, type Piece, type Run, walkRun } from "./timeline.js";
 
 export interface GpuReading {
   readonly gpuUtil: number;
@@ -47,8 +47,38 @@ export interface GpuReading {
   readonly pcieRxBytesPerSecond: number;
 }
 
-/** What a reading needs of a GPU: which one, and when its driver last initialised (its energy counter's start). */
-export type GpuIdentity = Pick<DeepReadonly<Gpu>, "uuid" | "initialisedAt">;
+/**
+ * What a reading needs of a GPU: which one, when its driver last initialised (its energy
+ * counter's start), and when its enforced power limit was lowered (faults.powerCaps), if ever.
+ */
+export type GpuIdentity = Pick<DeepReadonly<Gpu>, "uuid" | "initialisedAt"> & { readonly powerCaps?: readonly PowerCap[] };
+
+/** A stretch of constant load under one power limit (undefined: the board's own). */
+type LimitedPiece = (from: number, to: number, load: Load, run: Run | undefined, limitW: number | undefined) => void;
+
+const NO_CAPS: readonly PowerCap[] = [];
+
+/** `piece` for each stretch of constant load, cut where a power cap starts or ends. */
+function cutAtCaps(caps: readonly PowerCap[], piece: LimitedPiece): Piece {
+  if (caps.length === 0) return (from, to, load, run) => piece(from, to, load, run, undefined);
+  return (from, to, load, run) => {
+    for (let t = from; t < to; ) {
+      let next = to;
+      let limit: number | undefined;
+      for (const cap of caps) {
+        if (cap.from <= t && t < cap.to) {
+          limit = cap.watts;
+          next = Math.min(next, cap.to);
+        } else if (cap.from > t) next = Math.min(next, cap.from);
+      }
+      piece(t, next, load, run, limit);
+      t = next;
+    }
+  };
+}
+
+/** Whether a cap holds somewhere in [from, to). */
+const capped = (caps: readonly PowerCap[], from: number, to: number) => caps.some((cap) => cap.from < to && cap.to > from);
 
 const SECOND = 1_000;
 const DAY = 86_400_000;
@@ -133,17 +163,23 @@ export class GpuActivityModel {
     const running = run !== undefined && t < run.to ? run : undefined;
     const load = running?.rhythm.at(t);
     const second = Math.floor(t / SECOND);
-    const draw = load === undefined ? undefined : board.draw(load, running?.intensity ?? 1);
+    const caps = gpu.powerCaps ?? NO_CAPS;
+    const draw = load === undefined ? undefined : board.draw(load, running?.intensity ?? 1, powerCapAt({ powerCaps: caps }, t));
 
     // NVML's power reading: the true power averaged over the last second.
     let windowJ = 0;
-    this.timelines.walk(gpu.uuid, t - SECOND, t, (from, to, l, r) => {
-      windowJ += board.draw(l, r?.intensity ?? 1).watts * ((to - from) / SECOND);
-    });
+    this.timelines.walk(
+      gpu.uuid,
+      t - SECOND,
+      t,
+      cutAtCaps(caps, (from, to, l, r, limitW) => {
+        windowJ += board.draw(l, r?.intensity ?? 1, limitW).watts * ((to - from) / SECOND);
+      }),
+    );
     const dynamic = Math.max(0, windowJ - board.contextW);
     const powerW = windowJ * (1 + 0.004 * noise(gpu.uuid, second)) + 0.01 * dynamic * noise(gpu.uuid, second + 1);
 
-    const { die, memory } = this.temperatures(gpu.uuid, board, t);
+    const { die, memory } = this.temperatures(gpu.uuid, caps, board, t);
     // A slow ambient swing through the day (data-hall air: ±1.5 °C, a modelling choice).
     const ambient = 1.5 * Math.sin((2 * Math.PI * ((t / 3_600_000) % 24)) / 24);
 
@@ -196,17 +232,22 @@ export class GpuActivityModel {
   }
 
   /** The die's and memory's temperatures at t: each thermal mode driven by the true power over the last minutes. */
-  private temperatures(uuid: string, board: Board, t: number): { die: number; memory: number } {
+  private temperatures(uuid: string, caps: readonly PowerCap[], board: Board, t: number): { die: number; memory: number } {
     const y = new Float64Array(MODES.length).fill(Number.NaN);
-    this.timelines.walk(uuid, t - THERMAL_MEMORY_MS, t, (from, to, load, run) => {
-      const watts = board.draw(load, run?.intensity ?? 1).watts;
-      for (let i = 0; i < MODES.length; i++) {
-        const [mode, die] = MODES[i] as (typeof MODES)[number];
-        const target = board.modeTarget(mode, watts, load, die);
-        const before = Number.isNaN(y[i] as number) ? target : (y[i] as number);
-        y[i] = target + (before - target) * Math.exp(-(to - from) / mode.tauMs);
-      }
-    });
+    this.timelines.walk(
+      uuid,
+      t - THERMAL_MEMORY_MS,
+      t,
+      cutAtCaps(caps, (from, to, load, run, limitW) => {
+        const watts = board.draw(load, run?.intensity ?? 1, limitW).watts;
+        for (let i = 0; i < MODES.length; i++) {
+          const [mode, die] = MODES[i] as (typeof MODES)[number];
+          const target = board.modeTarget(mode, watts, load, die);
+          const before = Number.isNaN(y[i] as number) ? target : (y[i] as number);
+          y[i] = target + (before - target) * Math.exp(-(to - from) / mode.tauMs);
+        }
+      }),
+    );
     let die = board.baseline(true);
     let memory = board.baseline(false);
     for (let i = 0; i < MODES.length; i++) {
@@ -226,9 +267,9 @@ export class GpuActivityModel {
     if (gpu.initialisedAt !== 0 && physics.initialised?.at !== gpu.initialisedAt) {
       if (physics.cursor.at > gpu.initialisedAt)
         throw new Error(`GPU ${gpu.uuid}: its energy was summed past its initialisation at ${gpu.initialisedAt} ms`);
-      physics.initialised = { at: gpu.initialisedAt, sums: this.integral(gpu.uuid, physics, physics.cursor, gpu.initialisedAt) };
+      physics.initialised = { at: gpu.initialisedAt, sums: this.integral(gpu, physics, physics.cursor, gpu.initialisedAt) };
     }
-    const now = this.integral(gpu.uuid, physics, physics.cursor, t);
+    const now = this.integral(gpu, physics, physics.cursor, t);
     this.forgetSummed(gpu.uuid, physics, t);
     if (gpu.initialisedAt === 0) return { joules: physics.beforeJ + now.joules, cappedMs: now.cappedMs };
     const at = physics.initialised?.sums ?? { joules: 0, cappedMs: 0 };
@@ -250,14 +291,15 @@ export class GpuActivityModel {
    * are summed into the cursor in the order they ran, so the sums are the same whichever instants
    * they were asked for.
    */
-  private integral(uuid: string, physics: GpuPhysics, cursor: Cursor, t: number): Sums {
-    const runs = this.timelines.of(uuid);
+  private integral(gpu: GpuIdentity, physics: GpuPhysics, cursor: Cursor, t: number): Sums {
+    const runs = this.timelines.of(gpu.uuid);
+    const caps = gpu.powerCaps ?? NO_CAPS;
     const { board } = physics;
     const { sums } = cursor;
     while (cursor.next < runs.length) {
       const run = runs[cursor.next] as Run;
       if (run.to > t) break;
-      const during = this.runSums(physics, run, run.to);
+      const during = this.runSums(physics, caps, run, run.to);
       sums.joules += board.idleW * ((run.of.from - cursor.at) / SECOND) + during.joules;
       sums.cappedMs += during.cappedMs;
       cursor.at = run.to;
@@ -266,7 +308,7 @@ export class GpuActivityModel {
     const run = runs[cursor.next];
     if (run === undefined || run.of.from >= t)
       return { joules: sums.joules + board.idleW * ((t - cursor.at) / SECOND), cappedMs: sums.cappedMs };
-    const during = this.runSums(physics, run, t);
+    const during = this.runSums(physics, caps, run, t);
     return {
       joules: sums.joules + board.idleW * ((run.of.from - cursor.at) / SECOND) + during.joules,
       cappedMs: sums.cappedMs + during.cappedMs,
@@ -278,18 +320,26 @@ export class GpuActivityModel {
    * walked; other rhythms are summed piece by piece from the start, and the sums so far are kept,
    * so each piece is added once and in the same order whenever it is asked for.
    */
-  private runSums(physics: GpuPhysics, run: Run, to: number): Sums {
-    const add = (into: Sums, from: number, till: number, load: Load) => {
-      const draw = physics.board.draw(load, run.intensity);
+  private runSums(physics: GpuPhysics, caps: readonly PowerCap[], run: Run, to: number): Sums {
+    const add = (into: Sums, from: number, till: number, load: Load, limitW?: number) => {
+      const draw = physics.board.draw(load, run.intensity, limitW);
       into.joules += draw.watts * ((till - from) / SECOND);
       if (draw.capped) into.cappedMs += till - from;
     };
     const walked = (a: number, b: number): Sums => {
       const sums = { joules: 0, cappedMs: 0 };
-      walkRun(run, a, b, (p, q, load) => add(sums, p, q, load));
+      walkRun(
+        run,
+        a,
+        b,
+        cutAtCaps(caps, (p, q, load, _, limitW) => add(sums, p, q, load, limitW)),
+      );
       return sums;
     };
     const from = run.of.from;
+    // A run under a lowered limit somewhere is walked whole: its periods and its sums so far
+    // differ from an unlimited run's (caps are rare, and short next to a month).
+    if (capped(caps, from, to)) return walked(from, to);
     const period = run.rhythm.period;
     if (period !== undefined) {
       if (to <= period.from) return walked(from, to);

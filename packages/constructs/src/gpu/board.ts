@@ -19,15 +19,13 @@
  * are; the A100 SXM4 takes their shape, its heating per watt scaled to the loaded temperatures its
  * sources give (the DRAM term is the memory's own and is not scaled).
  */
-import type { GpuModel } from "@gpusynth/blueprint";
+import { type GpuModel, POWER_CAP_FRACTION } from "@gpusynth/blueprint";
 import { type Load, NO_CONTEXT } from "./load.js";
 
 /** Demand above a held context, in fractions of the board's headroom (power limit − context idle), per unit of activity. */
 const DEMAND_PER_SM = 0.2;
 const DEMAND_PER_TENSOR = 1.664;
 const DEMAND_PER_DRAM = 0.351;
-/** NVML's one-second average under the software power cap: 691 of 700 W (trace.csv, matmul). */
-const CAP_FRACTION = 691 / 700;
 
 /** A first-order thermal mode: its time constant and gains (°C per watt above a held context, °C per unit of tensor·watt or DRAM). */
 export interface ThermalMode {
@@ -102,7 +100,7 @@ export class Board {
     this.idleW = model.idlePowerW * traits.idlePowerFactor;
     this.contextW = model.contextIdlePowerW * traits.idlePowerFactor;
     this.headroomW = model.powerLimitW - this.contextW;
-    this.capW = model.powerLimitW * CAP_FRACTION;
+    this.capW = model.powerLimitW * POWER_CAP_FRACTION;
     const arch = ARCHITECTURES[model.architecture];
     this.dieIdleC = arch.dieIdleC + traits.tempOffsetC;
     this.memoryIdleC = arch.memoryIdleC + traits.tempOffsetC;
@@ -130,15 +128,19 @@ export class Board {
     };
   }
 
-  /** True power and clock under a load; `intensity` (0.8–1 per workload) scales the work's demand. */
-  draw(load: Load, intensity: number): Draw {
+  /**
+   * True power and clock under a load; `intensity` (0.8–1 per workload) scales the work's demand.
+   * `limitW`: an enforced power limit below the board's own (faults.powerCaps), where one holds.
+   */
+  draw(load: Load, intensity: number, limitW?: number): Draw {
     if (!load.context) return { watts: this.idleW, smClockMHz: this.model.smClockIdleMHz, capped: false };
     const busy = load.util / 100;
     const activity = DEMAND_PER_SM * busy * load.engineShare + DEMAND_PER_TENSOR * busy * load.tensorShare + DEMAND_PER_DRAM * load.dram;
     const demandW = this.headroomW * activity * intensity * this.traits.efficiency;
-    const capDynW = this.capW - this.contextW;
+    const capW = limitW === undefined ? this.capW : Math.min(this.capW, limitW * POWER_CAP_FRACTION);
+    const capDynW = capW - this.contextW;
     if (demandW <= capDynW) return { watts: this.contextW + demandW, smClockMHz: this.model.smClockMaxMHz, capped: false };
-    return { watts: this.capW, smClockMHz: Math.round(this.model.smClockMaxMHz * Math.sqrt(capDynW / demandW)), capped: true };
+    return { watts: capW, smClockMHz: Math.round(this.model.smClockMaxMHz * Math.sqrt(capDynW / demandW)), capped: true };
   }
 
   /** Where a mode's contribution settles under constant power and load, above the board's baseline. */

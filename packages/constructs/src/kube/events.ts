@@ -350,6 +350,8 @@ export class KubernetesEvents {
       case "WorkloadSubmitted":
         return;
       // Kinds this fold ignores, listed so that a new kind is a compile error until decided here.
+      // No Kubernetes object hears of a power cap: only the GPU's own readings show it.
+      case "GpuPowerCap":
       case "GpuFault":
       case "GpuResetStarted":
       case "GpuResetCompleted":
