@@ -398,7 +398,9 @@ function faultTargets({ bp, error }: Context): void {
     else return pool;
     return undefined;
   };
-  bp.faults.injections.forEach((injection, i) => gpuTarget("injections", i, injection.node, injection.gpu));
+  bp.faults.injections.forEach((injection, i) => {
+    gpuTarget("injections", i, injection.node, injection.gpu);
+  });
   bp.faults.powerCaps.forEach((cap, i) => {
     const pool = gpuTarget("powerCaps", i, cap.node, cap.gpu);
     if (pool === undefined) return;

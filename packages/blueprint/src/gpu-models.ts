@@ -105,15 +105,22 @@ export type GpuModelId = keyof typeof GPU_MODELS;
 export const POWER_CAP_FRACTION = 691 / 700;
 
 /**
- * The pace of a job that keeps a board at its power cap (training does) when the enforced limit
- * drops to `watts`: its SM clock's share of what it was. The clock answers the cap as the square
- * root of the power above a held context (dynamic power ∝ clock², the board's model in
- * constructs/src/gpu/board.ts), and a compute-bound job runs at its clock.
+ * Where a training step's steady draw sits between a held context's draw and the power limit in
+ * gpusynth's load model (constructs/src/gpu/load.ts on the board of board.ts): about 85 % of the
+ * way, some 600 W on a 700 W H100 (its checkpoint stalls draw less; eval phases less again).
+ */
+export const TRAINING_DRAW_SHARE = 0.85;
+
+/**
+ * The pace of a training job on a board whose enforced limit drops to `watts`: its SM clock's
+ * share of what it was at the job's steady draw. The clock answers a cap as the square root of
+ * the power above a held context (dynamic power ∝ clock², board.ts), and a compute-bound step
+ * runs at its clock; a limit above the steady draw costs nothing.
  */
 export function powerCapPace(model: GpuModel, watts: number): number {
-  const usual = model.powerLimitW * POWER_CAP_FRACTION - model.contextIdlePowerW;
+  const steady = TRAINING_DRAW_SHARE * (model.powerLimitW - model.contextIdlePowerW);
   const capped = Math.max(0, Math.min(watts, model.powerLimitW) * POWER_CAP_FRACTION - model.contextIdlePowerW);
-  return Math.sqrt(capped / usual);
+  return Math.min(1, Math.sqrt(capped / steady));
 }
 export const GPU_MODEL_IDS = Object.keys(GPU_MODELS) as [GpuModelId, ...GpuModelId[]];
 

@@ -223,6 +223,20 @@ const cases: Case[] = [
     found: /^8$/,
   },
   {
+    name: "power cap on a GPU index the node lacks",
+    edit: (d) => d.setIn(["faults", "powerCaps"], [{ at: "1h", node: "default-node-0", gpu: 9, watts: 300, for: "1h" }]),
+    path: "faults.powerCaps[0].gpu",
+    expected: /GPU index below 8/,
+    found: /^9$/,
+  },
+  {
+    name: "power cap above the GPU's own limit",
+    edit: (d) => d.setIn(["faults", "powerCaps"], [{ at: "1h", node: "default-node-0", gpu: 1, watts: 5000, for: "1h" }]),
+    path: "faults.powerCaps[0].watts",
+    expected: /a limit from \d+ W to below \d+ W \(the [\w-]+'s power limit\)/,
+    found: /^5000$/,
+  },
+  {
     name: "XID outside the catalogue",
     edit: (d) => d.setIn(["faults", "hazards", 0, "xid"], 999),
     path: "faults.hazards[0].xid",

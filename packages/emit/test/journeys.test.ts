@@ -139,6 +139,8 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
   // Run on its own after the others (its describe's beforeAll), so the five above, whose checks
   // read narrow windows, do not share the two cores with a sixth run and its Prometheus.
   const oom = new LiveScenario("blueprints/scenarios/oom-kill.yaml", 70 * MINUTE);
+  // On its own too: the first hour, the power cap from 00:30.
+  const straggler = new LiveScenario("blueprints/scenarios/straggler.yaml", HOUR);
 
   beforeAll(async () => {
     await Promise.all(scenarios.map((s) => s.run()));
@@ -278,6 +280,34 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
       // A scrape every 6 simulated minutes catches each 15-minute climb in its last 6 minutes: above 0.68.
       expect(Math.max(...seen)).toBeGreaterThan(0.6);
       expect(Math.max(...seen)).toBeLessThanOrEqual(1);
+    });
+  });
+
+  describe("a slow-running job: one GPU under a lowered power limit (straggler)", () => {
+    beforeAll(() => straggler.run(), 60_000);
+    afterAll(() => straggler.stop());
+
+    it("finds the one GPU that holds its job back, with its node, and no GPU before its limit dropped", async () => {
+      const cap = straggler.events.find((e) => e.kind === "GpuPowerCap");
+      const started = straggler.events.find((e) => e.kind === "WorkloadStarted");
+      if (cap?.kind !== "GpuPowerCap" || started?.kind !== "WorkloadStarted") throw new Error("the scenario changed");
+      const rank = started.pods.find((p) => p.gpus.some((g) => g.uuid === cap.gpu.uuid));
+      const series = await (straggler.prometheus as PrometheusServer).queryRange(
+        documentedQuery("straggler-gpus"),
+        straggler.startWallMs,
+        straggler.scrapedBy(straggler.durationMs),
+        TICK_MS / 1000,
+      );
+      expect(series.map((s) => [s.metric.namespace, s.metric.pod, s.metric.Hostname, s.metric.gpu, s.metric.UUID])).toEqual([
+        [started.workload.namespace, rank?.name, cap.node, String(cap.gpu.index), cap.gpu.uuid],
+      ]);
+      // Found only once the limit had dropped (a scrape every 6 simulated minutes).
+      const firstSeen = Math.min(...(series[0]?.values ?? []).map((v) => v[0] * 1000));
+      expect(firstSeen).toBeGreaterThanOrEqual(straggler.scrapedBy(cap.t) - 3 * TICK_MS);
+      // Its power beside its peers': the lowest of the job's GPUs.
+      const power = await straggler.query("job-gpu-power", firstSeen);
+      const lowest = power.reduce((a, b) => (Number(a.value[1]) <= Number(b.value[1]) ? a : b));
+      expect([lowest.metric.Hostname, lowest.metric.gpu]).toEqual([cap.node, String(cap.gpu.index)]);
     });
   });
 

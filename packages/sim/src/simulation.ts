@@ -518,7 +518,7 @@ export class Simulation {
     this.pending.delete(w);
     this.running.add(w);
     this.startPace(w);
-    this.agenda.push(this.nowMs + Math.max(0, w.runMs - w.ranMs) / w.pace, { kind: "end", workload: w, token: w.endToken });
+    this.agenda.push(this.nowMs + Math.round(Math.max(0, w.runMs - w.ranMs) / w.pace), { kind: "end", workload: w, token: w.endToken });
     this.emit({
       t: this.nowMs,
       kind: "WorkloadStarted",
@@ -820,7 +820,7 @@ export class Simulation {
     w.runningSince = this.nowMs;
     this.running.reordered(w);
     this.startPace(w);
-    this.agenda.push(this.nowMs + w.runMs / w.pace, { kind: "end", workload: w, token: w.endToken });
+    this.agenda.push(this.nowMs + Math.round(w.runMs / w.pace), { kind: "end", workload: w, token: w.endToken });
     const pool = w.pool as string;
     this.emit({
       t: this.nowMs,
@@ -908,7 +908,8 @@ export class Simulation {
     w.pace = pace;
     w.endToken++;
     const left = Math.max(0, w.runMs - w.ranMs - w.paceProgressMs);
-    this.agenda.push(this.nowMs + left / pace, { kind: "end", workload: w, token: w.endToken });
+    // Whole milliseconds, as every time in the simulation.
+    this.agenda.push(this.nowMs + Math.round(left / pace), { kind: "end", workload: w, token: w.endToken });
   }
 
   /**
