@@ -530,8 +530,10 @@ export class Simulation {
     });
   }
 
-  /** Adds (+1) or removes (-1) a workload's GPUs from its project and department queues. */
-  /** `gpus` of the workload's (all of them unless said) enter or leave its queues' allocation. */
+  /**
+   * Adds (+1) or removes (-1) a workload's GPUs (all of them unless said) from its project and
+   * department queues.
+   */
   private account(w: Workload, pool: string, sign: 1 | -1, gpus = w.gpus): void {
     for (let q: Queue | null = this.scheduler.queueOf(w, pool); q !== null; q = q.parent) {
       q.allocated += sign * gpus;
@@ -551,25 +553,11 @@ export class Simulation {
     const placements = podPlacements(w.pods);
     if (outcome !== undefined) {
       this.deleteExpiredPods();
-      for (const pod of w.pods) {
-        this.finishedPods.push({
-          ...outcome,
-          name: pod.name,
-          uid: pod.uid,
-          createdAt: pod.createdAt,
-          workload: w,
-          node: pod.node,
-          gpuCount: pod.gpus.length,
-          startedAt: pod.startedAt,
-          finishedAt: this.nowMs,
-          restarts: w.restarts,
-          ...(pod.name === evictedPod ? { statusReason: "Evicted" as const } : {}),
-        });
-      }
+      for (const pod of w.pods) this.finishedPods.push(this.finishedPod(w, pod, outcome, pod.name === evictedPod));
     }
     const pool = w.pool as string;
     for (const pod of w.pods) for (const gpu of pod.gpus) releaseGpu(gpu);
-    // A gang's failed ranks left the allocation when they failed (loseRanks).
+    // A gang's failed ranks left the allocation when they failed (failPods).
     this.account(w, pool, -1, w.gpus - (this.lostGpus.get(w) ?? 0));
     this.lostGpus.delete(w);
     this.staleGangs.delete(w);
@@ -865,6 +853,23 @@ export class Simulation {
     if (victim !== undefined) this.failPods(victim.workload, [victim], { kind: "Evicted", node: node.name, pod: victim.name });
   }
 
+  /** A pod as the API keeps it once it has terminated (until finishedPodRetention has passed). */
+  private finishedPod(w: Workload, pod: Pod, outcome: Pick<FinishedPod, "phase" | "reason">, evicted: boolean): FinishedPod {
+    return {
+      ...outcome,
+      name: pod.name,
+      uid: pod.uid,
+      createdAt: pod.createdAt,
+      workload: w,
+      node: pod.node,
+      gpuCount: pod.gpus.length,
+      startedAt: pod.startedAt,
+      finishedAt: this.nowMs,
+      restarts: w.restarts,
+      ...(evicted ? { statusReason: "Evicted" as const } : {}),
+    };
+  }
+
   /** A run starts (or starts again) at the pace its GPUs allow now. */
   private startPace(w: Workload): void {
     w.pace = this.paceOf(w);
@@ -926,20 +931,7 @@ export class Simulation {
     const pool = w.pool as string;
     this.deleteExpiredPods();
     for (const pod of pods) {
-      this.finishedPods.push({
-        phase: "Failed",
-        reason: "Error",
-        name: pod.name,
-        uid: pod.uid,
-        createdAt: pod.createdAt,
-        workload: w,
-        node: pod.node,
-        gpuCount: pod.gpus.length,
-        startedAt: pod.startedAt,
-        finishedAt: this.nowMs,
-        restarts: w.restarts,
-        ...(cause.kind === "Evicted" ? { statusReason: "Evicted" as const } : {}),
-      });
+      this.finishedPods.push(this.finishedPod(w, pod, FAILED, cause.kind === "Evicted"));
       for (const gpu of pod.gpus) releaseGpu(gpu);
       this.account(w, pool, -1, pod.gpus.length);
       this.lostGpus.set(w, (this.lostGpus.get(w) ?? 0) + pod.gpus.length);
