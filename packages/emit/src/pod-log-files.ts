@@ -22,7 +22,7 @@
  * at every speed, and the node's clock is UTC.
  */
 
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
@@ -91,6 +91,8 @@ export class PodLogFiles implements LogsSink {
         flush();
         for (; this.nextCheckMs <= timeMs; this.nextCheckMs += this.rotation.monitorIntervalMs) this.rotateAll(this.nextCheckMs);
       }
+      // A restarted container writes a new file: what the last attempt wrote goes to its own first.
+      if ((this.containers.get(container.dir)?.restart ?? container.restart) !== container.restart) flush();
       const log = this.logOf(container.dir, container.restart);
       let lines = pending.get(log);
       if (lines === undefined) {
@@ -122,10 +124,11 @@ export class PodLogFiles implements LogsSink {
       }
       log.restart = restart;
       log.fd = openLog(path, restart);
-      log.size = 0;
+      log.size = fstatSync(log.fd).size;
       return log;
     }
-    log = { dir: path, restart, fd: openLog(path, restart), size: 0 };
+    const fd = openLog(path, restart);
+    log = { dir: path, restart, fd, size: fstatSync(fd).size };
     this.containers.set(dir, log);
     return log;
   }

@@ -48,13 +48,18 @@ describe("pod log files", () => {
     const root = join(dir, "restarts");
     const pipeline = new LogsPipeline(new PodLogFiles(root));
     const container = join(root, `${POD.namespace}_${POD.pod}_${POD.uid}`, CONTAINER);
-    await pipeline.export([line(0, T0, "first attempt"), line(0, T0 + 1000, "crashing")]);
-    await pipeline.export([line(1, T0 + 5000, "second attempt")]);
+    // A restart within one batch: each attempt's lines in its own file.
+    await pipeline.export([line(0, T0, "first attempt"), line(0, T0 + 1000, "crashing"), line(1, T0 + 5000, "second attempt")]);
     expect(readdirSync(container).sort()).toEqual(["0.log", "1.log"]);
     await pipeline.export([line(2, T0 + 9000, "third attempt")]);
     expect(readdirSync(container).sort()).toEqual(["1.log", "2.log"]);
     await pipeline.shutdown();
     expect(readFileSync(join(container, "1.log"), "utf8")).toBe("2026-01-05T09:00:05Z stderr F second attempt\n");
+    // A file left by an earlier run is appended to, and counts towards its size.
+    const again = new LogsPipeline(new PodLogFiles(root, { maxSizeBytes: 100, maxFiles: 5, monitorIntervalMs: 10_000 }));
+    await again.export([line(2, T0 + 20_000, "x".repeat(40)), line(2, T0 + 31_000, "after the check")]);
+    await again.shutdown();
+    expect(readdirSync(container).sort()).toEqual(["1.log", "2.log", "2.log.20260105-090030"]);
     expect(readFileSync(join(container, "2.log"), "utf8")).toBe("2026-01-05T09:00:09Z stderr F third attempt\n");
   });
 
