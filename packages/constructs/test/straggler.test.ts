@@ -17,19 +17,20 @@ const CAP = { from: 30 * MINUTE, to: 90 * MINUTE, watts: 400 };
 const CAPPED = { Hostname: "train-node-1", gpu: "3" };
 
 /** Per minute, each job GPU's SM clock, power, die temperature and power-violation time, by "<node>/<gpu>". */
-type Readings = Map<number, Map<string, { clock: number; power: number; temp: number; violation: number }>>;
+type Reading = { clock: number; power: number; temp: number; violation: number; util: number; tensor: number };
+type Readings = Map<number, Map<string, Reading>>;
 
 function readEvery(intervalMs: number, events?: DomainEvent[]): Readings {
   const { blueprint } = loadBlueprint(scenario);
   const byMinute: Readings = new Map();
   const read = (frame: Frame) => {
     if (frame.simulatedMs % MINUTE !== 0) return;
-    const gpus = new Map<string, { clock: number; power: number; temp: number; violation: number }>();
+    const gpus = new Map<string, Reading>();
     const of = (labels: Readonly<Record<string, string>>) => {
       const key = `${labels.Hostname}/${labels.gpu}`;
       let gpu = gpus.get(key);
       if (gpu === undefined) {
-        gpu = { clock: 0, power: 0, temp: 0, violation: 0 };
+        gpu = { clock: 0, power: 0, temp: 0, violation: 0, util: 0, tensor: 0 };
         gpus.set(key, gpu);
       }
       return gpu;
@@ -41,6 +42,8 @@ function readEvery(intervalMs: number, events?: DomainEvent[]): Readings {
         else if (s.family.name === "DCGM_FI_DEV_POWER_USAGE") of(s.labels).power = s.value;
         else if (s.family.name === "DCGM_FI_DEV_GPU_TEMP") of(s.labels).temp = s.value;
         else if (s.family.name === "DCGM_FI_DEV_POWER_VIOLATION") of(s.labels).violation = s.value;
+        else if (s.family.name === "DCGM_FI_DEV_GPU_UTIL") of(s.labels).util = s.value;
+        else if (s.family.name === "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE") of(s.labels).tensor = s.value;
       }
     byMinute.set(frame.simulatedMs, gpus);
   };
@@ -95,6 +98,22 @@ describe("a straggler: one GPU of a distributed job under a lowered power limit"
       const gpu = fine.get(t)?.get(capped);
       expect(gpu?.clock).toBe(Math.max(...peers(t).map((r) => r.clock)));
     }
+  });
+
+  it("keeps the job's other GPUs waiting on the slow one at every step: busy as before, tensor cores idle for the time lost", () => {
+    const pace = powerCapPace(GPU_MODELS["H100-80GB-HBM3"], CAP.watts);
+    const end = events.find((e) => e.kind === "WorkloadCompleted")?.t ?? 0;
+    /** The peers' mean of a reading over whole minutes of [from, to). */
+    const mean = (from: number, to: number, pick: (r: Reading) => number) => {
+      const values: number[] = [];
+      for (let t = Math.ceil(from / MINUTE) * MINUTE; t < to; t += MINUTE) values.push(...peers(t).map(pick));
+      return values.reduce((a, b) => a + b, 0) / values.length;
+    };
+    const during = (pick: (r: Reading) => number) => mean(CAP.from + MINUTE, CAP.to, pick);
+    const after = (pick: (r: Reading) => number) => mean(CAP.to + MINUTE, end - MINUTE, pick);
+    expect(during((r) => r.tensor) / after((r) => r.tensor)).toBeCloseTo(pace, 1);
+    expect(during((r) => r.util) / after((r) => r.util)).toBeCloseTo(1, 1);
+    expect(during((r) => r.power)).toBeLessThan(after((r) => r.power));
   });
 
   it("counts the time the cap held the clock in the power-violation counter, and only under the cap", () => {

@@ -236,6 +236,8 @@ export type DomainEvent =
       readonly watts: number | null;
       /** The job on it, which now runs at the GPU's pace. */
       readonly affected: readonly WorkloadRef[];
+      /** That job's pace from now (its slowest GPU's: 1 when none is capped), null with no job. */
+      readonly pace: number | null;
     })
   | (Base & { readonly kind: "NodeRebootStarted" | "NodeReady"; readonly node: string })
   | (Base & {

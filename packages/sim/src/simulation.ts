@@ -897,6 +897,7 @@ export class Simulation {
     const w = gpu.holder?.workload;
     const affected =
       w !== undefined && w.phase === "Running" && w.terminatingUntil === null && w.backoffUntil === null && !this.staleGangs.has(w);
+    const pace = affected ? this.paceOf(w) : null;
     this.emit({
       t: this.nowMs,
       kind: "GpuPowerCap",
@@ -904,10 +905,9 @@ export class Simulation {
       gpu: gpuRef(gpu),
       watts: watts ?? null,
       affected: affected ? [workloadRef(w)] : [],
+      pace,
     });
-    if (!affected) return;
-    const pace = this.paceOf(w);
-    if (pace === w.pace) return;
+    if (!affected || pace === null || pace === w.pace) return;
     w.paceProgressMs += (this.nowMs - w.paceFrom) * w.pace;
     w.paceFrom = this.nowMs;
     w.pace = pace;

@@ -20,7 +20,7 @@ import { type DeepReadonly, type Gpu, type PowerCap, powerCapAt } from "@gpusynt
 import { between } from "../noise.js";
 import { Board, type BoardTraits, DIE_MODES, MEMORY_MODES, THERMAL_MEMORY_MS, type ThermalMode } from "./board.js";
 import { type Load, noise } from "./load.js";
-import { type GpuTimelines, type Piece, type Run, walkRun } from "./timeline.js";
+import { type GpuTimelines, type Piece, type Run, type Wait, walkRun } from "./timeline.js";
 
 export interface GpuReading {
   readonly gpuUtil: number;
@@ -58,10 +58,33 @@ type LimitedPiece = (from: number, to: number, load: Load, run: Run | undefined,
 
 const NO_CAPS: readonly PowerCap[] = [];
 
-/** `piece` for each stretch of constant load, cut where a power cap starts or ends. */
+/**
+ * A step's load while the GPU waits part of it on a slower rank: NCCL's kernels spin at the
+ * collective, so the engine stays busy (utilisation as before) while the tensor cores and DRAM
+ * idle for that share of the time.
+ */
+function waiting(load: Load, share: number): Load {
+  if (share <= 0 || !load.context) return load;
+  return { ...load, tensorShare: load.tensorShare * (1 - share), dram: load.dram * (1 - share) };
+}
+
+/** The share of the time `run` waits on a slower rank at `t` (0 when it does not). */
+function waitAt(run: Run | undefined, t: number): number {
+  for (const wait of run?.waits ?? []) if (wait.from <= t && t < wait.to) return wait.share;
+  return 0;
+}
+
+/**
+ * `piece` for each stretch of constant load, cut where a power cap starts or ends and where the
+ * run starts or stops waiting on a slower rank, with the load it then draws.
+ */
 function cutAtCaps(caps: readonly PowerCap[], piece: LimitedPiece): Piece {
-  if (caps.length === 0) return (from, to, load, run) => piece(from, to, load, run, undefined);
   return (from, to, load, run) => {
+    const waits = run?.waits ?? NO_WAITS;
+    if (caps.length === 0 && waits.length === 0) {
+      piece(from, to, load, run, undefined);
+      return;
+    }
     for (let t = from; t < to; ) {
       let next = to;
       let limit: number | undefined;
@@ -71,11 +94,20 @@ function cutAtCaps(caps: readonly PowerCap[], piece: LimitedPiece): Piece {
           next = Math.min(next, cap.to);
         } else if (cap.from > t) next = Math.min(next, cap.from);
       }
-      piece(t, next, load, run, limit);
+      let share = 0;
+      for (const wait of waits) {
+        if (wait.from <= t && t < wait.to) {
+          share = wait.share;
+          next = Math.min(next, wait.to);
+        } else if (wait.from > t) next = Math.min(next, wait.from);
+      }
+      piece(t, next, waiting(load, share), run, limit);
       t = next;
     }
   };
 }
+
+const NO_WAITS: readonly Wait[] = [];
 
 /** Whether a cap holds somewhere in [from, to). */
 const capped = (caps: readonly PowerCap[], from: number, to: number) => caps.some((cap) => cap.from < to && cap.to > from);
@@ -161,7 +193,8 @@ export class GpuActivityModel {
     const { board } = physics;
     const run = this.timelines.runAt(gpu.uuid, t);
     const running = run !== undefined && t < run.to ? run : undefined;
-    const load = running?.rhythm.at(t);
+    const rhythmLoad = running?.rhythm.at(t);
+    const load = rhythmLoad === undefined ? undefined : waiting(rhythmLoad, waitAt(running, t));
     const second = Math.floor(t / SECOND);
     const caps = gpu.powerCaps ?? NO_CAPS;
     const draw = load === undefined ? undefined : board.draw(load, running?.intensity ?? 1, powerCapAt({ powerCaps: caps }, t));
@@ -337,9 +370,9 @@ export class GpuActivityModel {
       return sums;
     };
     const from = run.of.from;
-    // A run under a lowered limit somewhere is walked whole: its periods and its sums so far
-    // differ from an unlimited run's (caps are rare, and short next to a month).
-    if (capped(caps, from, to)) return walked(from, to);
+    // A run under a lowered limit or waiting on a slower rank somewhere is walked whole: its
+    // periods and its sums so far differ from a plain run's (both are rare, and short next to a month).
+    if (capped(caps, from, to) || (run.waits?.length ?? 0) > 0) return walked(from, to);
     const period = run.rhythm.period;
     if (period !== undefined) {
       if (to <= period.from) return walked(from, to);

@@ -18,6 +18,19 @@ export interface Run {
   readonly intensity: number;
   /** When it stopped; Infinity while it runs. */
   to: number;
+  /**
+   * Where its job ran slower than this GPU could (a straggler elsewhere in a distributed job): the
+   * share of each step this GPU waits on the slow one, from `from` (to `to`, or the run's end).
+   */
+  waits?: Wait[];
+}
+
+/** A stretch of a run spent partly waiting at collectives on a slower rank. */
+export interface Wait {
+  readonly from: number;
+  to: number;
+  /** The share of the time waiting: 1 − the job's pace. */
+  readonly share: number;
 }
 
 /** A stretch of constant load on one GPU. */
@@ -40,7 +53,24 @@ export class GpuTimelines {
   readonly record = (event: DomainEvent): void => {
     if (event.kind === "WorkloadStarted" || event.kind === "ContainerRestarted") this.start(event.workload, event.pods);
     else if (stopsContainers(event)) this.stop(event.pods, event.t);
+    else if (event.kind === "GpuPowerCap" && event.pace !== null)
+      for (const w of event.affected) this.paced(w, event.gpu.uuid, event.pace, event.t);
   };
+
+  /**
+   * The job runs at `pace` from `t` (a capped GPU sets it): every other GPU of it waits the rest
+   * of each step on the slowest at its collectives; the capped GPU itself computes throughout.
+   */
+  private paced(workload: WorkloadRef, capped: string, pace: number, t: number): void {
+    for (const run of this.active.get(workload.uid) ?? []) {
+      const open = run.waits?.at(-1);
+      if (open !== undefined && open.to === Number.POSITIVE_INFINITY) open.to = t;
+      if (pace >= 1 || run.gpu === capped) continue;
+      (run.waits ??= []).push({ from: t, to: Number.POSITIVE_INFINITY, share: 1 - pace });
+    }
+  }
+  /** The runs of each running job, by its UID, with their GPU. */
+  private readonly active = new Map<string, Set<Run & { readonly gpu: string }>>();
 
   /** A run that did not come from the simulation (a replayed load, in tests and calibration). */
   add(uuid: string, run: Run): void {
@@ -117,7 +147,14 @@ export class GpuTimelines {
           const wait = dataWaitShare(workload);
           const of: RunOf = { workloadUid: workload.uid, type: workload.type, rank, from, ...(wait > 0 ? { dataWait: wait } : {}) };
           const intensity = between(`${workload.uid}/power`, 0.8, 1);
-          this.of(gpu.uuid).push({ of, podUid: pod.uid, rhythm: rhythmOf(of), intensity, to: Number.POSITIVE_INFINITY });
+          const run = { of, podUid: pod.uid, rhythm: rhythmOf(of), intensity, to: Number.POSITIVE_INFINITY, gpu: gpu.uuid };
+          this.of(gpu.uuid).push(run);
+          let runs = this.active.get(workload.uid);
+          if (runs === undefined) {
+            runs = new Set();
+            this.active.set(workload.uid, runs);
+          }
+          runs.add(run);
         }
         rank++;
       }
@@ -133,6 +170,9 @@ export class GpuTimelines {
         // Stopped before its container started (preempted while its image was pulled): it never ran.
         if (last.of.from >= t) runs.pop();
         else last.to = t;
+        const active = this.active.get(last.of.workloadUid);
+        active?.delete(last as Run & { readonly gpu: string });
+        if (active?.size === 0) this.active.delete(last.of.workloadUid);
       }
   }
 }
