@@ -66,7 +66,8 @@ export class GpuTimelines {
       const open = run.waits?.at(-1);
       if (open !== undefined && open.to === Number.POSITIVE_INFINITY) open.to = t;
       if (pace >= 1 || run.gpu === capped) continue;
-      (run.waits ??= []).push({ from: t, to: Number.POSITIVE_INFINITY, share: 1 - pace });
+      run.waits ??= [];
+      run.waits.push({ from: t, to: Number.POSITIVE_INFINITY, share: 1 - pace });
     }
   }
   /** The runs of each running job, by its UID, with their GPU. */
