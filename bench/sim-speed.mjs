@@ -151,7 +151,13 @@ and the scheduler's log writes each attempt. The platform's backlog grows throug
 mostly 1,024-GPU pretraining gangs waiting for half their pool, and 1-GPU interactive and inference jobs
 held by their projects' quotas), so later days cost more; the time per attempted job stays flat, so
 nothing else grows with simulated time. A month within 31× of a day would need cycles that skip the
-jobs whose attempt cannot have changed, which KAI does not do.
+jobs whose attempt cannot have changed, which KAI does not do. Would a real platform of this shape hold such a backlog? Not for long: platform.yaml gives each
+project Seren's job sizes, so llm-core (192 pretrain GPUs of quota) submits about one 1,024-GPU job a
+day (369.6 arrivals × 3.09 % distributed × 9 % of those at 1,024), each needing half the pretrain pool
+idle at once, which a pool allocated at 75–85 % seldom is; real users stop submitting jobs eight times
+their quota that never start, or the platform caps a job at its department's quota. Drawing
+distributed sizes within each project's reach is the calibration that would hold the backlog steady
+(left open: it changes every platform figure).
 
 | day | seconds | pending at its end | jobs attempted | µs per attempt |
 |---|---|---|---|---|
