@@ -22,9 +22,11 @@
  * at every speed, and the node's clock is UTC.
  */
 
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { LogsSink } from "./logs-pipeline.js";
 
@@ -67,6 +69,11 @@ function containerOf(record: ReadableLogRecord): { dir: string; restart: number 
 
 export class PodLogFiles implements LogsSink {
   private readonly containers = new Map<string, ContainerLog>();
+  /** A source's records share one resource object: its container is worked out once. */
+  private readonly containerOfResource = new WeakMap<object, { dir: string; restart: number } | null>();
+  /** Compressions of rotated files, done in order off the event loop (the kubelet's worker does them apart too). */
+  private compressing: Promise<void> = Promise.resolve();
+  private readonly stamp = new TimeStamp();
   /** The next instant (ms) the kubelet's monitor looks at the files. */
   private nextCheckMs: number | undefined;
 
@@ -77,14 +84,18 @@ export class PodLogFiles implements LogsSink {
 
   async export(records: ReadableLogRecord[]): Promise<boolean> {
     // One write per file per batch: the lines of a container are gathered between rotation checks.
-    const pending = new Map<ContainerLog, Buffer[]>();
+    const pending = new Map<ContainerLog, (string | Buffer)[]>();
     const flush = () => {
-      for (const [log, lines] of pending) this.append(log, Buffer.concat(lines));
+      for (const [log, lines] of pending) this.append(log, toBytes(lines));
       pending.clear();
     };
     for (const record of records) {
-      const container = containerOf(record);
-      if (container === undefined) continue; // not a container's file (a Kubernetes event)
+      let container = this.containerOfResource.get(record.resource);
+      if (container === undefined) {
+        container = containerOf(record) ?? null;
+        this.containerOfResource.set(record.resource, container);
+      }
+      if (container === null) continue; // not a container's file (a Kubernetes event)
       const timeMs = record.hrTime[0] * 1000 + record.hrTime[1] / 1e6;
       this.nextCheckMs ??= nextMultiple(timeMs, this.rotation.monitorIntervalMs);
       if (timeMs >= this.nextCheckMs) {
@@ -99,7 +110,7 @@ export class PodLogFiles implements LogsSink {
         lines = [];
         pending.set(log, lines);
       }
-      lines.push(criLines(record));
+      lines.push(criLines(record, this.stamp));
     }
     flush();
     return true;
@@ -108,6 +119,7 @@ export class PodLogFiles implements LogsSink {
   async shutdown(): Promise<void> {
     for (const log of this.containers.values()) closeSync(log.fd);
     this.containers.clear();
+    await this.compressing;
   }
 
   private logOf(dir: string, restart: number): ContainerLog {
@@ -145,32 +157,46 @@ export class PodLogFiles implements LogsSink {
 
   private rotate(log: ContainerLog, nowMs: number): void {
     const live = `${log.restart}.log`;
-    const rotated = readdirSync(log.dir)
-      .filter((name) => name.startsWith(`${live}.`))
-      .sort();
-    // The newest containerLogMaxFiles − 2 rotated files stay: with the live file and the one
-    // rotated now, that makes containerLogMaxFiles.
-    const excess = Math.max(0, rotated.length - (this.rotation.maxFiles - 2));
-    for (const name of rotated.slice(0, excess)) rmSync(join(log.dir, name));
-    // The rest are compressed; only the one rotated now stays plain (a reader may still be on it).
-    for (const name of rotated.slice(excess)) {
-      if (name.endsWith(".gz")) continue;
-      const path = join(log.dir, name);
-      // As the kubelet does: gzip into <f>.tmp, rename it to <f>.gz, remove <f>.
-      const tmp = `${path}.tmp`;
-      const gz = gzipSync(readFileSync(path));
-      const fd = openSync(tmp, "w", 0o644);
-      writeSync(fd, gz);
-      closeSync(fd);
-      renameSync(tmp, `${path}.gz`);
-      rmSync(path);
-    }
+    const rotatedNow = `${live}.${rotationStamp(nowMs)}`;
     closeSync(log.fd);
-    renameSync(join(log.dir, live), join(log.dir, `${live}.${rotationStamp(nowMs)}`));
+    renameSync(join(log.dir, live), join(log.dir, rotatedNow));
     log.fd = openLog(log.dir, log.restart);
     log.size = 0;
+    // Then, in order and off the event loop, what the kubelet does before its rename: of the files
+    // rotated earlier the newest containerLogMaxFiles − 2 stay (with the live file and the one
+    // rotated now, containerLogMaxFiles), older ones are removed, the rest gzipped.
+    const { dir } = log;
+    const keep = this.rotation.maxFiles - 2;
+    this.compressing = this.compressing.then(() => compressRotated(dir, live, rotatedNow, keep));
   }
 }
+
+/** Removes the older rotated files of `live` past `keep` (the one rotated now aside) and gzips the rest as the kubelet does. */
+async function compressRotated(dir: string, live: string, rotatedNow: string, keep: number): Promise<void> {
+  // The files rotated before this rotation: their names' times are earlier (later rotations may
+  // have renamed more by the time this runs; they are theirs to handle).
+  const rotated = (await readdir(dir))
+    .filter((name) => name.startsWith(`${live}.`) && !name.endsWith(".tmp") && name.slice(0, rotatedNow.length) < rotatedNow)
+    .sort();
+  const excess = Math.max(0, rotated.length - keep);
+  for (const name of rotated.slice(0, excess)) await rm(join(dir, name), { force: true });
+  for (const name of rotated.slice(excess)) {
+    if (name.endsWith(".gz")) continue;
+    const path = join(dir, name);
+    // A restarted container's older attempts go meanwhile (logOf): nothing is left to compress.
+    const text = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw error;
+    });
+    if (text === undefined) continue;
+    // As the kubelet does: gzip into <f>.tmp, rename it to <f>.gz, remove <f>.
+    await writeFile(`${path}.tmp`, await gzipAsync(text), { mode: 0o644 });
+    await rename(`${path}.tmp`, `${path}.gz`);
+    await rm(path, { force: true });
+  }
+}
+
+const gzipAsync = promisify(gzip);
 
 /** containerd opens with O_CREATE|O_APPEND, mode 0640: a file left by an earlier run is appended to. */
 function openLog(dir: string, restart: number): number {
@@ -181,12 +207,18 @@ function nextMultiple(ms: number, step: number): number {
   return Math.floor(ms / step) * step + step;
 }
 
-/** The CRI records of one log line: `P` records of 16384 bytes while more follows, then `F`. */
-export function criLines(record: ReadableLogRecord): Buffer {
-  const time = rfc3339Nano(record.hrTime[0], record.hrTime[1]);
+/**
+ * The CRI records of one log line: `P` records of 16384 bytes while more follows, then `F`. Text
+ * for a line that fits one record (joined and encoded once per file and batch); bytes for a cut
+ * one, whose cut may split a character.
+ */
+export function criLines(record: ReadableLogRecord, stamp = new TimeStamp()): string | Buffer {
+  const time = stamp.format(record.hrTime[0], record.hrTime[1]);
   const stream = record.attributes["log.iostream"] === "stdout" ? "stdout" : "stderr";
   const body = String(record.body ?? "");
-  if (Buffer.byteLength(body) <= MAX_CONTAINER_LOG_LINE_BYTES) return Buffer.from(`${time} ${stream} F ${body}\n`, "utf8");
+  // A UTF-16 unit is at most 3 bytes: most lines are short enough to need no count.
+  if (body.length * 3 <= MAX_CONTAINER_LOG_LINE_BYTES || Buffer.byteLength(body) <= MAX_CONTAINER_LOG_LINE_BYTES)
+    return `${time} ${stream} F ${body}\n`;
   const content = Buffer.from(body, "utf8");
   const parts: Buffer[] = [];
   for (let at = 0; at < content.length; at += MAX_CONTAINER_LOG_LINE_BYTES) {
@@ -198,11 +230,30 @@ export function criLines(record: ReadableLogRecord): Buffer {
 }
 const NEWLINE = Buffer.from("\n");
 
+/** Lines as one write: text encoded once, with any cut line's bytes in place. */
+function toBytes(lines: readonly (string | Buffer)[]): Buffer {
+  if (lines.every((line) => typeof line === "string")) return Buffer.from(lines.join(""), "utf8");
+  return Buffer.concat(lines.map((line) => (typeof line === "string" ? Buffer.from(line, "utf8") : line)));
+}
+
 /** Go's time.RFC3339Nano in UTC: nanoseconds with trailing zeros trimmed, none when zero. */
 export function rfc3339Nano(seconds: number, nanos: number): string {
-  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
-  if (nanos === 0) return `${base}Z`;
-  return `${base}.${String(nanos).padStart(9, "0").replace(/0+$/, "")}Z`;
+  return new TimeStamp().format(seconds, nanos);
+}
+
+/** RFC3339Nano times, formatting each second's date and time once (a second holds many lines). */
+class TimeStamp {
+  private second = Number.NaN;
+  private base = "";
+
+  format(seconds: number, nanos: number): string {
+    if (seconds !== this.second) {
+      this.second = seconds;
+      this.base = new Date(seconds * 1000).toISOString().slice(0, 19);
+    }
+    if (nanos === 0) return `${this.base}Z`;
+    return `${this.base}.${String(nanos).padStart(9, "0").replace(/0+$/, "")}Z`;
+  }
 }
 
 /** The kubelet's rotated-file suffix: "20060102-150405" of its clock (UTC here). */
