@@ -101,6 +101,7 @@ race seed="": build
 bench: build
     node --expose-gc bench/sim-speed.mjs
     node --expose-gc --max-old-space-size=4096 bench/emit-speed.mjs
+    node --expose-gc bench/logs-speed.mjs
     node --expose-gc --max-old-space-size=4096 bench/hyperscale.mjs
     node bench/live-platform.mjs
 
