@@ -60,48 +60,40 @@ async function gpusynth(...args: string[]) {
   return { code, ...text };
 }
 
+/** 40 offline minutes of the lab's scheduler log as pod log files under `podLogs`, rotated at 256 KiB. */
+async function labPodLogs(podLogs: string, ...options: string[]) {
+  const run = await gpusynth(
+    "run",
+    "--offline",
+    "--duration",
+    "40m",
+    "--log-sources",
+    "scheduler",
+    ...options,
+    "--pod-logs",
+    podLogs,
+    "--container-log-max-size",
+    "256Ki",
+    repoFile("blueprints/lab.yaml"),
+  );
+  expect(run.code, run.err).toBe(0);
+}
+
+/** The one container directory under a pod log root (the scheduler's). */
+function containerDir(podLogs: string): string {
+  const pod = readdirSync(podLogs)[0] as string;
+  return join(podLogs, pod, readdirSync(join(podLogs, pod))[0] as string);
+}
+
 describe("gpusynth run --offline --pod-logs", () => {
   const keepAll = join(dir, "all");
   const rotated = join(dir, "rotated");
   const pushed = join(dir, "logs.jsonl");
   beforeAll(async () => {
-    const lab = repoFile("blueprints/lab.yaml");
     // Every rotated file kept: the files hold the whole run.
-    const all = await gpusynth(
-      "run",
-      "--offline",
-      "--duration",
-      "40m",
-      "--log-sources",
-      "scheduler",
-      "--otlp-json-logs",
-      pushed,
-      "--pod-logs",
-      keepAll,
-      "--container-log-max-size",
-      "256Ki",
-      "--container-log-max-files",
-      "1000",
-      lab,
-    );
-    expect(all.code, all.err).toBe(0);
+    await labPodLogs(keepAll, "--otlp-json-logs", pushed, "--container-log-max-files", "1000");
     // The kubelet's count of files: the oldest go.
-    const few = await gpusynth(
-      "run",
-      "--offline",
-      "--duration",
-      "40m",
-      "--log-sources",
-      "scheduler",
-      "--pod-logs",
-      rotated,
-      "--container-log-max-size",
-      "256Ki",
-      "--container-log-max-files",
-      "3",
-      lab,
-    );
-    expect(few.code, few.err).toBe(0);
+    await labPodLogs(rotated, "--container-log-max-files", "3");
   });
 
   it("puts the scheduler's container log where the kubelet does: <namespace>_<pod>_<uid>/<container>/0.log", () => {
@@ -114,8 +106,7 @@ describe("gpusynth run --offline --pod-logs", () => {
   });
 
   it("writes every pushed line, in order, as a CRI line with the push's time and body", () => {
-    const pod = readdirSync(keepAll)[0] as string;
-    const container = join(keepAll, pod, readdirSync(join(keepAll, pod))[0] as string);
+    const container = containerDir(keepAll);
     const written = containerFiles(container)
       .flatMap((name) => read(join(container, name)).split("\n").slice(0, -1))
       .map((line) => {
@@ -128,8 +119,7 @@ describe("gpusynth run --offline --pod-logs", () => {
   });
 
   it("rotates as the kubelet does: past the size, renamed with its time, all but the newest rotated file gzipped", () => {
-    const pod = readdirSync(keepAll)[0] as string;
-    const container = join(keepAll, pod, readdirSync(join(keepAll, pod))[0] as string);
+    const container = containerDir(keepAll);
     const names = containerFiles(container);
     const rotatedNames = names.filter((n) => n !== "0.log");
     expect(rotatedNames.length).toBeGreaterThan(3);
@@ -148,37 +138,17 @@ describe("gpusynth run --offline --pod-logs", () => {
   });
 
   it("keeps containerLogMaxFiles files, the live one included: the newest rotated ones", () => {
-    const pod = readdirSync(rotated)[0] as string;
-    const container = join(rotated, pod, readdirSync(join(rotated, pod))[0] as string);
-    const kept = containerFiles(container);
-    const all = containerFiles(join(keepAll, pod, readdirSync(join(keepAll, pod))[0] as string));
+    const kept = containerFiles(containerDir(rotated));
+    const all = containerFiles(containerDir(keepAll));
     expect(kept).toEqual(all.slice(-3));
     expect(kept.map((n) => n.replace(/\d{8}-\d{6}/, "<time>"))).toEqual(["0.log.<time>.gz", "0.log.<time>", "0.log"]);
   });
 
   it("looks at the files as often as containerLogMonitorInterval says: a rotation's time is one of its instants", async () => {
     const minutely = join(dir, "minutely");
-    const run = await gpusynth(
-      "run",
-      "--offline",
-      "--duration",
-      "40m",
-      "--log-sources",
-      "scheduler",
-      "--pod-logs",
-      minutely,
-      "--container-log-max-size",
-      "256Ki",
-      "--container-log-max-files",
-      "1000",
-      "--container-log-monitor-interval",
-      "1m",
-      repoFile("blueprints/lab.yaml"),
-    );
-    expect(run.code, run.err).toBe(0);
-    const pod = readdirSync(minutely)[0] as string;
-    const rotatedNames = containerFiles(join(minutely, pod, readdirSync(join(minutely, pod))[0] as string)).filter((n) => n !== "0.log");
-    const every10s = containerFiles(join(keepAll, pod, readdirSync(join(keepAll, pod))[0] as string)).filter((n) => n !== "0.log");
+    await labPodLogs(minutely, "--container-log-max-files", "1000", "--container-log-monitor-interval", "1m");
+    const rotatedNames = containerFiles(containerDir(minutely)).filter((n) => n !== "0.log");
+    const every10s = containerFiles(containerDir(keepAll)).filter((n) => n !== "0.log");
     expect(rotatedNames.length).toBeGreaterThan(3);
     // Checked once a minute: each rotation at a whole minute, fewer than checking every 10 s.
     expect(rotatedNames.filter((n) => !/^0\.log\.\d{8}-\d{4}00(\.gz)?$/.test(n))).toEqual([]);

@@ -33,14 +33,7 @@ export {
   protocolFromEnv,
   signalUrl,
 } from "./otlp.js";
-export {
-  type ContainerLogRotation,
-  criLines,
-  KUBELET_LOG_ROTATION,
-  MAX_CONTAINER_LOG_LINE_BYTES,
-  PodLogFiles,
-  rfc3339Nano,
-} from "./pod-log-files.js";
+export { type ContainerLogRotation, KUBELET_LOG_ROTATION, PodLogFiles } from "./pod-log-files.js";
 export { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
 export { type RunSelection, runSelection } from "./run-selection.js";
 export { ScrapeServer, SD_PATH, type ServedTarget, targetPath } from "./scrape-server.js";

@@ -212,7 +212,7 @@ function nextMultiple(ms: number, step: number): number {
  * for a line that fits one record (joined and encoded once per file and batch); bytes for a cut
  * one, whose cut may split a character.
  */
-export function criLines(record: ReadableLogRecord, stamp = new TimeStamp()): string | Buffer {
+function criLines(record: ReadableLogRecord, stamp: TimeStamp): string | Buffer {
   const time = stamp.format(record.hrTime[0], record.hrTime[1]);
   const stream = record.attributes["log.iostream"] === "stdout" ? "stdout" : "stderr";
   const body = String(record.body ?? "");
@@ -236,12 +236,10 @@ function toBytes(lines: readonly (string | Buffer)[]): Buffer {
   return Buffer.concat(lines.map((line) => (typeof line === "string" ? Buffer.from(line, "utf8") : line)));
 }
 
-/** Go's time.RFC3339Nano in UTC: nanoseconds with trailing zeros trimmed, none when zero. */
-export function rfc3339Nano(seconds: number, nanos: number): string {
-  return new TimeStamp().format(seconds, nanos);
-}
-
-/** RFC3339Nano times, formatting each second's date and time once (a second holds many lines). */
+/**
+ * Go's time.RFC3339Nano in UTC (nanoseconds with trailing zeros trimmed, none when zero),
+ * formatting each second's date and time once (a second holds many lines).
+ */
 class TimeStamp {
   private second = Number.NaN;
   private base = "";

@@ -49,7 +49,6 @@ export {
   type PodIdentity,
   type Pool,
   type PowerCap,
-  powerCapAt,
   projectNamespace,
   type Queue,
   type Workload,

@@ -132,12 +132,14 @@ export class Simulation {
   /** Terminated pods still in the API, oldest first, until finishedPodRetention has passed. */
   private finishedPods: FinishedPod[] = [];
   /**
-   * Gangs that lost a rank: their minimum (every rank), the first rank's failure, and when KAI
-   * first saw the gang short (its PodGroup's staleness timestamp; null until a cycle has seen it).
+   * Gangs that lost a rank: their minimum (every rank), the first rank's failure, the GPUs of the
+   * failed ranks (already out of its queues' allocation), and when KAI first saw the gang short
+   * (its PodGroup's staleness timestamp; null until a cycle has seen it).
    */
-  private readonly staleGangs = new Map<Workload, { since: number | null; readonly minMember: number; readonly cause: FailureCause }>();
-  /** GPUs of a running gang's failed ranks: already out of its queues' allocation. */
-  private readonly lostGpus = new Map<Workload, number>();
+  private readonly staleGangs = new Map<
+    Workload,
+    { since: number | null; readonly minMember: number; readonly cause: FailureCause; lostGpus: number }
+  >();
   /** The gangs the cycle running now evicts (its StaleGangEviction action). */
   private staleGangsEvicted: Workload[] = [];
   private cycleQueued = false;
@@ -558,8 +560,7 @@ export class Simulation {
     const pool = w.pool as string;
     for (const pod of w.pods) for (const gpu of pod.gpus) releaseGpu(gpu);
     // A gang's failed ranks left the allocation when they failed (failPods).
-    this.account(w, pool, -1, w.gpus - (this.lostGpus.get(w) ?? 0));
-    this.lostGpus.delete(w);
+    this.account(w, pool, -1, w.gpus - (this.staleGangs.get(w)?.lostGpus ?? 0));
     this.staleGangs.delete(w);
     // A container that fails and restarts in place fails again a full run time after any start.
     const restartsFromScratch = w.ending === "fail" && w.restartPolicy === "OnFailure";
@@ -929,14 +930,18 @@ export class Simulation {
       return;
     }
     const pool = w.pool as string;
+    let stale = this.staleGangs.get(w);
+    if (stale === undefined) {
+      stale = { since: null, minMember: w.pods.length, cause, lostGpus: 0 };
+      this.staleGangs.set(w, stale);
+    }
     this.deleteExpiredPods();
     for (const pod of pods) {
       this.finishedPods.push(this.finishedPod(w, pod, FAILED, cause.kind === "Evicted"));
       for (const gpu of pod.gpus) releaseGpu(gpu);
       this.account(w, pool, -1, pod.gpus.length);
-      this.lostGpus.set(w, (this.lostGpus.get(w) ?? 0) + pod.gpus.length);
+      stale.lostGpus += pod.gpus.length;
     }
-    if (!this.staleGangs.has(w)) this.staleGangs.set(w, { since: null, minMember: w.pods.length, cause });
     w.pods = w.pods.filter((pod) => !pods.includes(pod));
     // No end and no restart while short of a rank: the others wait on it.
     w.endToken++;

@@ -16,7 +16,7 @@
  * construct that reports GPU activity (dcgm-exporter, the Run:ai exporters, the control plane).
  */
 import type { GpuModel } from "@gpusynth/blueprint";
-import { type DeepReadonly, type Gpu, type PowerCap, powerCapAt } from "@gpusynth/sim";
+import type { DeepReadonly, Gpu, PowerCap } from "@gpusynth/sim";
 import { between } from "../noise.js";
 import { Board, type BoardTraits, DIE_MODES, MEMORY_MODES, THERMAL_MEMORY_MS, type ThermalMode } from "./board.js";
 import { type Load, noise } from "./load.js";
@@ -68,17 +68,33 @@ function waiting(load: Load, share: number): Load {
   return { ...load, tensorShare: load.tensorShare * (1 - share), dram: load.dram * (1 - share) };
 }
 
-/** The share of the time `run` waits on a slower rank at `t` (0 when it does not). */
-function waitAt(run: Run | undefined, t: number): number {
-  for (const wait of run?.waits ?? []) if (wait.from <= t && t < wait.to) return wait.share;
-  return 0;
+/** A stretch of time something holds over: a power cap, a wait on a slower rank. */
+interface Window {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** The window holding `t`, if one does. */
+function holding<W extends Window>(windows: readonly W[], t: number): W | undefined {
+  for (const window of windows) if (window.from <= t && t < window.to) return window;
+  return undefined;
+}
+
+/** Where, after `t` and before `to`, a window starts or the one holding `t` ends. */
+function nextBoundary(windows: readonly Window[], t: number, to: number): number {
+  let next = to;
+  for (const window of windows) {
+    if (window.from <= t && t < window.to) next = Math.min(next, window.to);
+    else if (window.from > t) next = Math.min(next, window.from);
+  }
+  return next;
 }
 
 /**
  * `piece` for each stretch of constant load, cut where a power cap starts or ends and where the
  * run starts or stops waiting on a slower rank, with the load it then draws.
  */
-function cutAtCaps(caps: readonly PowerCap[], piece: LimitedPiece): Piece {
+function cutAtChanges(caps: readonly PowerCap[], piece: LimitedPiece): Piece {
   return (from, to, load, run) => {
     const waits = run?.waits ?? NO_WAITS;
     if (caps.length === 0 && waits.length === 0) {
@@ -86,22 +102,8 @@ function cutAtCaps(caps: readonly PowerCap[], piece: LimitedPiece): Piece {
       return;
     }
     for (let t = from; t < to; ) {
-      let next = to;
-      let limit: number | undefined;
-      for (const cap of caps) {
-        if (cap.from <= t && t < cap.to) {
-          limit = cap.watts;
-          next = Math.min(next, cap.to);
-        } else if (cap.from > t) next = Math.min(next, cap.from);
-      }
-      let share = 0;
-      for (const wait of waits) {
-        if (wait.from <= t && t < wait.to) {
-          share = wait.share;
-          next = Math.min(next, wait.to);
-        } else if (wait.from > t) next = Math.min(next, wait.from);
-      }
-      piece(t, next, waiting(load, share), run, limit);
+      const next = Math.min(nextBoundary(caps, t, to), nextBoundary(waits, t, to));
+      piece(t, next, waiting(load, holding(waits, t)?.share ?? 0), run, holding(caps, t)?.watts);
       t = next;
     }
   };
@@ -194,10 +196,10 @@ export class GpuActivityModel {
     const run = this.timelines.runAt(gpu.uuid, t);
     const running = run !== undefined && t < run.to ? run : undefined;
     const rhythmLoad = running?.rhythm.at(t);
-    const load = rhythmLoad === undefined ? undefined : waiting(rhythmLoad, waitAt(running, t));
+    const load = rhythmLoad === undefined ? undefined : waiting(rhythmLoad, holding(running?.waits ?? NO_WAITS, t)?.share ?? 0);
     const second = Math.floor(t / SECOND);
     const caps = gpu.powerCaps ?? NO_CAPS;
-    const draw = load === undefined ? undefined : board.draw(load, running?.intensity ?? 1, powerCapAt({ powerCaps: caps }, t));
+    const draw = load === undefined ? undefined : board.draw(load, running?.intensity ?? 1, holding(caps, t)?.watts);
 
     // NVML's power reading: the true power averaged over the last second.
     let windowJ = 0;
@@ -205,7 +207,7 @@ export class GpuActivityModel {
       gpu.uuid,
       t - SECOND,
       t,
-      cutAtCaps(caps, (from, to, l, r, limitW) => {
+      cutAtChanges(caps, (from, to, l, r, limitW) => {
         windowJ += board.draw(l, r?.intensity ?? 1, limitW).watts * ((to - from) / SECOND);
       }),
     );
@@ -271,7 +273,7 @@ export class GpuActivityModel {
       uuid,
       t - THERMAL_MEMORY_MS,
       t,
-      cutAtCaps(caps, (from, to, load, run, limitW) => {
+      cutAtChanges(caps, (from, to, load, run, limitW) => {
         const watts = board.draw(load, run?.intensity ?? 1, limitW).watts;
         for (let i = 0; i < MODES.length; i++) {
           const [mode, die] = MODES[i] as (typeof MODES)[number];
@@ -365,7 +367,7 @@ export class GpuActivityModel {
         run,
         a,
         b,
-        cutAtCaps(caps, (p, q, load, _, limitW) => add(sums, p, q, load, limitW)),
+        cutAtChanges(caps, (p, q, load, _, limitW) => add(sums, p, q, load, limitW)),
       );
       return sums;
     };

@@ -337,10 +337,10 @@ export class KubernetesEvents {
               now,
             );
           this.killed(event.workload, event.pods, now);
-        }
-        // An eviction kills the pod's containers; the job's other pods are deleted with it.
-        if (event.kind === "WorkloadFailed" && event.cause.kind === "Evicted" && event.staleGang === undefined)
+        } else if (event.kind === "WorkloadFailed" && event.cause.kind === "Evicted") {
+          // An eviction kills the pod's containers; the job's other pods are deleted with it.
           this.killed(event.workload, event.pods, now);
+        }
         this.endCrashLoop(event.workload.id, now);
         this.stopWaiting(event.workload.id, now);
         for (const pod of event.pods) this.recorder.forget(pod.uid);
