@@ -18,6 +18,7 @@ export {
   type OverflowReport,
   type Tally,
 } from "./delivery/queue.js";
+export { MetricsEncoder } from "./delivery/metrics-encoder.js";
 export { type EncodedRequest, encodeLogs, encodeMetrics } from "./delivery/requests.js";
 export { exposition } from "./exposition.js";
 export { type LiveOptions, type LiveStatus, runLive, servingStartMs } from "./live.js";

@@ -9,7 +9,7 @@ import type { UnixMs } from "@gpusynth/sim";
 import { targetKey } from "./receiver.js";
 import type { MetricsSink } from "./sinks.js";
 import { TargetProvider } from "./target-provider.js";
-import { pointsOf } from "./wire.js";
+import { pointsOf } from "./delivery/requests.js";
 
 export interface ScrapeReport {
   readonly targets: number;

@@ -7,7 +7,7 @@
  */
 import { JsonMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
-import { type Encoded, type Encoding, encodeMetrics } from "./delivery/requests.js";
+import { type Encoded, type Encoding, encodeMetrics, pointsOf } from "./delivery/requests.js";
 
 export type WireFormat =
   /** OTLP export requests of at most `maxRequestBytes`, keyed by target (delivery/requests.ts). */
@@ -30,12 +30,6 @@ export function encodeScrape(format: WireFormat, metrics: ResourceMetrics): Enco
   }
   const bytes = JsonMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
   return { kind: "otlp-json-line", line: `${decoder.decode(bytes)}\n`, points };
-}
-
-export function pointsOf(metrics: ResourceMetrics): number {
-  let points = 0;
-  for (const scope of metrics.scopeMetrics) for (const metric of scope.metrics) points += metric.dataPoints.length;
-  return points;
 }
 
 /** One key per scrape target: its requests are delivered in order. */

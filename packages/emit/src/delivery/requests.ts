@@ -1,5 +1,7 @@
 /**
- * OTLP export requests encoded once, by the SDK's own serializers, and split so that none is
+ * OTLP export requests encoded once — metrics in protobuf by gpusynth's encoder, byte for byte
+ * the SDK serializer's output (metrics-encoder.ts), everything else by the SDK's own
+ * serializers — and split so that none is
  * larger than a receiver accepts. The OpenTelemetry Collector's OTLP receiver (gRPC server
  * default max_recv_msg_size_mib 4) and grpc-js both refuse a message over 4 MiB; a live run at
  * `--speed 60` produced 6 MB log requests before requests were split.
@@ -16,6 +18,7 @@ import {
 } from "@opentelemetry/otlp-transformer";
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { ResourceMetrics, ScopeMetrics } from "@opentelemetry/sdk-metrics";
+import { MetricsEncoder } from "./metrics-encoder.js";
 import type { QueuedRequest } from "./queue.js";
 
 /** How requests are encoded on the wire: protobuf for grpc and http/protobuf, JSON for http/json. */
@@ -31,7 +34,14 @@ export interface Encoded {
   readonly oversized: number;
 }
 
-const metricsSerializer = (encoding: Encoding) => (encoding === "json" ? JsonMetricsSerializer : ProtobufMetricsSerializer);
+/** One per thread: its caches serve every target and scrape the thread encodes. */
+const protobufMetrics = new MetricsEncoder();
+
+/** A request's bytes: the SDK's serializer for JSON and for what gpusynth's encoder leaves to it. */
+function serializeMetrics(metrics: ResourceMetrics, encoding: Encoding): Uint8Array {
+  const encoded = encoding === "protobuf" ? protobufMetrics.encode(metrics) : undefined;
+  return encoded ?? (encoding === "json" ? JsonMetricsSerializer : ProtobufMetricsSerializer).serializeRequest(metrics) ?? new Uint8Array();
+}
 const logsSerializer = (encoding: Encoding) => (encoding === "json" ? JsonLogsSerializer : ProtobufLogsSerializer);
 
 /**
@@ -69,30 +79,49 @@ interface PointRef {
 
 /** A target's scrape as requests of at most `maxBytes`; its points are split across requests when needed. */
 export function encodeMetrics(metrics: ResourceMetrics, encoding: Encoding, maxBytes: number, key?: string): Encoded {
-  const serializer = metricsSerializer(encoding);
-  const encode = (part: ResourceMetrics): Uint8Array => serializer.serializeRequest(part) ?? new Uint8Array();
+  return splitMetrics(metrics, (part) => serializeMetrics(part, encoding), maxBytes, key);
+}
+
+/** encodeMetrics with the serializer given: the same split whichever encodes the parts. */
+export function splitMetrics(metrics: ResourceMetrics, encode: (part: ResourceMetrics) => Uint8Array, maxBytes: number, key?: string): Encoded {
+  const points = pointsOf(metrics);
+  // Every point's address, taken only when the scrape is cut.
+  let refs: PointRef[] | undefined;
+  const encodeRange = (from: number, to: number) => {
+    refs ??= pointRefs(metrics);
+    return encode(subset(metrics, refs.slice(from, to)));
+  };
+  const out = { requests: [], oversized: 0 };
+  // A target far over the limit (Run:ai's exporter at 100,000 GPUs: ~800k points, ~150 MB) is cut
+  // by the size its first points encode to, not encoded whole first only to learn its size.
+  if (points > SAMPLE_POINTS) {
+    const perPoint = encodeRange(0, SAMPLE_POINTS).byteLength / SAMPLE_POINTS;
+    const parts = Math.ceil(((perPoint * points) / maxBytes) * 1.1);
+    if (parts > 1) {
+      const size = Math.ceil(points / parts);
+      for (let start = 0; start < points; start += size) encodeWithin(encodeRange, maxBytes, key, start, Math.min(points, start + size), out);
+      return out;
+    }
+  }
+  encodeWithin(encodeRange, maxBytes, key, 0, points, out, encode(metrics));
+  return out;
+}
+
+/** How many data points a scrape holds. */
+export function pointsOf(metrics: ResourceMetrics): number {
+  let points = 0;
+  for (const scope of metrics.scopeMetrics) for (const metric of scope.metrics) points += metric.dataPoints.length;
+  return points;
+}
+
+function pointRefs(metrics: ResourceMetrics): PointRef[] {
   const refs: PointRef[] = [];
   metrics.scopeMetrics.forEach((scope, s) => {
     scope.metrics.forEach((metric, m) => {
       for (let p = 0; p < metric.dataPoints.length; p++) refs.push({ scope: s, metric: m, point: p });
     });
   });
-  const out = { requests: [], oversized: 0 };
-  const encodeRange = (from: number, to: number) => encode(subset(metrics, refs.slice(from, to)));
-  // A target far over the limit (Run:ai's exporter at 100,000 GPUs: ~800k points, ~150 MB) is cut
-  // by the size its first points encode to, not encoded whole first only to learn its size.
-  if (refs.length > SAMPLE_POINTS) {
-    const perPoint = encodeRange(0, SAMPLE_POINTS).byteLength / SAMPLE_POINTS;
-    const parts = Math.ceil(((perPoint * refs.length) / maxBytes) * 1.1);
-    if (parts > 1) {
-      const size = Math.ceil(refs.length / parts);
-      for (let start = 0; start < refs.length; start += size)
-        encodeWithin(encodeRange, maxBytes, key, start, Math.min(refs.length, start + size), out);
-      return out;
-    }
-  }
-  encodeWithin(encodeRange, maxBytes, key, 0, refs.length, out, encode(metrics));
-  return out;
+  return refs;
 }
 
 /** Points encoded to estimate a large target's size before cutting it into requests. */

@@ -1,0 +1,341 @@
+/**
+ * OTLP ExportMetricsServiceRequest protobuf, byte for byte what the SDK's
+ * ProtobufMetricsSerializer (@opentelemetry/otlp-transformer, metrics-serializer.ts) writes for
+ * the same ResourceMetrics — the same fields in the same order, zero-valued fields written or
+ * left out as it does — at a fraction of its cost, because what repeats from one point and one
+ * scrape to the next is encoded once and kept:
+ *
+ * - a data point's attributes: each key and value's encoded `KeyValue`, looked up instead of
+ *   written byte by byte (a target's points share a handful of keys and values: the GPU's, the
+ *   node's, the pod's);
+ * - a metric's name, description and unit, per descriptor (the MetricProducer keeps one per family);
+ * - the Resource and the instrumentation scope, per object (one per target for a run's life);
+ * - the scrape's start and end times, per scrape.
+ *
+ * Messages are written back to front (protobuf-writer.ts), so every length is known when its
+ * prefix is written: one pass, no size estimate.
+ *
+ * What gpusynth never produces — histograms, exponential histograms, attribute values other
+ * than strings, numbers and booleans — is left to the SDK's serializer (encode returns
+ * undefined). The JSON encoding stays the SDK's.
+ */
+import type { Attributes, AttributeValue, HrTime } from "@opentelemetry/api";
+import { ValueType } from "@opentelemetry/api";
+import type { Resource } from "@opentelemetry/resources";
+import {
+  AggregationTemporality,
+  type DataPoint,
+  DataPointType,
+  type MetricData,
+  type ResourceMetrics,
+  type ScopeMetrics,
+} from "@opentelemetry/sdk-metrics";
+import { hrTimeHalves, int64Halves, ReverseWriter, tag } from "./protobuf-writer.js";
+
+type Scope = ScopeMetrics["scope"];
+type Descriptor = MetricData["descriptor"];
+
+/** The SDK serializer's field numbers (opentelemetry-proto metrics.proto, common.proto, resource.proto). */
+const REQUEST_RESOURCE_METRICS = tag(1, 2);
+const RESOURCE_METRICS_RESOURCE = tag(1, 2);
+const RESOURCE_METRICS_SCOPE_METRICS = tag(2, 2);
+const RESOURCE_METRICS_SCHEMA_URL = tag(3, 2);
+const RESOURCE_ATTRIBUTES = tag(1, 2);
+const RESOURCE_DROPPED_ATTRIBUTES = tag(2, 0);
+const SCOPE_METRICS_SCOPE = tag(1, 2);
+const SCOPE_METRICS_METRICS = tag(2, 2);
+const SCOPE_METRICS_SCHEMA_URL = tag(3, 2);
+const SCOPE_NAME = tag(1, 2);
+const SCOPE_VERSION = tag(2, 2);
+const SCOPE_ATTRIBUTES = tag(3, 2);
+const SCOPE_DROPPED_ATTRIBUTES = tag(4, 0);
+const METRIC_NAME = tag(1, 2);
+const METRIC_DESCRIPTION = tag(2, 2);
+const METRIC_UNIT = tag(3, 2);
+const METRIC_GAUGE = tag(5, 2);
+const METRIC_SUM = tag(7, 2);
+const DATA_POINTS = tag(1, 2);
+const SUM_TEMPORALITY = tag(2, 0);
+const SUM_MONOTONIC = tag(3, 0);
+const POINT_START_TIME = tag(2, 1);
+const POINT_TIME = tag(3, 1);
+const POINT_AS_DOUBLE = tag(4, 1);
+const POINT_AS_INT = tag(6, 1);
+const POINT_ATTRIBUTES = tag(7, 2);
+const KEY_VALUE_KEY = tag(1, 2);
+const KEY_VALUE_VALUE = tag(2, 2);
+const ANY_STRING = tag(1, 2);
+const ANY_BOOL = tag(2, 0);
+const ANY_INT = tag(3, 0);
+const ANY_DOUBLE = tag(4, 1);
+
+/** Encoded point attributes kept at most; past it the cache starts again (values churn with pods). */
+const MAX_CACHED_ATTRIBUTES = 1 << 18;
+
+/** Something only the SDK's serializer writes. */
+class Unsupported extends Error {}
+
+/** Writes one AnyValue's fields (back to front), as the SDK's writeAnyValue chooses them. */
+function writeAnyValue(w: ReverseWriter, value: AttributeValue | undefined): void {
+  if (typeof value === "string") {
+    w.string(value);
+    w.byte(ANY_STRING);
+  } else if (typeof value === "boolean") {
+    w.uint32(value ? 1 : 0);
+    w.byte(ANY_BOOL);
+  } else if (typeof value === "number") {
+    // int_value for integers in the int64 range, double_value for the rest.
+    if (Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63) {
+      w.int64(value);
+      w.byte(ANY_INT);
+    } else {
+      w.double(value);
+      w.byte(ANY_DOUBLE);
+    }
+  } else {
+    throw new Unsupported("an attribute value that is not a string, number or boolean");
+  }
+}
+
+/** One `attributes` entry: the field's tag, its length and the KeyValue. */
+function writeKeyValue(w: ReverseWriter, field: number, key: string, value: AttributeValue | undefined): void {
+  const end = w.mark();
+  const valueEnd = w.mark();
+  writeAnyValue(w, value);
+  w.delimit(KEY_VALUE_VALUE, valueEnd);
+  w.string(key);
+  w.byte(KEY_VALUE_KEY);
+  w.delimit(field, end);
+}
+
+/** Every own attribute as `field` entries, in the object's key order. */
+function writeAttributes(w: ReverseWriter, field: number, attributes: Attributes): void {
+  const keys = Object.keys(attributes);
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const key = keys[i] as string;
+    writeKeyValue(w, field, key, attributes[key]);
+  }
+}
+
+/** Bytes written on their own: a kept part of later messages. */
+function encodePart(write: (w: ReverseWriter) => void): Uint8Array {
+  const w = new ReverseWriter(256);
+  write(w);
+  return w.finish();
+}
+
+export class MetricsEncoder {
+  private readonly writer = new ReverseWriter();
+  /** key → value → the point's encoded `attributes` entry. */
+  private readonly pointAttributes = new Map<string, Map<string, Uint8Array>>();
+  private cachedAttributes = 0;
+  private readonly resources = new WeakMap<Resource, Uint8Array>();
+  private readonly scopes = new WeakMap<Scope, Uint8Array>();
+  private readonly metricHeads = new WeakMap<Descriptor, Uint8Array>();
+  /** A point's attribute entries, gathered front to back and written back to front. */
+  private readonly entries: Uint8Array[] = [];
+  private readonly times = new TimeCache();
+
+  /** The request's bytes, or undefined when it holds what only the SDK's serializer writes. */
+  encode(metrics: ResourceMetrics): Uint8Array | undefined {
+    const w = this.writer;
+    w.reset();
+    try {
+      const end = w.mark();
+      const schemaUrl = metrics.resource.schemaUrl;
+      if (schemaUrl) {
+        w.string(schemaUrl);
+        w.byte(RESOURCE_METRICS_SCHEMA_URL);
+      }
+      for (let s = metrics.scopeMetrics.length - 1; s >= 0; s--) this.writeScopeMetrics(metrics.scopeMetrics[s] as ScopeMetrics);
+      w.bytes(this.resourceField(metrics.resource));
+      w.delimit(REQUEST_RESOURCE_METRICS, end);
+      return w.finish();
+    } catch (error) {
+      if (error instanceof Unsupported) return undefined;
+      throw error;
+    }
+  }
+
+  private writeScopeMetrics(scopeMetrics: ScopeMetrics): void {
+    const w = this.writer;
+    const end = w.mark();
+    if (scopeMetrics.scope.schemaUrl) {
+      w.string(scopeMetrics.scope.schemaUrl);
+      w.byte(SCOPE_METRICS_SCHEMA_URL);
+    }
+    for (let m = scopeMetrics.metrics.length - 1; m >= 0; m--) this.writeMetric(scopeMetrics.metrics[m] as MetricData);
+    w.bytes(this.scopeField(scopeMetrics.scope));
+    w.delimit(RESOURCE_METRICS_SCOPE_METRICS, end);
+  }
+
+  private writeMetric(metric: MetricData): void {
+    const w = this.writer;
+    const end = w.mark();
+    const dataEnd = w.mark();
+    const int = metric.descriptor.valueType === ValueType.INT;
+    if (metric.dataPointType === DataPointType.SUM) {
+      if (metric.isMonotonic) {
+        w.uint32(1);
+        w.byte(SUM_MONOTONIC);
+      }
+      const temporality = protoTemporality(metric.aggregationTemporality);
+      if (temporality !== 0) {
+        w.uint32(temporality);
+        w.byte(SUM_TEMPORALITY);
+      }
+      this.writePoints(metric.dataPoints, int);
+      w.delimit(METRIC_SUM, dataEnd);
+    } else if (metric.dataPointType === DataPointType.GAUGE) {
+      this.writePoints(metric.dataPoints, int);
+      w.delimit(METRIC_GAUGE, dataEnd);
+    } else {
+      throw new Unsupported("a histogram");
+    }
+    w.bytes(this.metricHead(metric.descriptor));
+    w.delimit(SCOPE_METRICS_METRICS, end);
+  }
+
+  private writePoints(points: readonly DataPoint<number>[], int: boolean): void {
+    const w = this.writer;
+    const entries = this.entries;
+    for (let p = points.length - 1; p >= 0; p--) {
+      const point = points[p] as DataPoint<number>;
+      const end = w.mark();
+      const attributes = point.attributes;
+      if (attributes) {
+        entries.length = 0;
+        for (const key in attributes) {
+          if (!Object.hasOwn(attributes, key)) continue;
+          entries.push(this.pointAttribute(key, attributes[key]));
+        }
+        for (let i = entries.length - 1; i >= 0; i--) w.bytes(entries[i] as Uint8Array);
+      }
+      if (int) {
+        const [low, high] = int64Halves(point.value);
+        w.fixed64(low, high);
+        w.byte(POINT_AS_INT);
+      } else {
+        w.double(point.value);
+        w.byte(POINT_AS_DOUBLE);
+      }
+      this.times.write(w, point.endTime);
+      w.byte(POINT_TIME);
+      this.times.write(w, point.startTime);
+      w.byte(POINT_START_TIME);
+      w.delimit(DATA_POINTS, end);
+    }
+  }
+
+  private pointAttribute(key: string, value: AttributeValue | undefined): Uint8Array {
+    if (typeof value !== "string") return encodePart((w) => writeKeyValue(w, POINT_ATTRIBUTES, key, value));
+    const entry = this.pointAttributes.get(key)?.get(value);
+    if (entry !== undefined) return entry;
+    if (this.cachedAttributes >= MAX_CACHED_ATTRIBUTES) {
+      this.pointAttributes.clear();
+      this.cachedAttributes = 0;
+    }
+    let values = this.pointAttributes.get(key);
+    if (values === undefined) {
+      values = new Map();
+      this.pointAttributes.set(key, values);
+    }
+    const encoded = encodePart((w) => writeKeyValue(w, POINT_ATTRIBUTES, key, value));
+    values.set(value, encoded);
+    this.cachedAttributes++;
+    return encoded;
+  }
+
+  private resourceField(resource: Resource): Uint8Array {
+    let field = this.resources.get(resource);
+    if (field === undefined) {
+      field = encodePart((w) => {
+        const end = w.mark();
+        w.uint32(0); // dropped_attributes_count: the SDK writes 0
+        w.byte(RESOURCE_DROPPED_ATTRIBUTES);
+        if (resource.attributes) writeAttributes(w, RESOURCE_ATTRIBUTES, resource.attributes);
+        w.delimit(RESOURCE_METRICS_RESOURCE, end);
+      });
+      this.resources.set(resource, field);
+    }
+    return field;
+  }
+
+  private scopeField(scope: Scope): Uint8Array {
+    let field = this.scopes.get(scope);
+    if (field === undefined) {
+      field = encodePart((w) => {
+        const end = w.mark();
+        const { droppedAttributesCount, attributes } = scope as Scope & { droppedAttributesCount?: number; attributes?: Attributes };
+        if (droppedAttributesCount) {
+          w.uint32(droppedAttributesCount);
+          w.byte(SCOPE_DROPPED_ATTRIBUTES);
+        }
+        if (attributes) writeAttributes(w, SCOPE_ATTRIBUTES, attributes);
+        if (scope.version) {
+          w.string(scope.version);
+          w.byte(SCOPE_VERSION);
+        }
+        w.string(scope.name);
+        w.byte(SCOPE_NAME);
+        w.delimit(SCOPE_METRICS_SCOPE, end);
+      });
+      this.scopes.set(scope, field);
+    }
+    return field;
+  }
+
+  private metricHead(descriptor: Descriptor): Uint8Array {
+    let head = this.metricHeads.get(descriptor);
+    if (head === undefined) {
+      head = encodePart((w) => {
+        if (descriptor.unit) {
+          w.string(descriptor.unit);
+          w.byte(METRIC_UNIT);
+        }
+        if (descriptor.description) {
+          w.string(descriptor.description);
+          w.byte(METRIC_DESCRIPTION);
+        }
+        w.string(descriptor.name);
+        w.byte(METRIC_NAME);
+      });
+      this.metricHeads.set(descriptor, head);
+    }
+    return head;
+  }
+}
+
+/** The last two times encoded (a scrape's points share their start and their end). */
+class TimeCache {
+  private seconds = [Number.NaN, Number.NaN];
+  private nanos = [Number.NaN, Number.NaN];
+  private halves: [number, number][] = [
+    [0, 0],
+    [0, 0],
+  ];
+  private next = 0;
+
+  write(w: ReverseWriter, time: HrTime): void {
+    for (let i = 0; i < 2; i++) {
+      if (this.seconds[i] === time[0] && this.nanos[i] === time[1]) {
+        const [low, high] = this.halves[i] as [number, number];
+        w.fixed64(low, high);
+        return;
+      }
+    }
+    const i = this.next;
+    this.next = 1 - i;
+    this.seconds[i] = time[0];
+    this.nanos[i] = time[1];
+    const halves = hrTimeHalves(time[0], time[1]);
+    this.halves[i] = halves;
+    w.fixed64(halves[0], halves[1]);
+  }
+}
+
+function protoTemporality(temporality: AggregationTemporality): number {
+  if (temporality === AggregationTemporality.DELTA) return 1;
+  if (temporality === AggregationTemporality.CUMULATIVE) return 2;
+  return 0;
+}

@@ -1,0 +1,173 @@
+/**
+ * A protobuf writer that fills its buffer from the end. Written back to front, a message's
+ * length is known the moment its fields are written — `end - pos` — so a length-delimited field
+ * is written in one pass, with no size estimate beforehand and no bytes moved afterwards. The
+ * cost: fields are written in reverse order (last field first, a repeated field's last element
+ * first), which is the caller's business.
+ */
+
+const textEncoder = new TextEncoder();
+
+export class ReverseWriter {
+  private buffer: Uint8Array;
+  private view: DataView;
+  /** Where the written bytes start; they run to the buffer's end. */
+  private pos: number;
+
+  constructor(capacity = 64 * 1024) {
+    this.buffer = new Uint8Array(capacity);
+    this.view = new DataView(this.buffer.buffer);
+    this.pos = capacity;
+  }
+
+  /** Starts a new message, keeping the buffer. */
+  reset(): void {
+    this.pos = this.buffer.length;
+  }
+
+  /** The message written, copied out of the writer's buffer. */
+  finish(): Uint8Array {
+    return this.buffer.slice(this.pos);
+  }
+
+  /** Makes room for `bytes` more in front of what is written. */
+  private reserve(bytes: number): void {
+    if (this.pos >= bytes) return;
+    const written = this.buffer.length - this.pos;
+    let capacity = this.buffer.length * 2;
+    while (capacity - written < bytes) capacity *= 2;
+    const grown = new Uint8Array(capacity);
+    grown.set(this.buffer.subarray(this.pos), capacity - written);
+    this.buffer = grown;
+    this.view = new DataView(grown.buffer);
+    this.pos = capacity - written;
+  }
+
+  /** One byte: every tag of a field numbered below 16. */
+  byte(value: number): void {
+    this.reserve(1);
+    this.buffer[--this.pos] = value;
+  }
+
+  bytes(value: Uint8Array): void {
+    this.reserve(value.length);
+    this.pos -= value.length;
+    this.buffer.set(value, this.pos);
+  }
+
+  /** An unsigned varint below 2^32 (lengths, enums, small counts). */
+  uint32(value: number): void {
+    const size = varintSize(value);
+    this.reserve(size);
+    this.pos -= size;
+    let at = this.pos;
+    let v = value >>> 0;
+    while (v > 0x7f) {
+      this.buffer[at++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buffer[at] = v;
+  }
+
+  /** How many bytes are written: where a length-delimited field's content ends (the buffer may grow in between). */
+  mark(): number {
+    return this.buffer.length - this.pos;
+  }
+
+  /** A length-delimited field's prefix for the bytes written since `mark`: its length, then its tag. */
+  delimit(tag: number, mark: number): void {
+    this.uint32(this.buffer.length - this.pos - mark);
+    this.byte(tag);
+  }
+
+  double(value: number): void {
+    this.reserve(8);
+    this.pos -= 8;
+    this.view.setFloat64(this.pos, value, true);
+  }
+
+  fixed64(low: number, high: number): void {
+    this.reserve(8);
+    this.pos -= 8;
+    this.view.setUint32(this.pos, low >>> 0, true);
+    this.view.setUint32(this.pos + 4, high >>> 0, true);
+  }
+
+  /** A string's UTF-8 bytes and their length. */
+  string(value: string): void {
+    let ascii = true;
+    for (let i = 0; i < value.length; i++) {
+      if (value.charCodeAt(i) > 0x7f) {
+        ascii = false;
+        break;
+      }
+    }
+    if (!ascii) {
+      this.bytesField(textEncoder.encode(value));
+      return;
+    }
+    this.reserve(value.length);
+    this.pos -= value.length;
+    for (let i = 0; i < value.length; i++) this.buffer[this.pos + i] = value.charCodeAt(i);
+    this.uint32(value.length);
+  }
+
+  /** A varint of an integer in the int64 range (negative ones take ten bytes, as int64 does). */
+  int64(value: number): void {
+    if (value >= 0 && value <= 0xffffffff) {
+      this.uint32(value);
+      return;
+    }
+    let [low, high] = int64Halves(value);
+    const out: number[] = [];
+    while (high > 0 || low > 0x7f) {
+      out.push((low & 0x7f) | 0x80);
+      low = ((low >>> 7) | (high << 25)) >>> 0;
+      high >>>= 7;
+    }
+    out.push(low);
+    this.bytes(Uint8Array.from(out));
+  }
+
+  /** Bytes and their length. */
+  bytesField(value: Uint8Array): void {
+    this.bytes(value);
+    this.uint32(value.length);
+  }
+}
+
+export function varintSize(value: number): number {
+  const v = value >>> 0;
+  if (v < 0x80) return 1;
+  if (v < 0x4000) return 2;
+  if (v < 0x200000) return 3;
+  if (v < 0x10000000) return 4;
+  return 5;
+}
+
+/** A protobuf tag: field number and wire type. */
+export const tag = (field: number, wireType: 0 | 1 | 2): number => (field << 3) | wireType;
+
+/** The two's complement halves of an integer in the int64 range, as fixed64 and varints carry it. */
+export function int64Halves(value: number): [low: number, high: number] {
+  const abs = Math.abs(value);
+  let low = abs >>> 0;
+  let high = Math.floor(abs / 0x100000000) >>> 0;
+  if (value < 0) {
+    low = ~low >>> 0;
+    high = ~high >>> 0;
+    low = (low + 1) >>> 0;
+    if (low === 0) high = (high + 1) >>> 0;
+  }
+  return [low, high];
+}
+
+/** Nanoseconds since the epoch of an HrTime ([seconds, nanoseconds]), as fixed64's halves, exactly. */
+export function hrTimeHalves(seconds: number, nanos: number): [low: number, high: number] {
+  // seconds × 1e9 passes 2^53: the seconds are split at 2^16 so every product stays exact.
+  const fromLowSeconds = (seconds % 0x10000) * 1e9 + nanos;
+  const fromHighSeconds = Math.floor(seconds / 0x10000) * 1e9; // to be shifted left 16 bits
+  const low = (fromLowSeconds % 0x100000000) + (fromHighSeconds % 0x10000) * 0x10000;
+  const high = Math.floor(fromLowSeconds / 0x100000000) + Math.floor(fromHighSeconds / 0x10000) + Math.floor(low / 0x100000000);
+  return [low >>> 0, high >>> 0];
+}

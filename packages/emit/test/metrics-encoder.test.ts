@@ -1,0 +1,106 @@
+/**
+ * gpusynth's OTLP metrics encoder against the SDK's ProtobufMetricsSerializer: byte for byte the
+ * same request for every target every shipped blueprint and scenario emits, scrape after scrape
+ * (the encoder keeps parts from one scrape to the next), in a shard, cut to fit a receiver's
+ * 4 MiB (hyperscale is left out: its one frame costs more than the rest together), and for what the SDK's own instruments produce (start times, integers, attributes that
+ * are not strings, histograms left to the SDK).
+ */
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { emitOffline, MetricsEncoder, type MetricsSink } from "@gpusynth/emit";
+import { ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { MeterProvider, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import { describe, expect, it } from "vitest";
+import { splitMetrics } from "../src/delivery/requests.js";
+
+const blueprints = fileURLToPath(new URL("../../../blueprints/", import.meta.url));
+const shipped = [
+  ...readdirSync(blueprints)
+    .filter((f) => f.endsWith(".yaml") && f !== "hyperscale.yaml")
+    .map((f) => blueprints + f),
+  ...readdirSync(`${blueprints}scenarios`)
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => `${blueprints}scenarios/${f}`),
+];
+
+const sdk = (metrics: ResourceMetrics): Uint8Array => ProtobufMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
+const points = (metrics: ResourceMetrics): number =>
+  metrics.scopeMetrics.reduce((n, s) => n + s.metrics.reduce((k, m) => k + m.dataPoints.length, 0), 0);
+
+/** A sink that encodes every target both ways and keeps the targets whose bytes differ. */
+function comparingSink(encoder: MetricsEncoder) {
+  const seen = { targets: 0, points: 0, counters: 0, differing: [] as string[], largest: undefined as ResourceMetrics | undefined };
+  const sink: MetricsSink = {
+    export: async (metrics) => {
+      seen.targets++;
+      seen.points += points(metrics);
+      seen.counters += metrics.scopeMetrics.flatMap((s) => s.metrics).filter((m) => "isMonotonic" in m).length;
+      if (points(metrics) > (seen.largest === undefined ? 0 : points(seen.largest))) seen.largest = metrics;
+      const ours = encoder.encode(metrics);
+      if (ours === undefined || Buffer.compare(ours, sdk(metrics)) !== 0) seen.differing.push(String(metrics.resource.attributes["service.name"]));
+      return true;
+    },
+    shutdown: async () => {},
+  };
+  return { sink, seen };
+}
+
+describe("the OTLP metrics encoder", () => {
+  it.each(shipped.map((path) => [path.slice(blueprints.length), path]))(
+    "writes the SDK serializer's bytes for every target of %s, scrape after scrape, and cuts its largest the same way",
+    async (_name, path) => {
+      const { blueprint } = loadBlueprint(path);
+      const { sink, seen } = comparingSink(new MetricsEncoder());
+      await emitOffline(blueprint, sink, { durationMs: 3_600_000, intervalMs: 1_800_000 });
+      expect(seen.differing).toEqual([]);
+      expect(seen.points).toBeGreaterThan(1_000);
+      expect(seen.counters).toBeGreaterThan(0);
+      // The largest target (platform's: Run:ai's exporter), cut at the receiver's 4 MiB or, where
+      // it fits, at a quarter of its size: the same requests, point for point and byte for byte.
+      const target = seen.largest as ResourceMetrics;
+      const limit = Math.min(4 * 2 ** 20, Math.floor(sdk(target).byteLength / 4));
+      const encoder = new MetricsEncoder();
+      const ours = splitMetrics(target, (part) => encoder.encode(part) ?? new Uint8Array(), limit, "target");
+      const theirs = splitMetrics(target, sdk, limit, "target");
+      expect(ours.requests.length).toBeGreaterThan(1);
+      expect(ours.requests.map((r) => r.items)).toEqual(theirs.requests.map((r) => r.items));
+      expect(ours.requests.every((r, i) => Buffer.compare(r.body, theirs.requests[i]?.body ?? new Uint8Array()) === 0)).toBe(true);
+      expect(Math.max(...ours.requests.map((r) => r.bytes))).toBeLessThanOrEqual(limit);
+    },
+  );
+
+  it("writes the same bytes for a shard's targets", async () => {
+    const { blueprint } = loadBlueprint(`${blueprints}enterprise.yaml`);
+    for (const index of [0, 1]) {
+      const { sink, seen } = comparingSink(new MetricsEncoder());
+      await emitOffline(blueprint, sink, { durationMs: 3_600_000, intervalMs: 1_800_000, shard: { index, count: 4 } });
+      expect(seen.differing).toEqual([]);
+      expect(seen.targets).toBeGreaterThan(0);
+    }
+  });
+
+  it("writes the same bytes for what the SDK's instruments record: start times, integers, any attribute", async () => {
+    class Reader extends MetricReader {
+      protected override async onForceFlush(): Promise<void> {}
+      protected override async onShutdown(): Promise<void> {}
+    }
+    const reader = new Reader();
+    const provider = new MeterProvider({
+      resource: resourceFromAttributes({ "service.name": "trainer", "host.cpus": 224, "k8s.pod.ready": true, ratio: 0.5, big: 2 ** 40 }),
+      readers: [reader],
+    });
+    const meter = provider.getMeter("gpusynth.test", "1.0", { schemaUrl: "https://opentelemetry.io/schemas/1.26.0" });
+    meter.createCounter("steps", { unit: "{step}", valueType: 0 }).add(3, { rank: 0, ok: true, "name–ü": "ä" });
+    meter.createUpDownCounter("queue", { description: "depth" }).add(-7.5, { negative: -12, far: -(2 ** 40) });
+    meter.createGauge("temp").record(71.25, {});
+    const plain = (await reader.collect()).resourceMetrics;
+    expect(Buffer.compare(new MetricsEncoder().encode(plain) ?? new Uint8Array(), sdk(plain))).toBe(0);
+    // A histogram is the SDK serializer's to write.
+    meter.createHistogram("latency").record(0.2);
+    const withHistogram = (await reader.collect()).resourceMetrics;
+    expect(new MetricsEncoder().encode(withHistogram)).toBeUndefined();
+    await provider.shutdown();
+  });
+});
