@@ -1,6 +1,6 @@
 // Hyperscale benchmark: what one shard of blueprints/hyperscale.yaml (102,400 GPUs) costs at a
 // 15 s interval — CPU per interval (advance the simulation, collect the shard's targets, encode
-// every scrape to OTLP protobuf with the SDK's serializer: bytes counted, not sent) and memory —
+// every scrape to OTLP protobuf as the OTLP sink does: bytes counted, not sent) and memory —
 // for shard 0 (Run:ai's exporter and its nodes'), shard 1 (kube-state-metrics and its nodes') and a
 // shard of nodes only, and from those the shards and cores the whole cluster takes. Each shard simulates the whole cluster, as
 // a process of `--shard i/n` or a worker thread of `--workers k` does.
@@ -103,7 +103,7 @@ Measured ${result.date} on ${result.machine.cpu} (${result.machine.cores} cores,
 
 Cluster: ${result.blueprint} — ${gpus} GPUs on ${blueprint.nodePools.reduce((n, p) => n + p.nodes, 0)} nodes, as ${SHARDS} shards. Each interval
 (${result.intervalSeconds} s): advance the simulation (every shard simulates the whole cluster), collect the shard's
-targets and encode every scrape to OTLP protobuf requests of at most 4 MiB with the SDK's serializer, as a
+targets and encode every scrape to OTLP protobuf requests of at most 4 MiB (gpusynth's encoder), as a
 worker thread of \`--workers\` does (bytes counted, not sent). Medians of ${MEASURED} intervals after a simulated
 half day (its CPU time is the warm-up column); heap after a full GC at the end, with the shard's
 simulation, SDK readers and last frame alive.
@@ -117,11 +117,18 @@ ${row(other)}
 The cluster-wide exporters are spread over the first shards (docs/emission.md, "Shards"): Run:ai's
 (per-GPU and per-workload families) on shard 0 and kube-state-metrics on shard 1, each on top of a
 share of the nodes, the scheduler's on shard 2; the other shards carry nodes only. The whole
-cluster takes about ${Math.round(wholeCpuMs / 1000)} s of CPU per ${result.intervalSeconds} s interval, ${result.coresAtInterval} cores, nearly all of it the SDK's
-serializer (bench/results/emit-speed.md). So: at least ${result.fewestShardsByCeiling} shards (one shard emits at most
+cluster takes about ${Math.round(wholeCpuMs / 1000)} s of CPU per ${result.intervalSeconds} s interval, ${result.coresAtInterval} cores. So: at least ${result.fewestShardsByCeiling} shards (one shard emits at most
 ${MAX_SHARD_GPUS} GPUs' exporters, MAX_SHARD_GPUS) and at least ${Math.ceil(result.coresAtInterval)} cores; \`gpusynth run --workers ${SHARDS}\` on an
 ${SHARDS}-core machine, or ${SHARDS} pods of deploy/kubernetes (docs/kubernetes.md). The busiest shard's CPU per
 interval bounds the interval the run can keep: below about ${Math.ceil(Math.max(zero.cpuMsPerInterval, one.cpuMsPerInterval) / 1000)} s it falls behind.
+
+Where shard 1's time goes (\`node --cpu-prof\`, 2026-12-05): kube-state-metrics of the whole cluster
+is one target of ~3.8 million points and ~900 MiB of OTLP a scrape, cut into ~370 requests. Its
+encoding costs ~4 µs a point where a target of enterprise's size costs 0.5 (bench/results/emit-speed.md):
+two fifths of it is garbage collection over a heap of ~1 GiB (the scrape's samples and DataPoints,
+and the requests' buffers), and ~580,000 distinct label values a scrape (a pod's name, UID, IP and
+container ID) are each encoded once. A real kube-state-metrics of that size is sharded
+(\`--shard\`/\`--total-shards\`); gpusynth's is one target, the largest of any shard.
 
 Reproduce: \`npx just bench\` (or \`npm run bench\`).
 `;

@@ -54,9 +54,20 @@ function usage(pid) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const sink = await startSink();
+// LIVE_PLATFORM_PROFILE=<dir>: the run writes a CPU profile there (node --cpu-prof) when it stops.
+const profile = process.env.LIVE_PLATFORM_PROFILE;
 const child = spawn(
   process.execPath,
-  [`${root}packages/cli/bin/gpusynth.js`, "run", "--interval", `${INTERVAL_S}s`, "--listen", "none", `${root}blueprints/platform.yaml`],
+  [
+    ...(profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`]),
+    `${root}packages/cli/bin/gpusynth.js`,
+    "run",
+    "--interval",
+    `${INTERVAL_S}s`,
+    "--listen",
+    "none",
+    `${root}blueprints/platform.yaml`,
+  ],
   { env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}` }, stdio: ["ignore", "ignore", "pipe"] },
 );
 let stderr = "";

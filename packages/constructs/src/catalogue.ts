@@ -71,6 +71,15 @@ export interface MetricConstruct {
   readonly families: readonly MetricFamily[];
 }
 
+/**
+ * Where a series' label set keeps its encodings: an encoder that meets the same label set again (a
+ * source keeps it while its subject lives, or shares it between families) writes the bytes it kept.
+ * Label sets are never changed once made, so what is kept stays true.
+ */
+export const ENCODINGS: unique symbol = Symbol("encodings of a label set");
+/** The prototype of every series' label set: what marks it as one (it has no properties of its own). */
+export const SERIES_LABELS: object = Object.freeze(Object.create(Object.prototype));
+
 /** In a family's label list: any number of kube-state-metrics converted labels (label_<key>). */
 export const LABEL_PATTERN = "label_*";
 
@@ -79,7 +88,7 @@ export const LABEL_PATTERN = "label_*";
  * none with an empty value (the collector's prometheus receiver drops those).
  */
 export function seriesLabels(family: MetricFamily, labels: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string>> {
-  const kept: Record<string, string> = {};
+  const kept: Record<string, string> = Object.create(SERIES_LABELS);
   for (const key of family.labels) {
     if (key === LABEL_PATTERN) {
       // kube-state-metrics' converted Kubernetes labels: whatever label_* keys the caller gives.

@@ -1,4 +1,5 @@
 export {
+  ENCODINGS,
   type KubernetesEndpoint,
   LABEL_PATTERN,
   type LogRecordOut,
@@ -7,6 +8,8 @@ export {
   type MetricType,
   type Sample,
   type ScrapeTarget,
+  SERIES_LABELS,
+  seriesLabels,
   type TargetSamples,
 } from "./catalogue.js";
 export { BLUEPRINT_CALENDAR, LiveClock, type StampClock } from "./clock.js";

@@ -8,6 +8,7 @@ export {
   deliveryConfig,
   FLUSH_ON_EXIT_MS,
 } from "./delivery/config.js";
+export { MetricsEncoder } from "./delivery/metrics-encoder.js";
 export { type OtlpDeliveryOptions, OtlpLogsDelivery, OtlpMetricsDelivery } from "./delivery/otlp-delivery.js";
 export {
   type DeliveryEvents,
@@ -18,7 +19,6 @@ export {
   type OverflowReport,
   type Tally,
 } from "./delivery/queue.js";
-export { MetricsEncoder } from "./delivery/metrics-encoder.js";
 export { type EncodedRequest, encodeLogs, encodeMetrics } from "./delivery/requests.js";
 export { exposition } from "./exposition.js";
 export { type LiveOptions, type LiveStatus, runLive, servingStartMs } from "./live.js";

@@ -6,10 +6,10 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { TargetSamples } from "@gpusynth/constructs";
 import type { UnixMs } from "@gpusynth/sim";
+import { pointsOf } from "./delivery/requests.js";
 import { targetKey } from "./receiver.js";
 import type { MetricsSink } from "./sinks.js";
 import { TargetProvider } from "./target-provider.js";
-import { pointsOf } from "./delivery/requests.js";
 
 export interface ScrapeReport {
   readonly targets: number;

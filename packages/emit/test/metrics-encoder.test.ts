@@ -2,12 +2,14 @@
  * gpusynth's OTLP metrics encoder against the SDK's ProtobufMetricsSerializer: byte for byte the
  * same request for every target every shipped blueprint and scenario emits, scrape after scrape
  * (the encoder keeps parts from one scrape to the next), in a shard, cut to fit a receiver's
- * 4 MiB (hyperscale is left out: its one frame costs more than the rest together), and for what the SDK's own instruments produce (start times, integers, attributes that
- * are not strings, histograms left to the SDK).
+ * 4 MiB (hyperscale is left out: its one frame costs more than the rest together), with label
+ * sets that keep their bytes, and for what the SDK's own instruments produce (start times,
+ * integers, attributes that are not strings, histograms left to the SDK).
  */
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
+import { seriesLabels } from "@gpusynth/constructs";
 import { emitOffline, MetricsEncoder, type MetricsSink } from "@gpusynth/emit";
 import { ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -39,7 +41,8 @@ function comparingSink(encoder: MetricsEncoder) {
       seen.counters += metrics.scopeMetrics.flatMap((s) => s.metrics).filter((m) => "isMonotonic" in m).length;
       if (points(metrics) > (seen.largest === undefined ? 0 : points(seen.largest))) seen.largest = metrics;
       const ours = encoder.encode(metrics);
-      if (ours === undefined || Buffer.compare(ours, sdk(metrics)) !== 0) seen.differing.push(String(metrics.resource.attributes["service.name"]));
+      if (ours === undefined || Buffer.compare(ours, sdk(metrics)) !== 0)
+        seen.differing.push(String(metrics.resource.attributes["service.name"]));
       return true;
     },
     shutdown: async () => {},
@@ -53,7 +56,7 @@ describe("the OTLP metrics encoder", () => {
     async (_name, path) => {
       const { blueprint } = loadBlueprint(path);
       const { sink, seen } = comparingSink(new MetricsEncoder());
-      await emitOffline(blueprint, sink, { durationMs: 3_600_000, intervalMs: 1_800_000 });
+      await emitOffline(blueprint, sink, { durationMs: 1_800_000, intervalMs: 900_000 });
       expect(seen.differing).toEqual([]);
       expect(seen.points).toBeGreaterThan(1_000);
       expect(seen.counters).toBeGreaterThan(0);
@@ -79,6 +82,44 @@ describe("the OTLP metrics encoder", () => {
       expect(seen.differing).toEqual([]);
       expect(seen.targets).toBeGreaterThan(0);
     }
+  });
+
+  it("keeps a series' label set's bytes with it, and never lends them to a copy", async () => {
+    const family = {
+      id: "dcgm.gpu_util",
+      name: "DCGM_FI_DEV_GPU_UTIL",
+      type: "gauge",
+      help: "GPU utilization (in %).",
+      labels: ["gpu", "UUID", "cpu"],
+    } as const;
+    const gpu = seriesLabels(family, { gpu: "0", UUID: "GPU-1" });
+    const scrape = (labels: Readonly<Record<string, string>>[], value: number): ResourceMetrics => {
+      const point = (attributes: Readonly<Record<string, string>>) => ({
+        attributes,
+        startTime: [0, 0],
+        endTime: [1_767_225_600, value],
+        value,
+      });
+      const metric = {
+        descriptor: { name: family.name, description: family.help, unit: "", valueType: 1 },
+        aggregationTemporality: 1,
+        dataPointType: 2,
+        dataPoints: labels.map(point),
+      };
+      return {
+        resource: resourceFromAttributes({ "service.name": "dcgm" }),
+        scopeMetrics: [{ scope: { name: "receiver" }, metrics: [metric] }],
+      } as unknown as ResourceMetrics;
+    };
+    const encoder = new MetricsEncoder();
+    const same = (metrics: ResourceMetrics) => Buffer.compare(encoder.encode(metrics) ?? new Uint8Array(), sdk(metrics)) === 0;
+    expect(same(scrape([gpu], 1))).toBe(true);
+    // Made after the label set was encoded: a copy with one more label must not carry its bytes.
+    const copy = { ...gpu, cpu: "total" };
+    expect(same(scrape([gpu, copy], 2))).toBe(true);
+    expect(same(scrape([copy, gpu, gpu], 3))).toBe(true);
+    expect(Object.keys(gpu)).toEqual(["gpu", "UUID"]);
+    expect(JSON.stringify(copy)).toBe('{"gpu":"0","UUID":"GPU-1","cpu":"total"}');
   });
 
   it("writes the same bytes for what the SDK's instruments record: start times, integers, any attribute", async () => {

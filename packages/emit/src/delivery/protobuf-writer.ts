@@ -30,6 +30,14 @@ export class ReverseWriter {
     return this.buffer.slice(this.pos);
   }
 
+  /** The bytes written since `mark`, copied into `target` (exactly their length) or a new array. */
+  copySince(mark: number, target?: Uint8Array): Uint8Array {
+    const written = this.buffer.subarray(this.pos, this.buffer.length - mark);
+    if (target === undefined) return written.slice();
+    target.set(written);
+    return target;
+  }
+
   /** Makes room for `bytes` more in front of what is written. */
   private reserve(bytes: number): void {
     if (this.pos >= bytes) return;

@@ -17,7 +17,7 @@ import {
   ProtobufMetricsSerializer,
 } from "@opentelemetry/otlp-transformer";
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
-import type { ResourceMetrics, ScopeMetrics } from "@opentelemetry/sdk-metrics";
+import type { MetricData, ResourceMetrics, ScopeMetrics } from "@opentelemetry/sdk-metrics";
 import { MetricsEncoder } from "./metrics-encoder.js";
 import type { QueuedRequest } from "./queue.js";
 
@@ -70,26 +70,23 @@ function encodeWithin(
   }
 }
 
-/** One point of a ResourceMetrics, addressed by scope, metric and index. */
-interface PointRef {
-  readonly scope: number;
-  readonly metric: number;
-  readonly point: number;
-}
-
 /** A target's scrape as requests of at most `maxBytes`; its points are split across requests when needed. */
 export function encodeMetrics(metrics: ResourceMetrics, encoding: Encoding, maxBytes: number, key?: string): Encoded {
   return splitMetrics(metrics, (part) => serializeMetrics(part, encoding), maxBytes, key);
 }
 
 /** encodeMetrics with the serializer given: the same split whichever encodes the parts. */
-export function splitMetrics(metrics: ResourceMetrics, encode: (part: ResourceMetrics) => Uint8Array, maxBytes: number, key?: string): Encoded {
+export function splitMetrics(
+  metrics: ResourceMetrics,
+  encode: (part: ResourceMetrics) => Uint8Array,
+  maxBytes: number,
+  key?: string,
+): Encoded {
   const points = pointsOf(metrics);
-  // Every point's address, taken only when the scrape is cut.
-  let refs: PointRef[] | undefined;
+  let spans: MetricSpan[] | undefined;
   const encodeRange = (from: number, to: number) => {
-    refs ??= pointRefs(metrics);
-    return encode(subset(metrics, refs.slice(from, to)));
+    spans ??= spansOf(metrics);
+    return encode(pointRange(metrics, spans, from, to));
   };
   const out = { requests: [], oversized: 0 };
   // A target far over the limit (Run:ai's exporter at 100,000 GPUs: ~800k points, ~150 MB) is cut
@@ -99,13 +96,17 @@ export function splitMetrics(metrics: ResourceMetrics, encode: (part: ResourceMe
     const parts = Math.ceil(((perPoint * points) / maxBytes) * 1.1);
     if (parts > 1) {
       const size = Math.ceil(points / parts);
-      for (let start = 0; start < points; start += size) encodeWithin(encodeRange, maxBytes, key, start, Math.min(points, start + size), out);
+      for (let start = 0; start < points; start += size)
+        encodeWithin(encodeRange, maxBytes, key, start, Math.min(points, start + size), out);
       return out;
     }
   }
   encodeWithin(encodeRange, maxBytes, key, 0, points, out, encode(metrics));
   return out;
 }
+
+/** Points encoded to estimate a large target's size before cutting it into requests. */
+const SAMPLE_POINTS = 1_024;
 
 /** How many data points a scrape holds. */
 export function pointsOf(metrics: ResourceMetrics): number {
@@ -114,48 +115,42 @@ export function pointsOf(metrics: ResourceMetrics): number {
   return points;
 }
 
-function pointRefs(metrics: ResourceMetrics): PointRef[] {
-  const refs: PointRef[] = [];
-  metrics.scopeMetrics.forEach((scope, s) => {
-    scope.metrics.forEach((metric, m) => {
-      for (let p = 0; p < metric.dataPoints.length; p++) refs.push({ scope: s, metric: m, point: p });
-    });
-  });
-  return refs;
+/** A metric of a scrape, with its scope's index and the index of its first point in the scrape. */
+interface MetricSpan {
+  readonly scope: number;
+  readonly metric: MetricData;
+  readonly first: number;
 }
 
-/** Points encoded to estimate a large target's size before cutting it into requests. */
-const SAMPLE_POINTS = 1_024;
-
-/** The ResourceMetrics holding only the referenced points (refs in document order). */
-function subset(metrics: ResourceMetrics, refs: readonly PointRef[]): ResourceMetrics {
-  const scopes: ScopeMetrics[] = [];
-  for (let i = 0; i < refs.length; ) {
-    const s = addressed(refs, i).scope;
-    const scope = addressed(metrics.scopeMetrics, s);
-    const kept: ScopeMetrics["metrics"] = [];
-    while (i < refs.length && addressed(refs, i).scope === s) {
-      const { metric: m, point: first } = addressed(refs, i);
-      const metric = addressed(scope.metrics, m);
-      // The run of points of this metric: refs are consecutive within it.
-      let last = first;
-      for (; i < refs.length; i++) {
-        const ref = addressed(refs, i);
-        if (ref.scope !== s || ref.metric !== m) break;
-        last = ref.point;
-      }
-      kept.push({ ...metric, dataPoints: metric.dataPoints.slice(first, last + 1) } as typeof metric);
+function spansOf(metrics: ResourceMetrics): MetricSpan[] {
+  const spans: MetricSpan[] = [];
+  let first = 0;
+  metrics.scopeMetrics.forEach((scope, s) => {
+    for (const metric of scope.metrics) {
+      spans.push({ scope: s, metric, first });
+      first += metric.dataPoints.length;
     }
-    scopes.push({ scope: scope.scope, metrics: kept });
+  });
+  return spans;
+}
+
+/** The ResourceMetrics holding only the points [from, to) of the scrape, in its order; metrics without any left out. */
+function pointRange(metrics: ResourceMetrics, spans: readonly MetricSpan[], from: number, to: number): ResourceMetrics {
+  const scopes: ScopeMetrics[] = [];
+  let lastScope = -1;
+  for (const { scope, metric, first } of spans) {
+    const count = metric.dataPoints.length;
+    if (count === 0 || first + count <= from || first >= to) continue;
+    if (scope !== lastScope) {
+      scopes.push({ scope: (metrics.scopeMetrics[scope] as ScopeMetrics).scope, metrics: [] });
+      lastScope = scope;
+    }
+    const start = Math.max(from, first) - first;
+    const end = Math.min(to, first + count) - first;
+    const dataPoints = start === 0 && end === count ? metric.dataPoints : metric.dataPoints.slice(start, end);
+    (scopes[scopes.length - 1] as ScopeMetrics).metrics.push({ ...metric, dataPoints } as MetricData);
   }
   return { resource: metrics.resource, scopeMetrics: scopes };
-}
-
-/** The element a PointRef's index addresses: refs are built from the ResourceMetrics they index, so it exists. */
-function addressed<T>(list: readonly T[], index: number): T {
-  const item = list[index];
-  if (item === undefined) throw new Error(`a point reference addresses index ${index} of ${list.length}`);
-  return item;
 }
 
 /**
