@@ -47,11 +47,21 @@ export const DCGM_DEFAULTS: DcgmOptions = {
   extraCounters: [],
 };
 
+interface GpuLabelSets {
+  /** The holder's namespace and pod name, and the last XID, the label sets were made for. */
+  readonly holder: string | undefined;
+  readonly lastXid: number;
+  readonly shared: Readonly<Record<string, string>>;
+  readonly xid: Readonly<Record<string, string>>;
+}
+
 export class DcgmConstruct implements MetricConstruct {
   readonly area = "dcgm";
   readonly families = DCGM_FAMILIES;
   /** Each node's exporter, made once: its DaemonSet pod keeps its name for the node's life. */
   private readonly targets = new Map<string, ScrapeTarget>();
+  /** Each GPU's label sets, by UUID (a GPU keeps its UUID for its life, on whichever node). */
+  private readonly labelSetsOf = new Map<string, GpuLabelSets>();
   private readonly powerViolation: boolean;
   private readonly thermalViolation: boolean;
   constructor(
@@ -105,8 +115,15 @@ export class DcgmConstruct implements MetricConstruct {
     return target;
   }
 
-  private gpuSamples(out: Sample[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, gpu: DeepReadonly<Gpu>, r: GpuReading): void {
+  /**
+   * The GPU's label sets: every family but the XID one shares one; both are kept while the GPU's
+   * holder and last XID stay the same, so a scrape reuses them (and what encoders kept with them).
+   */
+  private labelSets(pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, gpu: DeepReadonly<Gpu>): GpuLabelSets {
     const pod = gpu.holder;
+    const kept = this.labelSetsOf.get(gpu.uuid);
+    const holder = pod === null ? undefined : `${pod.workload.namespace}/${pod.name}`;
+    if (kept !== undefined && kept.holder === holder && kept.lastXid === gpu.lastXid) return kept;
     const labels: Record<string, string | undefined> = {
       gpu: String(gpu.index),
       UUID: gpu.uuid,
@@ -119,9 +136,18 @@ export class DcgmConstruct implements MetricConstruct {
       namespace: pod?.workload.namespace,
       container: pod === null ? undefined : containerName(pod.workload.type, pod.workload.name),
     };
-    // Every family but the XID one shares the GPU label set: filter it once per GPU.
-    const shared = seriesLabels(DCGM.gpuUtil, labels);
-    const xidLabels = seriesLabels(DCGM.xidErrors, { ...labels, err_code: String(gpu.lastXid), err_msg: xidMessage(gpu.lastXid) });
+    const made: GpuLabelSets = {
+      holder,
+      lastXid: gpu.lastXid,
+      shared: seriesLabels(DCGM.gpuUtil, labels),
+      xid: seriesLabels(DCGM.xidErrors, { ...labels, err_code: String(gpu.lastXid), err_msg: xidMessage(gpu.lastXid) }),
+    };
+    this.labelSetsOf.set(gpu.uuid, made);
+    return made;
+  }
+
+  private gpuSamples(out: Sample[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, gpu: DeepReadonly<Gpu>, r: GpuReading): void {
+    const { shared, xid: xidLabels } = this.labelSets(pool, node, gpu);
     const counterStart = gpu.initialisedAt;
     const add = (family: (typeof DCGM)[keyof typeof DCGM], value: number) =>
       out.push(
