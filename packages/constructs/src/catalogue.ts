@@ -72,13 +72,17 @@ export interface MetricConstruct {
 }
 
 /**
- * Where a series' label set keeps its encodings: an encoder that meets the same label set again (a
- * source keeps it while its subject lives, or shares it between families) writes the bytes it kept.
- * Label sets are never changed once made, so what is kept stays true.
+ * A series' label set is made once (seriesLabels) on this prototype, which marks it as one, and is
+ * never changed after; an encoder that meets it again — a source keeps it while its subject
+ * lives, or shares it between families — writes what it kept in a slot of the label set, hidden
+ * from walks of its keys and from spreads (Object.defineProperty, not enumerable). Each encoding
+ * has its own slot.
  */
-export const ENCODINGS: unique symbol = Symbol("encodings of a label set");
-/** The prototype of every series' label set: what marks it as one (it has no properties of its own). */
 export const SERIES_LABELS: object = Object.freeze(Object.create(Object.prototype));
+/** The slot of a label set's OTLP `attributes` entries (gpusynth's metrics encoder). */
+export const KEPT_OTLP: unique symbol = Symbol("the label set's OTLP attributes");
+/** The slot of a label set's Prometheus text (`{k="v",…}`, exposition.ts). */
+export const KEPT_TEXT: unique symbol = Symbol("the label set's exposition text");
 
 /** In a family's label list: any number of kube-state-metrics converted labels (label_<key>). */
 export const LABEL_PATTERN = "label_*";

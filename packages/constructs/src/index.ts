@@ -1,5 +1,6 @@
 export {
-  ENCODINGS,
+  KEPT_OTLP,
+  KEPT_TEXT,
   type KubernetesEndpoint,
   LABEL_PATTERN,
   type LogRecordOut,

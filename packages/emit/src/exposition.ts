@@ -5,7 +5,7 @@
  * vendor's printf style (dcgm-exporter prints floats with six decimals, kube-state-metrics
  * uses Go's shortest form); the values are the same.
  */
-import type { MetricFamily, Sample } from "@gpusynth/constructs";
+import { KEPT_TEXT, type MetricFamily, type Sample, SERIES_LABELS } from "@gpusynth/constructs";
 
 function escapeLabelValue(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
@@ -22,6 +22,18 @@ function sampleValueText(value: number): string {
   return String(value);
 }
 
+/** `{k="v",…}` in the label set's order, or nothing for no labels; kept with a series' label set. */
+function labelsText(labels: Sample["labels"] & { [KEPT_TEXT]?: string }): string {
+  const kept = labels[KEPT_TEXT];
+  if (kept !== undefined) return kept;
+  const pairs = Object.entries(labels)
+    .map(([k, v]) => `${k}="${escapeLabelValue(v)}"`)
+    .join(",");
+  const text = pairs === "" ? "" : `{${pairs}}`;
+  if (Object.getPrototypeOf(labels) === SERIES_LABELS) Object.defineProperty(labels, KEPT_TEXT, { value: text, enumerable: false });
+  return text;
+}
+
 export function exposition(samples: readonly Sample[]): string {
   const families = new Map<MetricFamily, Sample[]>();
   for (const s of samples) {
@@ -33,12 +45,7 @@ export function exposition(samples: readonly Sample[]): string {
   for (const [family, series] of families) {
     if (family.help !== "") lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`);
     lines.push(`# TYPE ${family.name} ${family.type}`);
-    for (const s of series) {
-      const labels = Object.entries(s.labels)
-        .map(([k, v]) => `${k}="${escapeLabelValue(v)}"`)
-        .join(",");
-      lines.push(`${family.name}${labels === "" ? "" : `{${labels}}`} ${sampleValueText(s.value)}`);
-    }
+    for (const s of series) lines.push(`${family.name}${labelsText(s.labels)} ${sampleValueText(s.value)}`);
   }
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }

@@ -20,7 +20,7 @@
  * undefined). The JSON encoding stays the SDK's.
  */
 
-import { ENCODINGS, SERIES_LABELS } from "@gpusynth/constructs";
+import { KEPT_OTLP, SERIES_LABELS } from "@gpusynth/constructs";
 import type { Attributes, AttributeValue, HrTime } from "@opentelemetry/api";
 import { ValueType } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
@@ -237,8 +237,8 @@ export class MetricsEncoder {
     for (let p = points.length - 1; p >= 0; p--) {
       const point = points[p] as DataPoint<number>;
       const end = w.mark();
-      const attributes = point.attributes as (Attributes & { [ENCODINGS]?: Uint8Array }) | undefined;
-      const kept = attributes?.[ENCODINGS];
+      const attributes = point.attributes as (Attributes & { [KEPT_OTLP]?: Uint8Array }) | undefined;
+      const kept = attributes?.[KEPT_OTLP];
       if (kept !== undefined) w.bytes(kept);
       else if (attributes) {
         const mark = w.mark();
@@ -250,7 +250,7 @@ export class MetricsEncoder {
         for (let i = entries.length - 1; i >= 0; i--) w.bytes(entries[i] as Uint8Array);
         // A series' label set keeps its bytes, in a slot hidden from walks of its keys and from spreads.
         if (Object.getPrototypeOf(attributes) === SERIES_LABELS)
-          Object.defineProperty(attributes, ENCODINGS, { value: keepPart(w, mark), enumerable: false });
+          Object.defineProperty(attributes, KEPT_OTLP, { value: keepPart(w, mark), enumerable: false });
       }
       if (int) {
         const [low, high] = int64Halves(point.value);
