@@ -4,7 +4,7 @@
  * name, type, labels and source are recorded; a family that is not there is not emitted.
  */
 
-import type { UnixMs } from "@gpusynth/sim";
+import type { ClusterView, UnixMs } from "@gpusynth/sim";
 
 /** The Prometheus type the vendor prints in `# TYPE`. */
 export type MetricType = "gauge" | "counter";
@@ -64,11 +64,21 @@ export interface TargetSamples {
   readonly samples: readonly Sample[];
 }
 
+/**
+ * Where a source's targets run, which decides the shard that emits them (shard.ts): on every node
+ * (a DaemonSet's pod: a shard emits its own nodes'), or once for the cluster, whole on one shard —
+ * the shard of its rank, ranks counted from 0 for the largest.
+ */
+export type Placement = { readonly perNode: true } | { readonly clusterWide: number };
+
 /** A source of metrics: a catalogue of families and a way to sample them from the cluster. */
 export interface MetricConstruct {
   /** The signals/ area file this construct's families are documented in. */
   readonly area: "runai" | "dcgm" | "kubernetes" | "kubelet" | "scheduler";
   readonly families: readonly MetricFamily[];
+  readonly placement: Placement;
+  /** Every target's samples at the view's time; a per-node source only the nodes `ownsNode` accepts, when given. */
+  collect(view: ClusterView, ownsNode?: (node: string) => boolean): TargetSamples[];
 }
 
 /**

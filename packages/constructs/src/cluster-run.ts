@@ -10,6 +10,7 @@ import type { LogRecordOut, TargetSamples } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources, type LogWriting } from "./cluster.js";
 import { ImagePulls, imagesOf } from "./kube/image-pulls.js";
+import { RUNAI_PLACEMENT } from "./runai/index.js";
 import { ControlPlane, type ControlPlaneOptions } from "./runai-api/control-plane.js";
 import { type Shard, ShardFilter, WHOLE_RUN } from "./shard.js";
 
@@ -72,7 +73,7 @@ export class ClusterRun {
     this.simulation.onEvent(pulls.record);
     this.shard = ShardFilter.of(options.shard ?? WHOLE_RUN, this.simulation.view());
     // Run:ai's per-GPU families and the control plane read every GPU; a shard's exporters its own.
-    const everyGpu = this.shard.ownsClusterWide("runai") || options.controlPlane !== undefined;
+    const everyGpu = this.shard.ownsClusterWide(RUNAI_PLACEMENT.clusterWide) || options.controlPlane !== undefined;
     this.metrics = new ClusterMetrics(blueprint, this.clock, pulls, everyGpu ? undefined : (node) => this.shard.ownsNode(node));
     this.collectMetrics = options.metrics ?? true;
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.

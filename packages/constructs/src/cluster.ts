@@ -17,7 +17,7 @@ import { KubeConstruct } from "./kube/index.js";
 import { systemPodOf } from "./kube/system-workloads.js";
 import { KubeletConstruct } from "./kubelet/index.js";
 import { RunaiConstruct } from "./runai/index.js";
-import type { ClusterWideRank, ShardFilter } from "./shard.js";
+import type { ShardFilter } from "./shard.js";
 
 export class ClusterMetrics {
   private readonly dcgm: DcgmConstruct;
@@ -64,6 +64,7 @@ export class ClusterMetrics {
       queueControllerHost: systemPodOf(blueprint, "queue-controller").ip,
     });
     this.runai = new RunaiConstruct(blueprint, this.activity, this.kubelet.containers, clock);
+    // Every source, in the order their targets are collected (and pushed, and served).
     this.constructs = [this.runai, this.dcgm, this.kube, this.kubelet, this.scheduler];
   }
 
@@ -82,14 +83,11 @@ export class ClusterMetrics {
    * time alone, so a shard that reads only its own GPUs reads them exactly as the whole run does.
    */
   collect(view: ClusterView, shard?: ShardFilter): TargetSamples[] {
-    const owns = (rank: ClusterWideRank) => shard?.ownsClusterWide(rank) ?? true;
-    return [
-      ...(owns("runai") ? this.runai.collect(view) : []),
-      ...this.dcgm.collect(view, shard === undefined ? undefined : (node) => shard.ownsNode(node)),
-      ...(owns("kube") ? this.kube.collect(view) : []),
-      ...this.kubelet.collect(view, shard === undefined ? undefined : (node) => shard.ownsNode(node)),
-      ...(owns("scheduler") ? this.scheduler.collect(view) : []),
-    ];
+    const ownsNode = shard === undefined ? undefined : (node: string) => shard.ownsNode(node);
+    return this.constructs.flatMap((source) => {
+      if ("perNode" in source.placement) return source.collect(view, ownsNode);
+      return (shard?.ownsClusterWide(source.placement.clusterWide) ?? true) ? source.collect(view) : [];
+    });
   }
 
   families(): MetricFamily[] {

@@ -4,10 +4,10 @@
  * cluster too large for one. The rule, stable for a blueprint and N:
  * - a per-node target (dcgm-exporter on each node) belongs to shard ordinal mod N, the node's
  *   ordinal counting across the node pools in declaration order;
- * - the cluster-wide exporters are spread over the first shards, each whole on one: Run:ai's
- *   metrics exporter on shard 0, kube-state-metrics on shard 1 mod N, the scheduler and the queue
- *   controller on shard 2 mod N — at 100,000 GPUs the first two are close to a million series
- *   each, as much as one core encodes in an interval (bench/results/hyperscale.md);
+ * - the cluster-wide exporters are spread over the first shards, each whole on one, by the rank
+ *   of its construct's placement: Run:ai's metrics exporter on shard 0, kube-state-metrics on
+ *   shard 1 mod N, the scheduler and the queue controller on shard 2 mod N — at 100,000 GPUs the
+ *   first two are the largest targets of the run (bench/results/hyperscale.md);
  * - the log sources (the k8s_events receiver watches the whole cluster, the scheduler is one
  *   pod) belong to shard 0.
  * The union of the N shards' output is the unsharded run's, target for target.
@@ -22,10 +22,6 @@ export interface Shard {
 }
 
 export const WHOLE_RUN: Shard = { index: 0, count: 1 };
-
-/** The shard (mod N) of each cluster-wide exporter: the largest first, each on a shard of its own. */
-const CLUSTER_WIDE_RANK = { runai: 0, kube: 1, scheduler: 2 } as const;
-export type ClusterWideRank = keyof typeof CLUSTER_WIDE_RANK;
 
 /** Decides what a shard emits; built once, as node ordinals never change. */
 export class ShardFilter {
@@ -47,9 +43,9 @@ export class ShardFilter {
     return this.shard.count === 1 || (this.ordinals.get(node) ?? 0) % this.shard.count === this.shard.index;
   }
 
-  /** Whether the cluster-wide exporter of rank `rank` (CLUSTER_WIDE_RANK) is this shard's. */
-  ownsClusterWide(rank: ClusterWideRank): boolean {
-    return CLUSTER_WIDE_RANK[rank] % this.shard.count === this.shard.index;
+  /** Whether a cluster-wide exporter of rank `rank` (its construct's placement) is this shard's: rank mod N. */
+  ownsClusterWide(rank: number): boolean {
+    return rank % this.shard.count === this.shard.index;
   }
 
   /** The log sources are cluster-wide: shard 0's. */

@@ -58,6 +58,8 @@ interface GpuLabelSets {
 export class DcgmConstruct implements MetricConstruct {
   readonly area = "dcgm";
   readonly families = DCGM_FAMILIES;
+  /** The GPU Operator's DaemonSet: an exporter on every GPU node. */
+  readonly placement = { perNode: true } as const;
   /** Each node's exporter, made once: its DaemonSet pod keeps its name for the node's life. */
   private readonly targets = new Map<string, ScrapeTarget>();
   /** Each GPU's label sets, by UUID (a GPU keeps its UUID for its life, on whichever node). */

@@ -65,6 +65,8 @@ interface Eviction {
 export class SchedulerConstruct implements MetricConstruct {
   readonly area = "scheduler";
   readonly families = SCHEDULER_FAMILIES;
+  /** The scheduler's and the queue controller's pods, one each for the cluster. */
+  readonly placement = { clusterWide: 2 } as const;
   private readonly evictions = new Map<string, Eviction>();
   /**
    * Pod groups each action scheduled: allocate.go:64, reclaim.go:86 and preempt.go:84 count a job

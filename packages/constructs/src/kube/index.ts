@@ -75,6 +75,8 @@ const stateKey = (s: PodState): string =>
 export class KubeConstruct implements MetricConstruct {
   readonly area = "kubernetes";
   readonly families = KSM_FAMILIES;
+  /** One kube-state-metrics for the cluster: the second largest cluster-wide target. */
+  readonly placement = { clusterWide: 1 } as const;
   /**
    * Each pod's series from the last collect, by uid, with the state they were made from: a pod
    * whose state has not changed since (most pods, most of the time) is not worked out again.

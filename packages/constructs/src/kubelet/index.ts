@@ -84,6 +84,8 @@ interface Cgroup {
 export class KubeletConstruct implements MetricConstruct {
   readonly area = "kubelet";
   readonly families = KUBELET_FAMILIES;
+  /** The kubelet runs on every node. */
+  readonly placement = { perNode: true } as const;
   readonly containers: NodeContainers;
   private readonly targets = new Map<string, ScrapeTarget>();
 

@@ -22,9 +22,13 @@ function workloadType(w: DeepReadonly<Workload>): string {
   return w.type === "distributed-training" || w.type === "training" ? "training" : w.type;
 }
 
+/** Run:ai's metrics exporter: one for the cluster, the largest cluster-wide target (rank 0). */
+export const RUNAI_PLACEMENT = { clusterWide: 0 } as const;
+
 export class RunaiConstruct implements MetricConstruct {
   readonly area = "runai";
   readonly families = RUNAI_FAMILIES;
+  readonly placement = RUNAI_PLACEMENT;
 
   /** `clock` stamps the last-busy times on the run's time axis. */
   constructor(
