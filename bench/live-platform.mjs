@@ -131,15 +131,19 @@ process's CPU time from /proc over ${result.measuredSeconds} s (${MEASURED_INTER
 ${
   result.coreShare <= 5
     ? "Within the goal."
-    : `Above the goal for the reason bench/results/emit-speed.md gives: the SDK's protobuf serializer alone
-costs more than 5 % of a core for this many points, and the SDK's exporters are the transport.`
+    : `Above the goal: see below, and bench/results/emit-speed.md for the metrics alone.`
 }
 
-Where the time goes (\`node --cpu-prof\` of such a run, 2026-12-04, warm-up left out): more than half is
-the SDK's protobuf serializer (\`serializeMetricsExportRequest\`, which sizes every string before
-writing it and writes it character by character: ~1.7 s per interval for platform's ~180,000
-points, ~240 bytes each on the wire), about a seventh garbage collection, a twentieth grpc-js and
-Node's HTTP/2 and sockets; the sources' collection, the log records and the simulation are the rest.
+Where the time goes (\`LIVE_PLATFORM_PROFILE=<dir> node bench/live-platform.mjs\`: a CPU profile of the
+run, warm-up included, 2026-12-05): garbage collection 29 %, the sources' samples (every target's
+label sets and values, rebuilt each scrape where a source does not keep them) 18 %, gpusynth's OTLP
+metrics encoding 17 %, the log sources (Kubernetes events through client-go's event cache, the
+scheduler's lines) 11 %, the simulation 7 %, gRPC, HTTP/2 and sockets 4 %, the SDK's metric reader
+3 %, the SDK's LoggerProvider and log encoding 2 % (so an encoder of gpusynth's own for log records
+would not pay here). Before gpusynth's encoder, the SDK's protobuf serializer alone was more than
+half of a run that cost twice as much (21.6 % of a core on 2026-12-04, for 40 % fewer points). What
+remains is mostly allocation: each scrape's samples, DataPoints and requests are made anew and
+collected — what series kept from one scrape to the next would remove.
 The warm-up costs more with logs on than without (about 5 s of CPU instead of 1.5 s): the
 Kubernetes events of the simulated day go through client-go's event cache so that later events
 aggregate and count as they would.
