@@ -128,11 +128,7 @@ process's CPU time from /proc over ${result.measuredSeconds} s (${MEASURED_INTER
 | RSS at the end | ${result.rssMiB} MiB | under 512 MiB |
 | requests received | ${result.requests} (${result.receivedMiB} MiB) | |
 
-${
-  result.coreShare <= 5
-    ? "Within the goal."
-    : `Above the goal: see below, and bench/results/emit-speed.md for the metrics alone.`
-}
+${result.coreShare <= 5 ? "Within the goal." : `Above the goal: see below, and bench/results/emit-speed.md for the metrics alone.`}
 
 Where the time goes (\`LIVE_PLATFORM_PROFILE=<dir> node bench/live-platform.mjs\`: a CPU profile of the
 run, warm-up included, 2026-12-05): garbage collection 29 %, the sources' samples (every target's
