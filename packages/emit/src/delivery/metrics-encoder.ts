@@ -127,11 +127,14 @@ function writeAttributes(w: ReverseWriter, field: number, attributes: Attributes
 /** Where kept parts are written before they are copied out: one for all, as encoding is synchronous. */
 const partWriter = new ReverseWriter(4096);
 /**
- * Kept parts live side by side in slabs: a typed array of its own over 64 bytes gets a backing
- * store outside V8's heap, whose allocation and finalisation cost more than encoding the part
- * (kube-state-metrics at 102,400 GPUs meets millions of distinct label values a scrape).
+ * Kept attribute entries live side by side in slabs: a typed array of its own over 64 bytes gets
+ * a backing store outside V8's heap, whose allocation and finalisation cost more than encoding the
+ * entry (kube-state-metrics at 102,400 GPUs meets millions of distinct label values a scrape).
+ * A slab lives while any entry in it does; entries are made and dropped a generation at a time,
+ * so slabs are small enough that a long-lived entry holds little with it. A label set's kept
+ * bytes are not slabbed: they live and die with their label set, a subject's life.
  */
-const SLAB_BYTES = 256 * 1024;
+const SLAB_BYTES = 16 * 1024;
 let slab = new Uint8Array(SLAB_BYTES);
 let slabUsed = 0;
 
@@ -250,7 +253,7 @@ export class MetricsEncoder {
         for (let i = entries.length - 1; i >= 0; i--) w.bytes(entries[i] as Uint8Array);
         // A series' label set keeps its bytes, in a slot hidden from walks of its keys and from spreads.
         if (Object.getPrototypeOf(attributes) === SERIES_LABELS)
-          Object.defineProperty(attributes, KEPT_OTLP, { value: keepPart(w, mark), enumerable: false });
+          Object.defineProperty(attributes, KEPT_OTLP, { value: w.copySince(mark), enumerable: false });
       }
       if (int) {
         const [low, high] = int64Halves(point.value);
