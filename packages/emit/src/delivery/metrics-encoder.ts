@@ -236,25 +236,19 @@ export class MetricsEncoder {
   private writePoints(points: readonly DataPoint<number>[], int: boolean): void {
     this.age(points.length);
     const w = this.writer;
-    const entries = this.entries;
     for (let p = points.length - 1; p >= 0; p--) {
       const point = points[p] as DataPoint<number>;
-      const end = w.mark();
+      const times = this.times.block(point.startTime, point.endTime);
       const attributes = point.attributes as (Attributes & { [KEPT_OTLP]?: Uint8Array }) | undefined;
       const kept = attributes?.[KEPT_OTLP];
-      if (kept !== undefined) w.bytes(kept);
-      else if (attributes) {
-        const mark = w.mark();
-        entries.length = 0;
-        for (const key in attributes) {
-          if (!Object.hasOwn(attributes, key)) continue;
-          entries.push(this.pointAttribute(key, attributes[key]));
-        }
-        for (let i = entries.length - 1; i >= 0; i--) w.bytes(entries[i] as Uint8Array);
-        // A series' label set keeps its bytes, in a slot hidden from walks of its keys and from spreads.
-        if (Object.getPrototypeOf(attributes) === SERIES_LABELS)
-          Object.defineProperty(attributes, KEPT_OTLP, { value: w.copySince(mark), enumerable: false });
+      // The common point: a double and a label set's kept bytes, written in one go.
+      if (kept !== undefined && !int) {
+        w.numberPoint(DATA_POINTS, times, POINT_AS_DOUBLE, point.value, kept);
+        continue;
       }
+      const end = w.mark();
+      if (kept !== undefined) w.bytes(kept);
+      else if (attributes) this.writeAttributesOf(attributes);
       if (int) {
         const [low, high] = int64Halves(point.value);
         w.fixed64(low, high);
@@ -263,12 +257,25 @@ export class MetricsEncoder {
         w.double(point.value);
         w.byte(POINT_AS_DOUBLE);
       }
-      this.times.write(w, point.endTime);
-      w.byte(POINT_TIME);
-      this.times.write(w, point.startTime);
-      w.byte(POINT_START_TIME);
+      w.bytes(times);
       w.delimit(DATA_POINTS, end);
     }
+  }
+
+  /** A point's attributes from their KeyValues kept one by one; a series' label set keeps them together. */
+  private writeAttributesOf(attributes: Attributes & { [KEPT_OTLP]?: Uint8Array }): void {
+    const w = this.writer;
+    const entries = this.entries;
+    const mark = w.mark();
+    entries.length = 0;
+    for (const key in attributes) {
+      if (!Object.hasOwn(attributes, key)) continue;
+      entries.push(this.pointAttribute(key, attributes[key]));
+    }
+    for (let i = entries.length - 1; i >= 0; i--) w.bytes(entries[i] as Uint8Array);
+    // A series' label set keeps its bytes, in a slot hidden from walks of its keys and from spreads.
+    if (Object.getPrototypeOf(attributes) === SERIES_LABELS)
+      Object.defineProperty(attributes, KEPT_OTLP, { value: w.copySince(mark), enumerable: false });
   }
 
   private pointAttribute(key: string, value: AttributeValue | undefined): Uint8Array {
@@ -354,31 +361,30 @@ export class MetricsEncoder {
   }
 }
 
-/** The last two times encoded (a scrape's points share their start and their end). */
+/**
+ * A point's start and end time fields (tags and fixed64s: 18 bytes), kept for the last pair met:
+ * a scrape's points share theirs (the same HrTime objects, from one collect).
+ */
 class TimeCache {
-  private seconds = [Number.NaN, Number.NaN];
-  private nanos = [Number.NaN, Number.NaN];
-  private halves: [number, number][] = [
-    [0, 0],
-    [0, 0],
-  ];
-  private next = 0;
+  private start: HrTime = [Number.NaN, Number.NaN];
+  private end: HrTime = [Number.NaN, Number.NaN];
+  private kept: Uint8Array = new Uint8Array(0);
 
-  write(w: ReverseWriter, time: HrTime): void {
-    for (let i = 0; i < 2; i++) {
-      if (this.seconds[i] === time[0] && this.nanos[i] === time[1]) {
-        const [low, high] = this.halves[i] as [number, number];
-        w.fixed64(low, high);
-        return;
-      }
+  block(start: HrTime, end: HrTime): Uint8Array {
+    if (start === this.start && end === this.end) return this.kept;
+    if (start[0] !== this.start[0] || start[1] !== this.start[1] || end[0] !== this.end[0] || end[1] !== this.end[1]) {
+      this.kept = encodePart((w) => {
+        const [endLow, endHigh] = hrTimeHalves(end[0], end[1]);
+        w.fixed64(endLow, endHigh);
+        w.byte(POINT_TIME);
+        const [startLow, startHigh] = hrTimeHalves(start[0], start[1]);
+        w.fixed64(startLow, startHigh);
+        w.byte(POINT_START_TIME);
+      });
     }
-    const i = this.next;
-    this.next = 1 - i;
-    this.seconds[i] = time[0];
-    this.nanos[i] = time[1];
-    const halves = hrTimeHalves(time[0], time[1]);
-    this.halves[i] = halves;
-    w.fixed64(halves[0], halves[1]);
+    this.start = start;
+    this.end = end;
+    return this.kept;
   }
 }
 

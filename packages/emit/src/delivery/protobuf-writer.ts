@@ -120,6 +120,28 @@ export class ReverseWriter {
     this.uint32(value.length);
   }
 
+  /**
+   * A length-delimited message of three fields, written with one bounds check: `head` (bytes,
+   * written first), a double field of tag `valueTag`, and `tail` (bytes, written last) — OTLP's
+   * NumberDataPoint of the common kind (its times, its double, its attributes), a scrape's most
+   * written message.
+   */
+  numberPoint(tag: number, head: Uint8Array, valueTag: number, value: number, tail: Uint8Array): void {
+    const length = head.length + 9 + tail.length;
+    const prefix = varintSize(length);
+    this.reserve(length + prefix + 1);
+    let at = this.pos - tail.length;
+    this.buffer.set(tail, at);
+    at -= 8;
+    this.view.setFloat64(at, value, true);
+    this.buffer[--at] = valueTag;
+    at -= head.length;
+    this.buffer.set(head, at);
+    this.pos = at;
+    this.uint32(length);
+    this.buffer[--this.pos] = tag;
+  }
+
   /** A varint of an integer in the int64 range (negative ones take ten bytes, as int64 does). */
   int64(value: number): void {
     if (value >= 0 && value <= 0xffffffff) {
