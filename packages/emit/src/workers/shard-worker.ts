@@ -12,7 +12,7 @@ import { advance } from "../pacing.js";
 import { targetKey } from "../receiver.js";
 import { encodeScrape } from "../wire.js";
 import type { ShardCalls, ShardEvent, ShardWorkerData } from "./protocol.js";
-import { answerCalls } from "./thread.js";
+import { answerCalls, type PostEvent } from "./thread.js";
 
 const data = workerData as ShardWorkerData;
 const liveClock = data.clock.kind === "live" ? new LiveClock(data.clock.servingSimulatedUnixMs, data.clock.speed, Date.now()) : undefined;
@@ -23,18 +23,31 @@ const run = new ClusterRun(data.blueprint, {
 });
 const format = data.wireFormat;
 /** The tick being answered posts its scrapes here: to the run's thread, encoded as its sink stores them. */
-let postScrape: (scrape: ShardEvent) => void = () => {};
+let postScrape: PostEvent<ShardEvent> = () => {};
 const pipeline =
   format === undefined
     ? undefined
     : new MetricsPipeline({
         export: async (metrics) => {
-          postScrape(encodeScrape(format, metrics));
+          const scrape = encodeScrape(format, metrics);
+          postScrape(scrape, scrape.kind === "otlp" ? ownBuffers(scrape.encoded.requests.map((r) => r.body)) : undefined);
           return true;
         },
         shutdown: async () => {},
       });
 let latest = new Map<string, readonly Sample[]>();
+
+/**
+ * The buffers that hold exactly one request body each (the encoder copies every request out of its
+ * writer): they move to the run's thread instead of being copied. A body that is a view into a
+ * larger buffer is copied, as the rest of that buffer is not the request's to give away.
+ */
+function ownBuffers(bodies: readonly Uint8Array[]): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const body of bodies)
+    if (body.buffer instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) buffers.add(body.buffer);
+  return [...buffers];
+}
 
 answerCalls<ShardCalls, ShardEvent>(
   {

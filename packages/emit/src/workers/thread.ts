@@ -24,8 +24,11 @@ export type Calls = { readonly [name: string]: (argument: never) => unknown };
 type ArgumentOf<F> = F extends (argument: infer A) => unknown ? A : never;
 
 /** What a worker implements: each call, given its argument and a way to post events before replying. */
+/** Posts an event to the thread; the buffers in `transfer` move to it instead of being copied (and are unusable here after). */
+export type PostEvent<Event> = (event: Event, transfer?: readonly ArrayBuffer[]) => void;
+
 export type Answers<C extends Calls, Event = never> = {
-  readonly [K in keyof C]: (argument: ArgumentOf<C[K]>, post: (event: Event) => void) => ReturnType<C[K]> | Promise<ReturnType<C[K]>>;
+  readonly [K in keyof C]: (argument: ArgumentOf<C[K]>, post: PostEvent<Event>) => ReturnType<C[K]> | Promise<ReturnType<C[K]>>;
 };
 
 type ToWorker = { readonly id: number; readonly call: string; readonly argument: unknown } | { readonly close: true };
@@ -48,12 +51,13 @@ export interface AnswerOptions<C extends Calls> {
 export function answerCalls<C extends Calls, Event = never>(answers: Answers<C, Event>, options: AnswerOptions<C> = {}): void {
   if (parentPort === null) throw new Error("answerCalls runs in a worker thread (see workers/thread.ts)");
   const port = parentPort;
-  const post = (message: FromWorker) => port.postMessage(message);
-  const postEvent = (event: Event) => post({ event });
+  const post = (message: FromWorker, transfer?: readonly ArrayBuffer[]) =>
+    port.postMessage(message, transfer === undefined ? undefined : [...transfer]);
+  const postEvent: PostEvent<Event> = (event, transfer) => post({ event }, transfer);
   const immediate = new Set(options.immediate ?? []);
   const answer = async (message: Extract<ToWorker, { id: number }>) => {
     try {
-      const handler = answers[message.call] as ((argument: unknown, post: (event: Event) => void) => unknown) | undefined;
+      const handler = answers[message.call] as ((argument: unknown, post: PostEvent<Event>) => unknown) | undefined;
       if (handler === undefined) throw new Error(`no call named "${message.call}"`);
       post({ id: message.id, reply: await handler(message.argument, postEvent) });
     } catch (error) {
