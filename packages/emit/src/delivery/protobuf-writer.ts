@@ -32,14 +32,6 @@ export class ReverseWriter {
     return Uint8Array.prototype.slice.call(this.buffer, this.pos);
   }
 
-  /** The bytes written since `mark`, copied into `target` (exactly their length) or a new array. */
-  copySince(mark: number, target?: Uint8Array): Uint8Array {
-    const written = this.buffer.subarray(this.pos, this.buffer.length - mark);
-    if (target === undefined) return Uint8Array.prototype.slice.call(written);
-    target.set(written);
-    return target;
-  }
-
   /** Makes room for `bytes` more in front of what is written. */
   private reserve(bytes: number): void {
     if (this.pos >= bytes) return;
