@@ -6,8 +6,6 @@
  * first), which is the caller's business.
  */
 
-const textEncoder = new TextEncoder();
-
 export class ReverseWriter {
   /** A Buffer for its native latin1 copy; written through its Uint8Array methods otherwise. */
   private buffer: Buffer;
@@ -17,7 +15,7 @@ export class ReverseWriter {
 
   constructor(capacity = 64 * 1024) {
     this.buffer = Buffer.allocUnsafeSlow(capacity);
-    this.view = new DataView(this.buffer.buffer);
+    this.view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength);
     this.pos = capacity;
   }
 
@@ -41,7 +39,7 @@ export class ReverseWriter {
     const grown = Buffer.allocUnsafeSlow(capacity);
     grown.set(this.buffer.subarray(this.pos), capacity - written);
     this.buffer = grown;
-    this.view = new DataView(grown.buffer);
+    this.view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
     this.pos = capacity - written;
   }
 
@@ -111,23 +109,13 @@ export class ReverseWriter {
     this.view.setUint32(this.pos + 4, high >>> 0, true);
   }
 
-  /** A string's UTF-8 bytes and their length. */
+  /** A string's UTF-8 bytes (a lone surrogate as U+FFFD, as TextEncoder writes it) and their length. */
   string(value: string): void {
-    let ascii = true;
-    for (let i = 0; i < value.length; i++) {
-      if (value.charCodeAt(i) > 0x7f) {
-        ascii = false;
-        break;
-      }
-    }
-    if (!ascii) {
-      this.bytesField(textEncoder.encode(value));
-      return;
-    }
-    this.reserve(value.length);
-    this.pos -= value.length;
-    for (let i = 0; i < value.length; i++) this.buffer[this.pos + i] = value.charCodeAt(i);
-    this.uint32(value.length);
+    const length = Buffer.byteLength(value, "utf8");
+    this.reserve(length);
+    this.pos -= length;
+    this.buffer.write(value, this.pos, "utf8");
+    this.uint32(length);
   }
 
   /**
@@ -167,12 +155,6 @@ export class ReverseWriter {
     }
     out.push(low);
     this.bytes(Uint8Array.from(out));
-  }
-
-  /** Bytes and their length. */
-  bytesField(value: Uint8Array): void {
-    this.bytes(value);
-    this.uint32(value.length);
   }
 }
 
