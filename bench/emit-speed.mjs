@@ -74,7 +74,10 @@ for (let i = 0; i < MEASURED; i++) {
   ours.push({ ...(await scrapeOnce()), bytes });
 }
 globalThis.gc?.();
-const rssMiB = process.memoryUsage().rss / 2 ** 20;
+const { rss, heapUsed, external } = process.memoryUsage();
+const rssMiB = rss / 2 ** 20;
+// What the run holds after a full collection: the JS heap and memory outside it (buffers).
+const liveMiB = (heapUsed + external) / 2 ** 20;
 
 // The encoders alone, on the very ResourceMetrics the last interval produced: the SDK's serializer
 // and gpusynth's (metrics-encoder.ts), which writes the same bytes.
@@ -139,6 +142,7 @@ const result = {
   pipelineCpuMsPerInterval: Math.round(pipelineCpu),
   shareOfOneCore: +(oursCpu / INTERVAL).toFixed(3),
   rssMiB: Math.round(rssMiB),
+  liveMiB: Math.round(liveMiB),
   otlpProtobufBytesPerInterval: median(ours.map((x) => x.bytes)),
   pipelineMicrosPerPoint: perPoint(pipelineCpu),
   frameToBytesMicrosPerPoint: perPoint(frameCpu + pipelineCpu),
@@ -174,6 +178,7 @@ timed alone on the last interval's ResourceMetrics: the SDK's ProtobufMetricsSer
 | CPU per interval | ${result.cpuMsPerInterval} ms (frame ${result.frameCpuMsPerInterval} ms, pipeline ${result.pipelineCpuMsPerInterval} ms) | |
 | share of one core at a 15 s interval | ${(result.shareOfOneCore * 100).toFixed(1)} % | under 5 % |
 | RSS | ${result.rssMiB} MiB | under 512 MiB |
+| heap and buffers in use after a full GC (the last interval's scrapes held) | ${result.liveMiB} MiB | |
 | OTLP protobuf bytes per interval | ${(result.otlpProtobufBytesPerInterval / 2 ** 20).toFixed(1)} MiB | |
 | frame to OTLP bytes, µs per data point | ${result.frameToBytesMicrosPerPoint} (frame ${perPoint(frameCpu)}, collect ${result.collectMicrosPerPoint}, encode ${result.encodeMicrosPerPoint}) | 0.5 |
 | gpusynth's encoder alone, µs per data point | ${result.encoderMicrosPerPoint} | |

@@ -123,11 +123,11 @@ ${SHARDS}-core machine, or ${SHARDS} pods of deploy/kubernetes (docs/kubernetes.
 interval bounds the interval the run can keep: below about ${Math.ceil(Math.max(zero.cpuMsPerInterval, one.cpuMsPerInterval) / 1000)} s it falls behind.
 
 Where shard 1's time goes (\`node --cpu-prof\`, 2026-12-05): kube-state-metrics of the whole cluster
-is one target of ~3.8 million points and ~900 MiB of OTLP a scrape, cut into ~370 requests. Its
-encoding costs ~4 µs a point where a target of enterprise's size costs 0.5 (bench/results/emit-speed.md):
-two fifths of it is garbage collection over a heap of ~1 GiB (the scrape's samples and DataPoints,
-and the requests' buffers), and ~580,000 distinct label values a scrape (a pod's name, UID, IP and
-container ID) are each encoded once. A real kube-state-metrics of that size is sharded
+is one target of ~3.8 million points and ~900 MiB of OTLP a scrape, cut into ~370 requests. Once
+its label sets have been met (the first scrape encodes each one: ~20 s), encoding it costs ~1.5 µs
+a point where a target of enterprise's size costs 0.2 (bench/results/emit-speed.md): most of the
+difference is garbage collection over the shard's heap (the scrape's samples and DataPoints, every
+pod's kept label sets, the requests' buffers). A real kube-state-metrics of that size is sharded
 (\`--shard\`/\`--total-shards\`); gpusynth's is one target, the largest of any shard.
 
 Reproduce: \`npx just bench\` (or \`npm run bench\`).

@@ -131,15 +131,18 @@ process's CPU time from /proc over ${result.measuredSeconds} s (${MEASURED_INTER
 ${result.coreShare <= 5 ? "Within the goal." : `Above the goal: see below, and bench/results/emit-speed.md for the metrics alone.`}
 
 Where the time goes (\`LIVE_PLATFORM_PROFILE=<dir> node bench/live-platform.mjs\`: a CPU profile of the
-run, warm-up included, 2026-12-05): garbage collection 29 %, the sources' samples (every target's
-label sets and values, rebuilt each scrape where a source does not keep them) 18 %, gpusynth's OTLP
-metrics encoding 17 %, the log sources (Kubernetes events through client-go's event cache, the
-scheduler's lines) 11 %, the simulation 7 %, gRPC, HTTP/2 and sockets 4 %, the SDK's metric reader
-3 %, the SDK's LoggerProvider and log encoding 2 % (so an encoder of gpusynth's own for log records
-would not pay here). Before gpusynth's encoder, the SDK's protobuf serializer alone was more than
-half of a run that cost twice as much (21.6 % of a core on 2026-12-04, for 40 % fewer points). What
-remains is mostly allocation: each scrape's samples, DataPoints and requests are made anew and
-collected — what series kept from one scrape to the next would remove.
+run's main thread, 2026-12-05; after the warm-up): of the main thread's time, garbage collection
+34 %, the sources' samples (label sets and values, rebuilt each scrape where a source does not keep
+them) 13 %, gpusynth's OTLP metrics encoding 12 %, gRPC, HTTP/2 and sockets 10 %, buffers 9 %, the
+SDK's metric reader 5 %, the SDK's LoggerProvider and log encoding 5 % (so an encoder of gpusynth's
+own for log records would not pay here). The main thread is about half the process's CPU: the rest
+is V8's garbage collector marking and sweeping on its helper threads. Before gpusynth's encoder the
+SDK's protobuf serializer alone was more than half of a run that cost twice as much (21.6 % of a
+core on 2026-12-04, for 40 % fewer points). What remains is mostly allocation: each scrape's
+samples and DataPoints are made anew, and its requests (about 70 MiB an interval, outside the
+heap) wait in the delivery queue long enough to be promoted, so every interval ends in a full
+collection — what series kept from one scrape to the next, and request buffers reused once
+delivered, would remove.
 The warm-up costs more with logs on than without (about 5 s of CPU instead of 1.5 s): the
 Kubernetes events of the simulated day go through client-go's event cache so that later events
 aggregate and count as they would.

@@ -5,9 +5,11 @@
  * left out as it does — at a fraction of its cost, because what repeats from one point and one
  * scrape to the next is encoded once and kept:
  *
- * - a data point's attributes: each key and value's encoded `KeyValue`, looked up instead of
- *   written byte by byte (a target's points share a handful of keys and values: the GPU's, the
- *   node's, the pod's);
+ * - a series' attributes, in its label set (catalogue.ts `SERIES_LABELS`, `KEPT_OTLP`): a source
+ *   that keeps a label set from one scrape to the next, or shares it between families, has them
+ *   written as one copy;
+ * - otherwise each key and value's encoded `KeyValue`, looked up instead of written byte by byte
+ *   (a target's points share a handful of keys and values: the GPU's, the node's, the pod's);
  * - a metric's name, description and unit, per descriptor (the MetricProducer keeps one per family);
  * - the Resource and the instrumentation scope, per object (one per target for a run's life);
  * - the scrape's start and end times, per scrape.
