@@ -127,6 +127,44 @@ export function sample(
     : { family, labels: seriesLabels(family, labels), value, startMs };
 }
 
+/**
+ * A source's label sets kept from one collect to the next, by subject (a node, a GPU, a workload,
+ * a pod): a series keeps its label set — and what encoders kept with it — for as long as its
+ * subject is collected, instead of a new one each scrape. A subject's raw labels for a family must
+ * not change while it lives (put whatever changes in the subject's key); a subject that a collect
+ * does not meet is forgotten at the end of the next.
+ */
+export class KeptLabelSets {
+  private current = new Map<string, Map<MetricFamily, Readonly<Record<string, string>>>>();
+  private previous = new Map<string, Map<MetricFamily, Readonly<Record<string, string>>>>();
+
+  /** Starts a collect. */
+  startCollect(): void {
+    this.previous = this.current;
+    this.current = new Map();
+  }
+
+  /** `family`'s label set for `subject`, made from `raw` the first time (as seriesLabels makes it). */
+  of(subject: string, family: MetricFamily, raw: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string>> {
+    let sets = this.current.get(subject);
+    if (sets === undefined) {
+      sets = this.previous.get(subject) ?? new Map();
+      this.current.set(subject, sets);
+    }
+    let labels = sets.get(family);
+    if (labels === undefined) {
+      labels = seriesLabels(family, raw);
+      sets.set(family, labels);
+    }
+    return labels;
+  }
+
+  /** A sample of `family` for `subject` (a gauge: Run:ai's families are). */
+  sample(subject: string, family: MetricFamily, raw: Readonly<Record<string, string | undefined>>, value: number): Sample {
+    return { family, labels: this.of(subject, family, raw), value };
+  }
+}
+
 /** A log record as a collector log receiver would deliver it. */
 export interface LogRecordOut {
   /** The signals/ area that documents the record's fields. */

@@ -7,14 +7,20 @@
  */
 import { nodeCpus } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Workload } from "@gpusynth/sim";
-import { type Sample, sample } from "../catalogue.js";
+import type { KeptLabelSets, Sample } from "../catalogue.js";
 import type { NodeContainer, NodeContainers } from "../kubelet/containers.js";
 import { cpuCores, memoryUse, workingSet } from "../kubelet/usage.js";
 import { RUNAI_CPU_MEMORY as R } from "./families.js";
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 
-export function cpuMemorySamples(out: Sample[], view: ClusterView, clusterId: string, containers: NodeContainers): void {
+export function cpuMemorySamples(
+  out: Sample[],
+  view: ClusterView,
+  clusterId: string,
+  containers: NodeContainers,
+  kept: KeptLabelSets,
+): void {
   const now = view.now;
   let clusterCpus = 0;
   let clusterCores = 0;
@@ -46,28 +52,32 @@ export function cpuMemorySamples(out: Sample[], view: ClusterView, clusterId: st
         used += u.used;
       }
       const r = requested.get(node.name) ?? { cpuMilli: 0, memory: 0 };
-      out.push(sample(R.nodeCpuRequested, labels, r.cpuMilli / 1000));
-      out.push(sample(R.nodeCpuUtilization, labels, round(cores / cpus, 4)));
-      out.push(sample(R.nodeMemoryUtilization, labels, round(used / memory, 4)));
-      out.push(sample(R.nodeMemoryRequested, labels, r.memory));
-      out.push(sample(R.nodeMemoryUsed, labels, used));
+      const nodeKey = `node/${node.name}`;
+      out.push(kept.sample(nodeKey, R.nodeCpuRequested, labels, r.cpuMilli / 1000));
+      out.push(kept.sample(nodeKey, R.nodeCpuUtilization, labels, round(cores / cpus, 4)));
+      out.push(kept.sample(nodeKey, R.nodeMemoryUtilization, labels, round(used / memory, 4)));
+      out.push(kept.sample(nodeKey, R.nodeMemoryRequested, labels, r.memory));
+      out.push(kept.sample(nodeKey, R.nodeMemoryUsed, labels, used));
       clusterCpus += cpus;
       clusterCores += cores;
       clusterMemory += memory;
       clusterUsed += used;
     }
-  out.push(sample(R.clusterCpuUtilization, { clusterId }, clusterCpus === 0 ? 0 : round(clusterCores / clusterCpus, 4)));
-  out.push(sample(R.clusterMemoryUsed, { clusterId }, clusterUsed));
-  out.push(sample(R.clusterMemoryUtilization, { clusterId }, clusterMemory === 0 ? 0 : round(clusterUsed / clusterMemory, 4)));
+  const cluster = { clusterId };
+  out.push(kept.sample("cluster", R.clusterCpuUtilization, cluster, clusterCpus === 0 ? 0 : round(clusterCores / clusterCpus, 4)));
+  out.push(kept.sample("cluster", R.clusterMemoryUsed, cluster, clusterUsed));
+  out.push(kept.sample("cluster", R.clusterMemoryUtilization, cluster, clusterMemory === 0 ? 0 : round(clusterUsed / clusterMemory, 4)));
 
   // Active workloads (pending or running, as Run:ai's other per-workload families): what they ask for.
   for (const w of [...view.pending, ...view.running]) {
     const job = { clusterId, job_name: w.name, job_uuid: w.uid };
-    out.push(sample(R.activeCpuRequested, job, (w.cpuMilliPerGpu * w.gpus) / 1000));
-    out.push(sample(R.activeMemoryRequested, job, w.memoryBytesPerGpu * w.gpus));
+    const workload = `workload/${w.uid}`;
+    out.push(kept.sample(workload, R.activeCpuRequested, job, (w.cpuMilliPerGpu * w.gpus) / 1000));
+    out.push(kept.sample(workload, R.activeMemoryRequested, job, w.memoryBytesPerGpu * w.gpus));
     // Limits only where the workload set them: each of its pods' containers carries one.
-    if (w.cpuLimitMilliPerGpu !== undefined) out.push(sample(R.cpuLimitPerWorkload, job, (w.cpuLimitMilliPerGpu * w.gpus) / 1000));
-    if (w.memoryLimitBytes !== undefined) out.push(sample(R.memoryLimitPerWorkload, job, w.memoryLimitBytes * podCount(w)));
+    if (w.cpuLimitMilliPerGpu !== undefined)
+      out.push(kept.sample(workload, R.cpuLimitPerWorkload, job, (w.cpuLimitMilliPerGpu * w.gpus) / 1000));
+    if (w.memoryLimitBytes !== undefined) out.push(kept.sample(workload, R.memoryLimitPerWorkload, job, w.memoryLimitBytes * podCount(w)));
   }
   for (const w of view.running) {
     let cores = 0;
@@ -78,12 +88,12 @@ export function cpuMemorySamples(out: Sample[], view: ClusterView, clusterId: st
       cores += u?.cores ?? 0;
       used += u?.used ?? 0;
       const podLabels = { clusterId, pod_name: pod.name, pod_uuid: pod.uid, pod_namespace: w.namespace, node: pod.node.name };
-      out.push(sample(R.allocatedMilliCpusPerPod, podLabels, w.cpuMilliPerGpu * pod.gpus.length));
-      out.push(sample(R.allocatedMemoryPerPod, podLabels, w.memoryBytesPerGpu * pod.gpus.length));
+      out.push(kept.sample(`pod/${pod.uid}`, R.allocatedMilliCpusPerPod, podLabels, w.cpuMilliPerGpu * pod.gpus.length));
+      out.push(kept.sample(`pod/${pod.uid}`, R.allocatedMemoryPerPod, podLabels, w.memoryBytesPerGpu * pod.gpus.length));
     }
     const labels = { clusterId, workload_id: w.uid, workload_name: w.name, project: w.project };
-    out.push(sample(R.jobCpuUsage, labels, round(cores, 3)));
-    out.push(sample(R.jobMemoryUsed, labels, used));
+    out.push(kept.sample(`workload/${w.uid}`, R.jobCpuUsage, labels, round(cores, 3)));
+    out.push(kept.sample(`workload/${w.uid}`, R.jobMemoryUsed, labels, used));
   }
 }
 

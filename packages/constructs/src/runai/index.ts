@@ -8,7 +8,7 @@
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Gpu, Pool, Workload } from "@gpusynth/sim";
 import { systemPodIp } from "../addresses.js";
-import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
+import { KeptLabelSets, type MetricConstruct, type Sample, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
 import type { NodeContainers } from "../kubelet/containers.js";
@@ -29,6 +29,8 @@ export class RunaiConstruct implements MetricConstruct {
   readonly area = "runai";
   readonly families = RUNAI_FAMILIES;
   readonly placement = RUNAI_PLACEMENT;
+  /** Its series' label sets, kept while their node, GPU, workload or pod is collected. */
+  private readonly kept = new KeptLabelSets();
 
   /** `clock` stamps the last-busy times on the run's time axis. */
   constructor(
@@ -46,6 +48,8 @@ export class RunaiConstruct implements MetricConstruct {
     const out: Sample[] = [];
     const unix = (t: number) => Math.floor(this.clock(view.startMs + t) / 1000);
     const readings = new Map<DeepReadonly<Gpu>, GpuReading>();
+    const kept = this.kept;
+    kept.startCollect();
 
     for (const pool of view.pools) this.nodeSamples(out, pool, view.now, clusterId, readings, unix);
 
@@ -68,41 +72,53 @@ export class RunaiConstruct implements MetricConstruct {
         user: w.user,
         project: w.project,
       };
-      out.push(sample(RUNAI.requestedGpusPerWorkload, labels, w.gpus));
+      const workload = `workload/${w.uid}`;
+      out.push(kept.sample(workload, RUNAI.requestedGpusPerWorkload, labels, w.gpus));
       out.push(
-        sample(
+        kept.sample(
+          workload,
           RUNAI.requestedGpuMemoryPerWorkload,
           { clusterId, job_type: workloadType(w), job_uuid: w.uid, job_name: w.name, project: w.project, workload_id: w.uid },
           0,
         ),
       );
-      out.push(sample(RUNAI.runTimePerWorkload, labels, Math.floor(ranMs / 1000)));
-      out.push(sample(RUNAI.waitTimePerWorkload, labels, Math.floor((view.now - w.submittedAt - ranMs) / 1000)));
+      out.push(kept.sample(workload, RUNAI.runTimePerWorkload, labels, Math.floor(ranMs / 1000)));
+      out.push(kept.sample(workload, RUNAI.waitTimePerWorkload, labels, Math.floor((view.now - w.submittedAt - ranMs) / 1000)));
       if (w.phase !== "Running") continue;
-      out.push(sample(RUNAI.allocatedPerWorkload, labels, gpus.length));
+      out.push(kept.sample(workload, RUNAI.allocatedPerWorkload, labels, gpus.length));
       out.push(
-        sample(
+        kept.sample(
+          workload,
           RUNAI.gpuMemoryUsedPerWorkload,
           labels,
           measured.reduce((sum, r) => sum + r.fbUsedMiB, 0),
         ),
       );
-      out.push(sample(RUNAI.gpuUtilizationPerWorkload, labels, Math.round(util * 100) / 100));
-      out.push(sample(RUNAI.lastUtilizationTimePerWorkload, labels, lastBusy === null ? 0 : unix(lastBusy)));
+      out.push(kept.sample(workload, RUNAI.gpuUtilizationPerWorkload, labels, Math.round(util * 100) / 100));
+      out.push(kept.sample(workload, RUNAI.lastUtilizationTimePerWorkload, labels, lastBusy === null ? 0 : unix(lastBusy)));
       // Idleness accumulates in 30-second windows (NVIDIA Run:ai "Scheduling Rules").
-      out.push(sample(RUNAI.gpuIdleSecondsPerWorkload, labels, Math.floor((view.now - since) / IDLE_WINDOW_MS) * (IDLE_WINDOW_MS / 1000)));
+      out.push(
+        kept.sample(
+          workload,
+          RUNAI.gpuIdleSecondsPerWorkload,
+          labels,
+          Math.floor((view.now - since) / IDLE_WINDOW_MS) * (IDLE_WINDOW_MS / 1000),
+        ),
+      );
       const project = projectGpus.get(w.project) ?? { allocated: 0, utilSum: 0 };
       project.allocated += gpus.length;
       project.utilSum += util * gpus.length;
       projectGpus.set(w.project, project);
       for (const pod of w.pods) {
         const podLabels = { clusterId, pod_name: pod.name, pod_uuid: pod.uid, pod_namespace: w.namespace, node: pod.node.name };
-        out.push(sample(RUNAI.allocatedPerPod, podLabels, pod.gpus.length));
+        out.push(kept.sample(`pod/${pod.uid}`, RUNAI.allocatedPerPod, podLabels, pod.gpus.length));
         for (const gpu of pod.gpus) {
           const r = readings.get(gpu);
           if (r === undefined) continue;
-          out.push(sample(RUNAI.gpuUtilizationPerPodPerGpu, { ...podLabels, gpu: String(gpu.index) }, r.gpuUtil));
-          out.push(sample(RUNAI.gpuMemoryUsedPerPodPerGpu, { ...podLabels, gpu: String(gpu.index) }, r.fbUsedMiB));
+          const podGpu = `pod/${pod.uid}/${gpu.index}`;
+          const gpuLabels = { ...podLabels, gpu: String(gpu.index) };
+          out.push(kept.sample(podGpu, RUNAI.gpuUtilizationPerPodPerGpu, gpuLabels, r.gpuUtil));
+          out.push(kept.sample(podGpu, RUNAI.gpuMemoryUsedPerPodPerGpu, gpuLabels, r.fbUsedMiB));
         }
       }
     }
@@ -110,17 +126,20 @@ export class RunaiConstruct implements MetricConstruct {
     for (const project of this.blueprint.projects) {
       const deserved = Object.values(project.nodePools).reduce((sum, q) => sum + q.deserved, 0);
       const used = projectGpus.get(project.name);
-      out.push(sample(RUNAI.projectGuaranteedGpus, { clusterId, project: project.name }, deserved));
+      const projectKey = `project/${project.name}`;
+      out.push(kept.sample(projectKey, RUNAI.projectGuaranteedGpus, { clusterId, project: project.name }, deserved));
       out.push(
-        sample(
+        kept.sample(
+          projectKey,
           RUNAI.projectInfo,
           { clusterId, project: project.name, department: project.department, gpu_guaranteed_quota: String(deserved) },
           1,
         ),
       );
-      out.push(sample(RUNAI.allocatedPerProject, { clusterId, project: project.name }, used?.allocated ?? 0));
+      out.push(kept.sample(projectKey, RUNAI.allocatedPerProject, { clusterId, project: project.name }, used?.allocated ?? 0));
       out.push(
-        sample(
+        kept.sample(
+          projectKey,
           RUNAI.gpuUtilizationPerProject,
           { clusterId, project: project.name },
           used === undefined || used.allocated === 0 ? 0 : Math.round((used.utilSum / used.allocated) * 100) / 100,
@@ -128,7 +147,8 @@ export class RunaiConstruct implements MetricConstruct {
       );
       for (const [pool, quota] of Object.entries(project.nodePools)) {
         out.push(
-          sample(
+          kept.sample(
+            `${projectKey}/${pool}`,
             RUNAI.queueInfo,
             {
               clusterId,
@@ -142,7 +162,7 @@ export class RunaiConstruct implements MetricConstruct {
         );
       }
     }
-    cpuMemorySamples(out, view, clusterId, this.containers);
+    cpuMemorySamples(out, view, clusterId, this.containers, kept);
     return [{ target: { job: target.job, host: systemPodIp(`runai/${target.job}`), port: target.port, path: target.path }, samples: out }];
   }
 
@@ -156,6 +176,8 @@ export class RunaiConstruct implements MetricConstruct {
   ): void {
     for (const node of pool.nodes) {
       const labels = { clusterId, node: node.name };
+      const kept = this.kept;
+      const nodeKey = `node/${node.name}`;
       const reporting = node.status === "rebooting" ? [] : node.gpus.filter((g) => g.health === "ok");
       let utilSum = 0;
       let used = 0;
@@ -164,36 +186,41 @@ export class RunaiConstruct implements MetricConstruct {
         const r = this.activity.read(gpu, pool.model, now);
         readings.set(gpu, r);
         const gpuLabels = { ...labels, gpu: String(gpu.index) };
+        const gpuKey = `${nodeKey}/${gpu.index}`;
         const held = gpu.holder === null ? 0 : 1;
         const lastBusy = this.activity.lastBusyAt(gpu, now);
-        out.push(sample(RUNAI.allocatedPerGpu, gpuLabels, held));
-        out.push(sample(RUNAI.lastUtilizationTimePerGpu, gpuLabels, lastBusy === null ? 0 : unix(lastBusy)));
-        out.push(sample(RUNAI.gpuUtilizationPerGpu, gpuLabels, r.gpuUtil));
-        out.push(sample(RUNAI.gpuMemoryUsedPerGpu, gpuLabels, r.fbUsedMiB));
-        out.push(sample(RUNAI.gpuMemoryTotalPerGpu, gpuLabels, pool.model.framebufferMiB));
+        out.push(kept.sample(gpuKey, RUNAI.allocatedPerGpu, gpuLabels, held));
+        out.push(kept.sample(gpuKey, RUNAI.lastUtilizationTimePerGpu, gpuLabels, lastBusy === null ? 0 : unix(lastBusy)));
+        out.push(kept.sample(gpuKey, RUNAI.gpuUtilizationPerGpu, gpuLabels, r.gpuUtil));
+        out.push(kept.sample(gpuKey, RUNAI.gpuMemoryUsedPerGpu, gpuLabels, r.fbUsedMiB));
+        out.push(kept.sample(gpuKey, RUNAI.gpuMemoryTotalPerGpu, gpuLabels, pool.model.framebufferMiB));
         utilSum += r.gpuUtil;
         used += r.fbUsedMiB;
         allocated += held;
       }
       out.push(
-        sample(RUNAI.gpuUtilizationPerNode, labels, reporting.length === 0 ? 0 : Math.round((utilSum / reporting.length) * 100) / 100),
+        kept.sample(
+          nodeKey,
+          RUNAI.gpuUtilizationPerNode,
+          labels,
+          reporting.length === 0 ? 0 : Math.round((utilSum / reporting.length) * 100) / 100,
+        ),
       );
-      out.push(sample(RUNAI.gpuMemoryUsedPerNode, labels, used));
-      out.push(sample(RUNAI.gpuMemoryTotalPerNode, labels, reporting.length * pool.model.framebufferMiB));
+      out.push(kept.sample(nodeKey, RUNAI.gpuMemoryUsedPerNode, labels, used));
+      out.push(kept.sample(nodeKey, RUNAI.gpuMemoryTotalPerNode, labels, reporting.length * pool.model.framebufferMiB));
+      const ready = String(node.status !== "rebooting");
+      const schedulable = String(node.status === "ready");
+      // Its label set changes with the node's readiness: the subject's key says which it is.
       out.push(
-        sample(
+        kept.sample(
+          `${nodeKey}/${ready}/${schedulable}`,
           RUNAI.gpuCountPerNode,
-          {
-            ...labels,
-            modelName: pool.model.modelName,
-            ready: String(node.status !== "rebooting"),
-            schedulable: String(node.status === "ready"),
-          },
+          { ...labels, modelName: pool.model.modelName, ready, schedulable },
           reporting.length,
         ),
       );
-      out.push(sample(RUNAI.allocatedPerNode, labels, allocated));
-      out.push(sample(RUNAI.migModeGpuCount, labels, 0));
+      out.push(kept.sample(nodeKey, RUNAI.allocatedPerNode, labels, allocated));
+      out.push(kept.sample(nodeKey, RUNAI.migModeGpuCount, labels, 0));
     }
   }
 }
