@@ -159,7 +159,7 @@ export class KeptLabelSets {
     return labels;
   }
 
-  /** A sample of `family` for `subject` (a gauge: Run:ai's families are). */
+  /** A gauge's sample of `family` for `subject` (a counter needs its start: seriesLabels and sample()). */
   sample(subject: string, family: MetricFamily, raw: Readonly<Record<string, string | undefined>>, value: number): Sample {
     return { family, labels: this.of(subject, family, raw), value };
   }

@@ -18,7 +18,7 @@ import {
   type Workload,
 } from "@gpusynth/sim";
 import { nodeInternalIp, nodeOrdinal, PodIpam, podCidr } from "../addresses.js";
-import { type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
+import { KeptLabelSets, type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import { containerName, podController } from "../naming.js";
 import { stableHex, stableUuid } from "../noise.js";
@@ -92,6 +92,8 @@ export class KubeConstruct implements MetricConstruct {
   private readonly host: string;
   /** kube-state-metrics' own metrics (its telemetry port). */
   private readonly self: KsmSelfMetrics;
+  /** The nodes' and namespaces' series label sets, kept while the node or namespace is collected. */
+  private readonly kept = new KeptLabelSets();
 
   /** `clock` stamps kube_pod_created and kube_pod_start_time on the run's time axis. */
   constructor(
@@ -123,6 +125,7 @@ export class KubeConstruct implements MetricConstruct {
     const ordinals = new Map<string, number>();
     for (const pool of view.pools) for (const node of pool.nodes) ordinals.set(node.name, nodeOrdinal(view.pools, node));
 
+    this.kept.startCollect();
     for (const pool of view.pools) for (const node of pool.nodes) this.nodeSamples(samples, pool, node, ordinals.get(node.name) ?? 0);
     this.system.collect(view, seconds, samples);
 
@@ -281,7 +284,10 @@ export class KubeConstruct implements MetricConstruct {
       ...view.queues.filter((q) => q.level === "project").map((q) => projectNamespace(q.name)),
     ]);
     for (const namespace of namespaces)
-      for (const phase of NAMESPACE_PHASES) samples.push(sample(KSM.namespacePhase, { namespace, phase }, phase === "Active" ? 1 : 0));
+      for (const phase of NAMESPACE_PHASES)
+        samples.push(
+          this.kept.sample(`namespace/${namespace}/${phase}`, KSM.namespacePhase, { namespace, phase }, phase === "Active" ? 1 : 0),
+        );
     return [
       { target: { job: this.options.job, host: this.host, port: this.options.port, path: "/metrics" }, samples },
       // Its own metrics, on its telemetry port: the same job (kube-prometheus' ServiceMonitor scrapes both ports of one Service).
@@ -292,10 +298,14 @@ export class KubeConstruct implements MetricConstruct {
     ];
   }
 
+  /** A node's series; their label sets are kept while the node is, keyed by what varies among a family's series. */
   private nodeSamples(out: Sample[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, ordinal: number): void {
     const o = this.options;
+    const kept = this.kept;
+    const key = `node/${node.name}`;
     out.push(
-      sample(
+      kept.sample(
+        key,
         KSM.nodeInfo,
         {
           node: node.name,
@@ -317,7 +327,7 @@ export class KubeConstruct implements MetricConstruct {
     // GPU Feature Discovery labels (NVIDIA k8s-device-plugin v0.20.0 docs/gpu-feature-discovery).
     labels[ksmLabelName("nvidia.com/gpu.product")] = pool.model.product;
     labels[ksmLabelName("nvidia.com/gpu.count")] = String(pool.spec.gpusPerNode);
-    out.push(sample(KSM.nodeLabels, labels, 1));
+    out.push(kept.sample(key, KSM.nodeLabels, labels, 1));
 
     // What the node's status lists (the sim's nodeResources says how each figure is made).
     const { capacity, allocatable } = nodeResources(node);
@@ -329,9 +339,9 @@ export class KubeConstruct implements MetricConstruct {
         ["nvidia_com_gpu", "integer", r.gpus],
       ] as const;
     for (const [resource, unit, value] of resources(capacity))
-      out.push(sample(KSM.nodeCapacity, { node: node.name, resource, unit }, value));
+      out.push(kept.sample(`${key}/${resource}`, KSM.nodeCapacity, { node: node.name, resource, unit }, value));
     for (const [resource, unit, value] of resources(allocatable))
-      out.push(sample(KSM.nodeAllocatable, { node: node.name, resource, unit }, value));
+      out.push(kept.sample(`${key}/${resource}`, KSM.nodeAllocatable, { node: node.name, resource, unit }, value));
 
     // A rebooting node stops posting status: after the grace period the node-lifecycle
     // controller sets every condition Unknown. Otherwise Ready, and no pressure but memory
@@ -343,11 +353,19 @@ export class KubeConstruct implements MetricConstruct {
     };
     for (const condition of NODE_CONDITIONS)
       for (const status of CONDITION_STATUSES)
-        out.push(sample(KSM.nodeCondition, { node: node.name, condition, status }, status === statusOf(condition) ? 1 : 0));
+        out.push(
+          kept.sample(
+            `${key}/${condition}/${status}`,
+            KSM.nodeCondition,
+            { node: node.name, condition, status },
+            status === statusOf(condition) ? 1 : 0,
+          ),
+        );
 
     // A cordoned node (drained for its reboot, and until it is back) has spec.unschedulable set.
-    out.push(sample(KSM.nodeSpecUnschedulable, { node: node.name }, node.status === "ready" ? 0 : 1));
-    for (const [key, effect] of nodeTaints(node)) out.push(sample(KSM.nodeSpecTaint, { node: node.name, key, effect }, 1));
+    out.push(kept.sample(key, KSM.nodeSpecUnschedulable, { node: node.name }, node.status === "ready" ? 0 : 1));
+    for (const [taint, effect] of nodeTaints(node))
+      out.push(kept.sample(`${key}/${taint}/${effect}`, KSM.nodeSpecTaint, { node: node.name, key: taint, effect }, 1));
   }
 }
 
