@@ -67,14 +67,15 @@ describe("the cost of a blueprint, estimated before it runs", () => {
     const base = await live.scrapeUrl();
     await live.waitFor(/warming up/);
     // Several seconds in, each scheduling cycle attempts thousands of pending workloads. Prometheus
-    // waits 10 s for a scrape by default (scrape_timeout); half of that here, on a busy machine.
+    // waits 10 s for a scrape by default (scrape_timeout): each answer within that, as on a
+    // machine whose two cores the rest of the suite shares.
     for (let i = 0; i < 4; i++) {
       await new Promise((resolve) => setTimeout(resolve, 750));
-      const answer = await fetch(`${base}/sd`, { signal: AbortSignal.timeout(5_000) });
+      const answer = await fetch(`${base}/sd`, { signal: AbortSignal.timeout(10_000) });
       expect(answer.status).toBe(200);
     }
     const { code, ms } = await live.stop("SIGINT");
     expect(code).toBe(0);
     expect(ms).toBeLessThanOrEqual(2000);
-  }, 30_000);
+  }, 60_000);
 });
