@@ -189,15 +189,16 @@ Where the time goes: the frame (simulation and constructs: every target's sample
 collecting through the SDK's reader (the MetricProducer builds a DataPoint per sample and groups them by
 family) ${Math.round(pipelineCpu - sinkEncodingCpu)} ms, encoding ${Math.round(sinkEncodingCpu)} ms. The SDK's serializer would take ${Math.round(sdkSerializerCpu)} ms for the same
 requests: it writes every attribute of every point byte by byte, where gpusynth's encoder keeps each
-attribute's encoded KeyValue, each series' label set's encoded attributes (in the label set itself,
-for the sources that keep their label sets from one scrape to the next: kube-state-metrics, the
-kubelet, dcgm-exporter), each metric's header, the Resource and the scope, and writes messages back
+attribute's encoded KeyValue, each series' label set's encoded attributes (in the label set itself:
+the sources keep their series' label sets from one scrape to the next), each metric's header, the Resource and the scope, and writes messages back
 to front so each length is known without a sizing pass. Alone, on ResourceMetrics whose label sets it
 has met before, it takes ${result.encoderMicrosPerPoint} µs a point; in the sink, cutting the largest targets into 4 MiB
 requests (a first sample of 1,024 points to size the parts, a part over the limit encoded again)
 and copying each request out of the writer bring it to ${result.encodeMicrosPerPoint}. The rest of the interval is the
 frame and the SDK reader's DataPoints, built anew each scrape with the garbage they leave: what
-series kept from one scrape to the next, values updated in place, would remove.
+series kept from one scrape to the next, values updated in place, would remove. RSS is mostly what
+V8 keeps reserved for its heap (the bench runs with a 4 GiB limit); the row below it is what the
+run holds.
 
 With \`--shard i/${SHARDS}\` (docs/emission.md, "Shards"), each process still simulates the whole
 cluster but collects and encodes only its part: shard 0 (Run:ai's exporter and a quarter of the nodes') takes
