@@ -391,6 +391,11 @@ const knownXid = z.int().refine((xid) => KNOWN_XIDS.includes(xid), {
   message: `expected an XID from the catalogue (${KNOWN_XIDS.join(", ")})`,
 });
 
+/** Where and when a fault is declared: a node at a time after the start (fresh schemas per use). */
+const onNode = () => ({ at: durationSchema.meta({ description: "Time after the simulation start." }), node: z.string().min(1) });
+/** …and one of its GPUs. */
+const onGpu = () => ({ ...onNode(), gpu: z.int().min(0) });
+
 const faultsSchema = z.strictObject({
   hazards: z
     .array(
@@ -401,34 +406,15 @@ const faultsSchema = z.strictObject({
       }),
     )
     .default([]),
-  injections: z
-    .array(
-      z.strictObject({
-        at: durationSchema.meta({ description: "Time after the simulation start." }),
-        node: z.string().min(1),
-        gpu: z.int().min(0),
-        xid: knownXid,
-      }),
-    )
-    .default([]),
-  memoryPressure: z
-    .array(
-      z.strictObject({
-        at: durationSchema.meta({ description: "Time after the simulation start." }),
-        node: z.string().min(1),
-      }),
-    )
-    .default([])
-    .meta({
-      description:
-        "Host memory runs out on a node at a fixed time: the kubelet crosses its hard eviction threshold (memory.available<100Mi), reports MemoryPressure and evicts one pod (lowest priority, then most memory).",
-    }),
+  injections: z.array(z.strictObject({ ...onGpu(), xid: knownXid })).default([]),
+  memoryPressure: z.array(z.strictObject(onNode())).default([]).meta({
+    description:
+      "Host memory runs out on a node at a fixed time: the kubelet crosses its hard eviction threshold (memory.available<100Mi), reports MemoryPressure and evicts one pod (lowest priority, then most memory).",
+  }),
   powerCaps: z
     .array(
       z.strictObject({
-        at: durationSchema.meta({ description: "Time after the simulation start." }),
-        node: z.string().min(1),
-        gpu: z.int().min(0),
+        ...onGpu(),
         watts: z.number().positive().meta({ description: "The enforced power limit while it lasts (W)." }),
         for: durationSchema.meta({ description: "How long the limit holds." }),
       }),

@@ -20,11 +20,9 @@ import { RunaiConstruct } from "./runai/index.js";
 import type { ShardFilter } from "./shard.js";
 
 export class ClusterMetrics {
-  private readonly dcgm: DcgmConstruct;
   private readonly kube: KubeConstruct;
   private readonly kubelet: KubeletConstruct;
   private readonly scheduler: SchedulerConstruct;
-  private readonly runai: RunaiConstruct;
   readonly constructs: readonly MetricConstruct[];
   /** The GPU activity every source reads; the control-plane API reads it too, so all agree. */
   readonly activity: GpuActivityModel;
@@ -50,7 +48,7 @@ export class ClusterMetrics {
     const pulls = shared ?? (this.ownPulls as ImagePulls);
     this.timelines = new GpuTimelines(pulls, gpusRead);
     this.activity = new GpuActivityModel(this.timelines);
-    this.dcgm = new DcgmConstruct(this.activity, {
+    const dcgm = new DcgmConstruct(this.activity, {
       ...DCGM_DEFAULTS,
       driverVersion: blueprint.telemetry.driverVersion,
       extraCounters: blueprint.telemetry.dcgmCounters,
@@ -63,9 +61,9 @@ export class ClusterMetrics {
       schedulerHost: systemPodOf(blueprint, "kai-scheduler-default").ip,
       queueControllerHost: systemPodOf(blueprint, "queue-controller").ip,
     });
-    this.runai = new RunaiConstruct(blueprint, this.activity, this.kubelet.containers, clock);
+    const runai = new RunaiConstruct(blueprint, this.activity, this.kubelet.containers, clock);
     // Every source, in the order their targets are collected (and pushed, and served).
-    this.constructs = [this.runai, this.dcgm, this.kube, this.kubelet, this.scheduler];
+    this.constructs = [runai, dcgm, this.kube, this.kubelet, this.scheduler];
   }
 
   /** Feeds a domain event to the constructs that keep state from events; subscribe it to the simulation. */

@@ -129,11 +129,21 @@ function writeAttributes(w: ReverseWriter, field: number, attributes: Attributes
 /** Where kept parts are written before they are copied out: one for all, as encoding is synchronous. */
 const partWriter = new ReverseWriter(4096);
 
-/** Bytes written on their own: a kept part of later messages (a Resource, a scope, a metric's header). */
+/** Bytes written on their own: a kept part of later messages (a Resource, a scope, a metric's header, a time block). */
 function encodePart(write: (w: ReverseWriter) => void): Uint8Array {
   partWriter.reset();
   write(partWriter);
   return partWriter.finish();
+}
+
+/** `key`'s part from `parts`, written by `write` the first time `key` is met. */
+function keptPart<K extends object>(parts: WeakMap<K, Uint8Array>, key: K, write: (w: ReverseWriter) => void): Uint8Array {
+  let part = parts.get(key);
+  if (part === undefined) {
+    part = encodePart(write);
+    parts.set(key, part);
+  }
+  return part;
 }
 
 /**
@@ -292,62 +302,47 @@ export class MetricsEncoder {
   }
 
   private resourceField(resource: Resource): Uint8Array {
-    let field = this.resources.get(resource);
-    if (field === undefined) {
-      field = encodePart((w) => {
-        const end = w.mark();
-        w.uint32(0); // dropped_attributes_count: the SDK writes 0
-        w.byte(RESOURCE_DROPPED_ATTRIBUTES);
-        if (resource.attributes) writeAttributes(w, RESOURCE_ATTRIBUTES, resource.attributes);
-        w.delimit(RESOURCE_METRICS_RESOURCE, end);
-      });
-      this.resources.set(resource, field);
-    }
-    return field;
+    return keptPart(this.resources, resource, (w) => {
+      const end = w.mark();
+      w.uint32(0); // dropped_attributes_count: the SDK writes 0
+      w.byte(RESOURCE_DROPPED_ATTRIBUTES);
+      if (resource.attributes) writeAttributes(w, RESOURCE_ATTRIBUTES, resource.attributes);
+      w.delimit(RESOURCE_METRICS_RESOURCE, end);
+    });
   }
 
   private scopeField(scope: Scope): Uint8Array {
-    let field = this.scopes.get(scope);
-    if (field === undefined) {
-      field = encodePart((w) => {
-        const end = w.mark();
-        const { droppedAttributesCount, attributes } = scope as Scope & { droppedAttributesCount?: number; attributes?: Attributes };
-        if (droppedAttributesCount) {
-          w.uint32(droppedAttributesCount);
-          w.byte(SCOPE_DROPPED_ATTRIBUTES);
-        }
-        if (attributes) writeAttributes(w, SCOPE_ATTRIBUTES, attributes);
-        if (scope.version) {
-          w.string(scope.version);
-          w.byte(SCOPE_VERSION);
-        }
-        w.string(scope.name);
-        w.byte(SCOPE_NAME);
-        w.delimit(SCOPE_METRICS_SCOPE, end);
-      });
-      this.scopes.set(scope, field);
-    }
-    return field;
+    return keptPart(this.scopes, scope, (w) => {
+      const end = w.mark();
+      const { droppedAttributesCount, attributes } = scope as Scope & { droppedAttributesCount?: number; attributes?: Attributes };
+      if (droppedAttributesCount) {
+        w.uint32(droppedAttributesCount);
+        w.byte(SCOPE_DROPPED_ATTRIBUTES);
+      }
+      if (attributes) writeAttributes(w, SCOPE_ATTRIBUTES, attributes);
+      if (scope.version) {
+        w.string(scope.version);
+        w.byte(SCOPE_VERSION);
+      }
+      w.string(scope.name);
+      w.byte(SCOPE_NAME);
+      w.delimit(SCOPE_METRICS_SCOPE, end);
+    });
   }
 
   private metricHead(descriptor: Descriptor): Uint8Array {
-    let head = this.metricHeads.get(descriptor);
-    if (head === undefined) {
-      head = encodePart((w) => {
-        if (descriptor.unit) {
-          w.string(descriptor.unit);
-          w.byte(METRIC_UNIT);
-        }
-        if (descriptor.description) {
-          w.string(descriptor.description);
-          w.byte(METRIC_DESCRIPTION);
-        }
-        w.string(descriptor.name);
-        w.byte(METRIC_NAME);
-      });
-      this.metricHeads.set(descriptor, head);
-    }
-    return head;
+    return keptPart(this.metricHeads, descriptor, (w) => {
+      if (descriptor.unit) {
+        w.string(descriptor.unit);
+        w.byte(METRIC_UNIT);
+      }
+      if (descriptor.description) {
+        w.string(descriptor.description);
+        w.byte(METRIC_DESCRIPTION);
+      }
+      w.string(descriptor.name);
+      w.byte(METRIC_NAME);
+    });
   }
 }
 

@@ -158,7 +158,7 @@ export class ReverseWriter {
   }
 }
 
-export function varintSize(value: number): number {
+function varintSize(value: number): number {
   const v = value >>> 0;
   if (v < 0x80) return 1;
   if (v < 0x4000) return 2;

@@ -1,8 +1,7 @@
 /**
  * OTLP export requests encoded once — metrics in protobuf by gpusynth's encoder, byte for byte
  * the SDK serializer's output (metrics-encoder.ts), everything else by the SDK's own
- * serializers — and split so that none is
- * larger than a receiver accepts. The OpenTelemetry Collector's OTLP receiver (gRPC server
+ * serializers — and split so that none is larger than a receiver accepts. The OpenTelemetry Collector's OTLP receiver (gRPC server
  * default max_recv_msg_size_mib 4) and grpc-js both refuse a message over 4 MiB; a live run at
  * `--speed 60` produced 6 MB log requests before requests were split.
  *
@@ -42,6 +41,7 @@ function serializeMetrics(metrics: ResourceMetrics, encoding: Encoding): Uint8Ar
   const encoded = encoding === "protobuf" ? protobufMetrics.encode(metrics) : undefined;
   return encoded ?? (encoding === "json" ? JsonMetricsSerializer : ProtobufMetricsSerializer).serializeRequest(metrics) ?? new Uint8Array();
 }
+
 const logsSerializer = (encoding: Encoding) => (encoding === "json" ? JsonLogsSerializer : ProtobufLogsSerializer);
 
 /**
