@@ -23,7 +23,7 @@ function sampleValueText(value: number): string {
 }
 
 /** `{k="v",…}` in the label set's order, or nothing for no labels; kept with a series' label set. */
-function labelsText(labels: Sample["labels"] & { [KEPT_TEXT]?: string }): string {
+export function labelsText(labels: Sample["labels"] & { [KEPT_TEXT]?: string }): string {
   const kept = labels[KEPT_TEXT];
   if (kept !== undefined) return kept;
   const pairs = Object.entries(labels)

@@ -34,6 +34,7 @@ export class MetricsPipeline {
     let points = 0;
     let failedTargets = 0;
     let since = performance.now();
+    const scraped = new Set<string>();
     for (const { target, samples } of collected) {
       if (performance.now() - since > YIELD_EVERY_MS) {
         await yieldToEventLoop();
@@ -41,6 +42,7 @@ export class MetricsPipeline {
       }
       if (signal?.aborted === true) break;
       const key = targetKey(target);
+      scraped.add(key);
       let provider = this.targets.get(key);
       if (provider === undefined) {
         provider = new TargetProvider(target);
@@ -50,7 +52,28 @@ export class MetricsPipeline {
       points += pointsOf(metrics);
       if (!(await this.sink.export(metrics))) failedTargets++;
     }
+    if (signal?.aborted !== true) points += await this.endTargetsGone(scraped, timeMs);
     return { targets: collected.length, points, failedTargets };
+  }
+
+  /**
+   * The targets that left discovery since the last scrape (a node rebooting, an exporter pod
+   * replaced): their series end stale, as the receiver's scrape loop ends them, and their
+   * providers go.
+   */
+  private async endTargetsGone(scraped: ReadonlySet<string>, timeMs: UnixMs): Promise<number> {
+    let points = 0;
+    for (const [key, provider] of this.targets) {
+      if (scraped.has(key)) continue;
+      this.targets.delete(key);
+      const metrics = await provider.ended(timeMs);
+      await provider.shutdown();
+      const stale = pointsOf(metrics);
+      if (stale === 0) continue;
+      points += stale;
+      await this.sink.export(metrics);
+    }
+    return points;
   }
 
   async shutdown(): Promise<void> {

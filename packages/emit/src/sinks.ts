@@ -23,7 +23,7 @@ export interface EncodedMetricsSink extends MetricsSink {
 
 /**
  * OTLP-JSON lines: each scrape is one ExportMetricsServiceRequest in the OTLP JSON encoding
- * (the SDK's own serializer), one per line, as the collector's file exporter writes them.
+ * (json-metrics.ts), one per line, as the collector's file exporter writes them.
  */
 export class OtlpJsonLinesSink implements EncodedMetricsSink {
   readonly wireFormat: WireFormat = { kind: "otlp-json-line" };

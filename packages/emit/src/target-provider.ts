@@ -5,8 +5,9 @@
  * hands over the target's samples exactly as the collector's prometheus receiver shapes a
  * scrape: its scope, names verbatim, no unit, double values; point time = scrape time; no start
  * time (the receiver sets one only from OpenMetrics' `_created` samples, which the vendors'
- * text format has none of); only the series the target exposes right now. Nothing is rewritten
- * after collection.
+ * text format has none of); the series the target exposes right now, and a stale point for each
+ * series it exposed at the previous scrape and no longer does (staleness.ts). Nothing is
+ * rewritten after collection.
  */
 
 import type { MetricFamily, Sample, ScrapeTarget } from "@gpusynth/constructs";
@@ -25,6 +26,7 @@ import {
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
 import { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
+import { type LabelSet, staleByFamily } from "./staleness.js";
 
 const NO_TIME: HrTime = [0, 0];
 const SCOPE = { name: RECEIVER_SCOPE_NAME, version: RECEIVER_SCOPE_VERSION };
@@ -46,6 +48,8 @@ class OnDemandReader extends MetricReader {
 class ScrapeProducer implements MetricProducer {
   private samples: readonly Sample[] = [];
   private timeMs = 0;
+  /** The previous scrape's label sets by family: what a series missing now is stale against. */
+  private previous = new Map<MetricFamily, LabelSet[]>();
   private readonly descriptors = new Map<MetricFamily, MetricData["descriptor"]>();
 
   set(samples: readonly Sample[], timeMs: number): void {
@@ -56,16 +60,34 @@ class ScrapeProducer implements MetricProducer {
   async collect(): Promise<CollectionResult> {
     const time = hrTime(this.timeMs);
     const byFamily = new Map<MetricFamily, DataPoint<number>[]>();
+    const labelSets = new Map<MetricFamily, LabelSet[]>();
+    // A family's samples mostly come together: its lists are looked up when the family changes.
+    let family: MetricFamily | undefined;
+    let points: DataPoint<number>[] = [];
+    let sets: LabelSet[] = [];
     for (const sample of this.samples) {
-      const family = sample.family;
-      let points = byFamily.get(family);
-      if (points === undefined) {
-        points = [];
-        byFamily.set(family, points);
+      if (sample.family !== family) {
+        family = sample.family;
+        const known = byFamily.get(family);
+        points = known ?? [];
+        sets = labelSets.get(family) ?? [];
+        if (known === undefined) {
+          byFamily.set(family, points);
+          labelSets.set(family, sets);
+        }
       }
       points.push({ attributes: sample.labels, startTime: NO_TIME, endTime: time, value: sample.value });
+      sets.push(sample.labels);
     }
-    const metrics = [...byFamily].map(([family, points]) => this.metricOf(family, points));
+    // As the receiver's scrape loop appends them: a family's stale markers after its scraped
+    // series, then the families no series of which is left.
+    const stale = staleByFamily(this.previous, labelSets, time, NO_TIME);
+    this.previous = labelSets;
+    const metrics = [...byFamily].map(([family, points]) => {
+      const ended = stale.get(family);
+      return this.metricOf(family, ended === undefined ? points : [...points, ...ended]);
+    });
+    for (const [family, ended] of stale) if (!byFamily.has(family)) metrics.push(this.metricOf(family, ended));
     const resourceMetrics: ResourceMetrics = {
       resource: UNREAD_RESOURCE,
       scopeMetrics: metrics.length === 0 ? [] : [{ scope: SCOPE, metrics }],
@@ -101,6 +123,14 @@ export class TargetProvider {
     const result = await this.reader.collect();
     if (result.errors.length > 0) throw new AggregateError(result.errors, `collecting ${this.target.job} failed`);
     return result.resourceMetrics;
+  }
+
+  /**
+   * The target left: every series of its last scrape stale at `timeMs`, when its next scrape
+   * would have been (Prometheus' end-of-run staleness); no points when it had none.
+   */
+  async ended(timeMs: UnixMs): Promise<ResourceMetrics> {
+    return this.scrape([], timeMs);
   }
 
   async shutdown(): Promise<void> {

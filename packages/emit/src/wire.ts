@@ -5,8 +5,8 @@
  * run's cost — while one OTLP pipeline (one queue, one connection, one delivery report) or one
  * file receives it all.
  */
-import { JsonMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import { serializeMetricsJson } from "./delivery/json-metrics.js";
 import { type Encoded, type Encoding, encodeMetrics, pointsOf } from "./delivery/requests.js";
 
 export type WireFormat =
@@ -22,14 +22,13 @@ export type EncodedScrape =
 
 const decoder = new TextDecoder();
 
-/** Encodes one target's scrape (its ResourceMetrics) in `format`, with the SDK's serializers. */
+/** Encodes one target's scrape (its ResourceMetrics) in `format`. */
 export function encodeScrape(format: WireFormat, metrics: ResourceMetrics): EncodedScrape {
   const points = pointsOf(metrics);
   if (format.kind === "otlp") {
     return { kind: "otlp", encoded: encodeMetrics(metrics, format.encoding, format.maxRequestBytes, targetKeyOf(metrics)), points };
   }
-  const bytes = JsonMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
-  return { kind: "otlp-json-line", line: `${decoder.decode(bytes)}\n`, points };
+  return { kind: "otlp-json-line", line: `${decoder.decode(serializeMetricsJson(metrics))}\n`, points };
 }
 
 /** One key per scrape target: its requests are delivered in order. */

@@ -17,9 +17,12 @@
  * Messages are written back to front (protobuf-writer.ts), so every length is known when its
  * prefix is written: one pass, no size estimate.
  *
+ * One addition the SDK cannot make: a stale point (staleness.ts) is written as the collector's
+ * prometheus receiver writes it, with the NoRecordedValue flag and no value.
+ *
  * What gpusynth never produces — histograms, exponential histograms, attribute values other
  * than strings, numbers and booleans — is left to the SDK's serializer (encode returns
- * undefined). The JSON encoding stays the SDK's.
+ * undefined). The JSON encoding is the SDK's (json-metrics.ts).
  */
 
 import { KEPT_OTLP, SERIES_LABELS } from "@gpusynth/constructs";
@@ -34,6 +37,7 @@ import {
   type ResourceMetrics,
   type ScopeMetrics,
 } from "@opentelemetry/sdk-metrics";
+import { FLAG_NO_RECORDED_VALUE, isNoRecordedValue } from "../staleness.js";
 import { hrTimeHalves, int64Halves, ReverseWriter, tag } from "./protobuf-writer.js";
 
 type Scope = ScopeMetrics["scope"];
@@ -66,6 +70,7 @@ const POINT_TIME = tag(3, 1);
 const POINT_AS_DOUBLE = tag(4, 1);
 const POINT_AS_INT = tag(6, 1);
 const POINT_ATTRIBUTES = tag(7, 2);
+const POINT_FLAGS = tag(8, 0);
 const KEY_VALUE_KEY = tag(1, 2);
 const KEY_VALUE_VALUE = tag(2, 2);
 const ANY_STRING = tag(1, 2);
@@ -242,18 +247,24 @@ export class MetricsEncoder {
       const attributes = point.attributes as (Attributes & { [KEPT_OTLP]?: string }) | undefined;
       const kept = attributes?.[KEPT_OTLP];
       // The common point: a double and a label set's kept bytes, written in one go.
-      if (kept !== undefined && !int) {
+      if (kept !== undefined && !int && !Number.isNaN(point.value)) {
         w.numberPoint(DATA_POINTS, times, POINT_AS_DOUBLE, point.value, kept);
         continue;
       }
       const end = w.mark();
+      const stale = isNoRecordedValue(point);
+      if (stale) {
+        // As the receiver writes a stale marker: the flag and no value (it follows the attributes).
+        w.uint32(FLAG_NO_RECORDED_VALUE);
+        w.byte(POINT_FLAGS);
+      }
       if (kept !== undefined) w.latin1(kept);
       else if (attributes) this.writeAttributesOf(attributes);
-      if (int) {
+      if (!stale && int) {
         const [low, high] = int64Halves(point.value);
         w.fixed64(low, high);
         w.byte(POINT_AS_INT);
-      } else {
+      } else if (!stale) {
         w.double(point.value);
         w.byte(POINT_AS_DOUBLE);
       }

@@ -9,14 +9,10 @@
  * sends them again without encoding anything twice.
  */
 
-import {
-  JsonLogsSerializer,
-  JsonMetricsSerializer,
-  ProtobufLogsSerializer,
-  ProtobufMetricsSerializer,
-} from "@opentelemetry/otlp-transformer";
+import { JsonLogsSerializer, ProtobufLogsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { MetricData, ResourceMetrics, ScopeMetrics } from "@opentelemetry/sdk-metrics";
+import { serializeMetricsJson } from "./json-metrics.js";
 import { MetricsEncoder } from "./metrics-encoder.js";
 import type { QueuedRequest } from "./queue.js";
 
@@ -36,10 +32,10 @@ export interface Encoded {
 /** One per thread: its caches serve every target and scrape the thread encodes. */
 const protobufMetrics = new MetricsEncoder();
 
-/** A request's bytes: the SDK's serializer for JSON and for what gpusynth's encoder leaves to it. */
+/** A request's bytes: gpusynth's encoder, the SDK's serializer for what it leaves, JSON as json-metrics.ts writes it. */
 function serializeMetrics(metrics: ResourceMetrics, encoding: Encoding): Uint8Array {
-  const encoded = encoding === "protobuf" ? protobufMetrics.encode(metrics) : undefined;
-  return encoded ?? (encoding === "json" ? JsonMetricsSerializer : ProtobufMetricsSerializer).serializeRequest(metrics) ?? new Uint8Array();
+  if (encoding === "json") return serializeMetricsJson(metrics);
+  return protobufMetrics.encode(metrics) ?? ProtobufMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
 }
 
 const logsSerializer = (encoding: Encoding) => (encoding === "json" ? JsonLogsSerializer : ProtobufLogsSerializer);

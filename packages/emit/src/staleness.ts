@@ -1,0 +1,116 @@
+/**
+ * Staleness as the collector's prometheus receiver reports it. The receiver scrapes through
+ * Prometheus' scrape loop, which appends a stale marker (StaleNaN) for every series of a
+ * target's previous scrape that the current scrape no longer has (`scrape/scrape.go`
+ * `updateStaleMarkers`, Prometheus v0.314.0), and for every series of a target that left
+ * discovery, stamped when its next scrape would have been (`endOfRunStaleness`). The receiver
+ * turns each marker into a data point with the NoRecordedValue flag and no value
+ * (`internal/metricfamily.go` `toNumberDataPoint`, collector-contrib v0.161.0); Prometheus'
+ * OTLP receiver and the collector's remote-write exporter turn the flag back into a stale marker
+ * (`pkg/translator/prometheusremotewrite`), so a series that ends, ends there too instead of
+ * lingering for the query lookback (5 minutes).
+ *
+ * The SDK's DataPoint has no flags: a stale point carries NaN as its value and this module's
+ * mark, which gpusynth's encoders (metrics-encoder.ts, json-metrics.ts) write as the flag.
+ */
+
+import type { MetricFamily } from "@gpusynth/constructs";
+import type { HrTime } from "@opentelemetry/api";
+import type { DataPoint } from "@opentelemetry/sdk-metrics";
+import { labelsText } from "./exposition.js";
+
+const NO_RECORDED_VALUE: unique symbol = Symbol("OTLP's DataPointFlags.NO_RECORDED_VALUE");
+
+/** OTLP's `DataPointFlags.FLAG_NO_RECORDED_VALUE_MASK` (metrics.proto). */
+export const FLAG_NO_RECORDED_VALUE = 1;
+
+type StalePoint = DataPoint<number> & { readonly [NO_RECORDED_VALUE]: true };
+
+/** Whether a point is a stale marker (its value, NaN, is not to be written). */
+export function isNoRecordedValue(point: DataPoint<number>): boolean {
+  // The NaN test first: an ordinary point never pays the mark's lookup.
+  return Number.isNaN(point.value) && (point as Partial<StalePoint>)[NO_RECORDED_VALUE] === true;
+}
+
+function stalePoint(attributes: LabelSet, endTime: HrTime, startTime: HrTime): StalePoint {
+  return { attributes, startTime, endTime, value: Number.NaN, [NO_RECORDED_VALUE]: true };
+}
+
+/** How far ahead a label set is looked for when the two scrapes' series stop lining up. */
+const LOOKAHEAD = 32;
+
+/** A series' label set, as a point carries it. */
+export type LabelSet = DataPoint<number>["attributes"];
+
+/** The index of `labels` among sets[from, from + LOOKAHEAD), or -1. */
+function ahead(sets: readonly LabelSet[], from: number, labels: LabelSet): number {
+  const to = Math.min(sets.length, from + LOOKAHEAD);
+  for (let k = from; k < to; k++) if (sets[k] === labels) return k;
+  return -1;
+}
+
+const textOf = (labels: LabelSet): string => labelsText(labels as Record<string, string>);
+
+/**
+ * The stale points of one family: the series of `previous` (the last scrape's points) that
+ * `current` no longer has, stamped `endTime`.
+ *
+ * Sources keep a series' label set while its subject lives and list their series in a stable
+ * order, so the two scrapes are walked side by side by identity, and where they stop lining up
+ * (a pod's series came or went) a short look ahead finds where they line up again. Label sets
+ * left over on either side are then compared by content: a source that builds its label sets
+ * anew each scrape gives other objects for the same series.
+ */
+export function staleOf(previous: readonly LabelSet[], current: readonly LabelSet[], endTime: HrTime, startTime: HrTime): StalePoint[] {
+  const gone: LabelSet[] = [];
+  const arrived: LabelSet[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < previous.length && j < current.length) {
+    const before = previous[i] as LabelSet;
+    const now = current[j] as LabelSet;
+    if (before === now) {
+      i++;
+      j++;
+      continue;
+    }
+    const inserted = ahead(current, j + 1, before);
+    if (inserted >= 0) {
+      while (j < inserted) arrived.push(current[j++] as LabelSet);
+      continue;
+    }
+    const removed = ahead(previous, i + 1, now);
+    if (removed >= 0) {
+      while (i < removed) gone.push(previous[i++] as LabelSet);
+      continue;
+    }
+    gone.push(before);
+    arrived.push(now);
+    i++;
+    j++;
+  }
+  while (i < previous.length) gone.push(previous[i++] as LabelSet);
+  if (gone.length === 0) return [];
+  while (j < current.length) arrived.push(current[j++] as LabelSet);
+  // A label set seen on both sides out of line, or built anew with the same labels, is the same series.
+  const still = new Set(arrived.map(textOf));
+  return gone.filter((labels) => !still.has(textOf(labels))).map((labels) => stalePoint(labels, endTime, startTime));
+}
+
+/**
+ * Each family's stale points against the previous scrape's label sets (kept instead of its
+ * points, which can then die young); the families that vanished whole too.
+ */
+export function staleByFamily(
+  previous: ReadonlyMap<MetricFamily, readonly LabelSet[]>,
+  current: ReadonlyMap<MetricFamily, readonly LabelSet[]>,
+  endTime: HrTime,
+  startTime: HrTime,
+): Map<MetricFamily, StalePoint[]> {
+  const stale = new Map<MetricFamily, StalePoint[]>();
+  for (const [family, sets] of previous) {
+    const ended = staleOf(sets, current.get(family) ?? [], endTime, startTime);
+    if (ended.length > 0) stale.set(family, ended);
+  }
+  return stale;
+}

@@ -1,0 +1,144 @@
+/**
+ * Staleness as the collector's prometheus receiver reports it: a series the target exposed at its
+ * previous scrape and no longer does is sent once more with the NoRecordedValue flag and no
+ * value, in protobuf (decoded here with the code generated from the official OTLP .proto files)
+ * and in JSON; a target that leaves ends all its series so; a label set rebuilt with the same
+ * labels is the same series.
+ */
+import { createRequire } from "node:module";
+import { type MetricFamily, type Sample, seriesLabels, type TargetSamples } from "@gpusynth/constructs";
+import { unixMs } from "@gpusynth/sim";
+import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import { describe, expect, it } from "vitest";
+import { serializeMetricsJson } from "../src/delivery/json-metrics.js";
+import { MetricsEncoder } from "../src/delivery/metrics-encoder.js";
+import { MetricsPipeline } from "../src/metrics-pipeline.js";
+
+const require = createRequire(import.meta.url);
+// biome-ignore lint/suspicious/noExplicitAny: generated protobuf code has no types we can import
+const root: any = require("otlp-proto-root/build/src/generated/root");
+const Request = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+
+const util: MetricFamily = {
+  id: "dcgm.gpu_util",
+  name: "DCGM_FI_DEV_GPU_UTIL",
+  type: "gauge",
+  help: "GPU utilization (in %).",
+  labels: ["gpu", "pod"],
+};
+const xid: MetricFamily = {
+  id: "dcgm.xid_errors",
+  name: "DCGM_FI_DEV_XID_ERRORS",
+  type: "gauge",
+  help: "Value of the last XID error encountered.",
+  labels: ["gpu"],
+};
+const sample = (family: MetricFamily, labels: Record<string, string>, value: number): Sample => ({
+  family,
+  labels: seriesLabels(family, labels),
+  value,
+});
+const target = (host: string) => ({ job: "nvidia-dcgm-exporter", host, port: 9400, path: "/metrics" });
+
+interface Point {
+  metric: string;
+  labels: string;
+  value?: number;
+  flags?: number;
+}
+
+/** Every point of a scrape as the OTLP protobuf gpusynth sends says it, and the same in JSON. */
+function pointsOf(metrics: ResourceMetrics): { protobuf: Point[]; json: Point[] } {
+  const read = (request: { resourceMetrics: Array<{ scopeMetrics?: Array<{ metrics: Array<Record<string, never>> }> }> }): Point[] =>
+    (request.resourceMetrics[0]?.scopeMetrics ?? []).flatMap((scope) =>
+      scope.metrics.flatMap((metric: Record<string, { dataPoints: Array<Record<string, unknown>> }>) =>
+        ((metric.gauge ?? metric.sum)?.dataPoints ?? []).map((p) => ({
+          metric: String(metric.name),
+          labels: ((p.attributes ?? []) as Array<{ key: string; value: { stringValue: string } }>)
+            .map((a) => `${a.key}=${a.value.stringValue}`)
+            .join(","),
+          ...(p.asDouble === undefined ? {} : { value: Number(p.asDouble) }),
+          ...(p.flags === undefined ? {} : { flags: Number(p.flags) }),
+        })),
+      ),
+    );
+  const bytes = new MetricsEncoder().encode(metrics) as Uint8Array;
+  return {
+    protobuf: read(Request.toObject(Request.decode(bytes), { longs: String, defaults: false })),
+    json: read(JSON.parse(Buffer.from(serializeMetricsJson(metrics)).toString("utf8"))),
+  };
+}
+
+/** A pipeline that keeps what each scrape exported, by host. */
+function pipeline() {
+  const exported: Array<{ host: string; protobuf: Point[]; json: Point[] }> = [];
+  const metrics = new MetricsPipeline({
+    export: async (m) => {
+      exported.push({ host: String(m.resource.attributes["server.address"]), ...pointsOf(m) });
+      return true;
+    },
+    shutdown: async () => {},
+  });
+  const scrape = async (targets: TargetSamples[], at: number) => {
+    exported.length = 0;
+    await metrics.scrape(targets, unixMs(1_767_225_600_000 + at));
+    return [...exported];
+  };
+  return { scrape };
+}
+
+describe("stale series, as the collector's prometheus receiver sends them", () => {
+  it("sends a series that left once more, flagged NoRecordedValue and without a value, in protobuf and JSON", async () => {
+    const { scrape } = pipeline();
+    const held = sample(util, { gpu: "0", pod: "train-0" }, 97);
+    const idle = sample(util, { gpu: "1" }, 0);
+    await scrape([{ target: target("node-a"), samples: [held, idle, sample(xid, { gpu: "0" }, 0)] }], 0);
+    // The pod left GPU 0: its series is replaced by one without the pod; the XID family is gone whole.
+    const [after] = await scrape([{ target: target("node-a"), samples: [sample(util, { gpu: "0" }, 0), idle] }], 15_000);
+    const expected: Point[] = [
+      { metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=0", value: 0 },
+      { metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=1", value: 0 },
+      { metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=0,pod=train-0", flags: 1 },
+      { metric: "DCGM_FI_DEV_XID_ERRORS", labels: "gpu=0", flags: 1 },
+    ];
+    expect(after?.protobuf).toEqual(expected);
+    expect(after?.json).toEqual(expected);
+    // Once: the next scrape has no stale point left.
+    const [next] = await scrape([{ target: target("node-a"), samples: [sample(util, { gpu: "0" }, 0), idle] }], 30_000);
+    expect(next?.protobuf.filter((p) => p.flags !== undefined)).toEqual([]);
+  });
+
+  it("takes a label set built anew with the same labels for the same series", async () => {
+    const { scrape } = pipeline();
+    await scrape([{ target: target("node-a"), samples: [sample(util, { gpu: "0", pod: "train-0" }, 97)] }], 0);
+    const [after] = await scrape([{ target: target("node-a"), samples: [sample(util, { gpu: "0", pod: "train-0" }, 98)] }], 15_000);
+    expect(after?.protobuf).toEqual([{ metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=0,pod=train-0", value: 98 }]);
+  });
+
+  it("ends every series of a target that left, and starts afresh if it comes back", async () => {
+    const { scrape } = pipeline();
+    const samples = [sample(util, { gpu: "0" }, 5), sample(xid, { gpu: "0" }, 0)];
+    await scrape(
+      [
+        { target: target("node-a"), samples },
+        { target: target("node-b"), samples },
+      ],
+      0,
+    );
+    const left = await scrape([{ target: target("node-a"), samples }], 15_000);
+    expect(left.map((e) => [e.host, e.protobuf.map((p) => `${p.metric} ${p.flags ?? p.value}`)])).toEqual([
+      ["node-a", ["DCGM_FI_DEV_GPU_UTIL 5", "DCGM_FI_DEV_XID_ERRORS 0"]],
+      ["node-b", ["DCGM_FI_DEV_GPU_UTIL 1", "DCGM_FI_DEV_XID_ERRORS 1"]],
+    ]);
+    // Gone for good: no second end, and a return is a new target.
+    expect((await scrape([{ target: target("node-a"), samples }], 30_000)).map((e) => e.host)).toEqual(["node-a"]);
+    const back = await scrape(
+      [
+        { target: target("node-a"), samples },
+        { target: target("node-b"), samples },
+      ],
+      45_000,
+    );
+    expect(back.flatMap((e) => e.protobuf).filter((p) => p.flags !== undefined)).toEqual([]);
+  });
+});
