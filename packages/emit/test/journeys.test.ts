@@ -1,8 +1,15 @@
 /**
- * The failure journeys end to end: each shipped scenario runs live and accelerated while a real
- * Prometheus scrapes gpusynth through its service discovery; the queries of docs/queries.md,
- * sent to Prometheus' HTTP API, must answer what the simulation says happened — the failed
- * workloads' pods, nodes, GPUs and XIDs, the backlog's peak, the evicted workloads.
+ * The failure journeys end to end: the queries of docs/queries.md, sent to a real Prometheus's
+ * HTTP API, must answer what the simulation says happened — the failed workloads' pods, nodes,
+ * GPUs and XIDs, the backlog's peak, the evicted workloads.
+ *
+ * Most scenarios run on simulated time: an offline run pushes its OTLP, stamped on the
+ * blueprint's calendar, through gpusynth's own delivery (the SDK's HTTP transport, protobuf,
+ * stale series flagged as the collector's prometheus receiver flags them) into Prometheus 3's OTLP
+ * receiver, and each question is asked at the simulated instant it is about — no wall clock, no
+ * slack for a busy machine. One scenario, gpu-fault, runs live and accelerated while two real
+ * Prometheus servers scrape it through service discovery, plainly and as the GPU Operator's
+ * ServiceMonitor does: the scrape path and its relabelling are what that walk is about.
  *
  * Ground truth comes from a second, in-process run of the same blueprint (runs are
  * deterministic), never from the telemetry itself.
@@ -10,13 +17,18 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, type TargetSamples } from "@gpusynth/constructs";
+import { BLUEPRINT_CALENDAR, ClusterRun, drive, type TargetSamples } from "@gpusynth/constructs";
 import { type DomainEvent, podGroupName, Simulation, simulatedMs } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtTool } from "../../cli/test/built-tools.js";
+import { deliveryConfig } from "../src/delivery/config.js";
+import { OtlpMetricsDelivery } from "../src/delivery/otlp-delivery.js";
 import { runLive } from "../src/live.js";
+import { emitOffline } from "../src/offline.js";
 import { ScrapeServer, SD_PATH } from "../src/scrape-server.js";
+import type { MetricsSink } from "../src/sinks.js";
 import { expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "./journey-answers.js";
-import { type InstantSample, PrometheusServer, prometheusBinary } from "./prometheus-server.js";
+import { type InstantSample, PrometheusServer, prometheusBinary, type RangeSeries } from "./prometheus-server.js";
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const MINUTE = 60_000;
@@ -39,7 +51,90 @@ const documentedQuery = (id: string): string => {
   return query;
 };
 
-/** A scenario running live under its own Prometheus, with the wall-clock time of each tick. */
+const prometheus3 = builtTool("prometheus3");
+/**
+ * Simulated time between two scrapes of a pushed scenario: a minute, as often as the live journeys
+ * at ×120 were scraped (every 500 ms). The shipped 15 s costs four times the CPU and finds the same.
+ */
+const INTERVAL_MS = 60_000;
+/** Targets pushed between two waits for delivery: the receiver never falls far behind the run. */
+const EXPORTS_PER_FLUSH = 64;
+
+/**
+ * A scenario run offline, pushing every scrape to its own Prometheus 3 over OTLP. Questions name
+ * the simulated instant they are about; the answer is what Prometheus holds for the instant the
+ * blueprint's calendar stamps it with.
+ */
+class PushedScenario {
+  readonly blueprint: Blueprint;
+  readonly events: DomainEvent[] = [];
+  prometheus: PrometheusServer | undefined;
+
+  constructor(
+    file: string,
+    readonly durationMs: number,
+  ) {
+    this.blueprint = loadBlueprint(repo(file)).blueprint;
+    const truth = new Simulation(this.blueprint);
+    truth.onEvent((event) => this.events.push(event));
+    truth.runUntil(durationMs);
+  }
+
+  /** The Unix ms that the simulated instant `simulatedMs` is stamped with. */
+  stamp(simulatedMs: number): number {
+    return BLUEPRINT_CALENDAR(this.blueprint.time.start + simulatedMs);
+  }
+
+  async run(): Promise<void> {
+    this.prometheus = await PrometheusServer.startOtlpReceiver(prometheus3);
+    const delivery = new OtlpMetricsDelivery({
+      protocol: "http/protobuf",
+      url: `${this.prometheus.api}/api/v1/otlp/v1/metrics`,
+      config: deliveryConfig({}, "metrics"),
+    });
+    let exported = 0;
+    const sink: MetricsSink = {
+      export: async (metrics) => {
+        await delivery.export(metrics);
+        if (++exported % EXPORTS_PER_FLUSH === 0) await delivery.flush(Date.now() + 60_000);
+        return true;
+      },
+      shutdown: () => delivery.shutdown(),
+    };
+    await emitOffline(this.blueprint, sink, { durationMs: this.durationMs, intervalMs: INTERVAL_MS });
+    const { enqueued, delivered } = delivery.stats();
+    expect(delivered).toEqual(enqueued);
+  }
+
+  /** The simulated instant of the first scrape at or after `simulatedMs`. */
+  scrapeAfter(simulatedMs: number): number {
+    return Math.ceil(simulatedMs / INTERVAL_MS) * INTERVAL_MS;
+  }
+
+  /** A documented query at a simulated instant, by default the run's end. */
+  query(id: string, simulatedMs = this.durationMs): Promise<InstantSample[]> {
+    return (this.prometheus as PrometheusServer).query(documentedQuery(id), this.stamp(simulatedMs));
+  }
+
+  /** A documented query from `fromMs` (simulated) to the run's end, one step per scrape. */
+  queryRange(id: string, fromMs = 0): Promise<RangeSeries[]> {
+    return (this.prometheus as PrometheusServer).queryRange(
+      documentedQuery(id),
+      this.stamp(fromMs),
+      this.stamp(this.durationMs),
+      INTERVAL_MS / 1000,
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.prometheus?.stop();
+  }
+}
+
+/**
+ * A scenario running live, scraped through service discovery by two Prometheus servers (plainly,
+ * and as the GPU Operator's ServiceMonitor does), with the wall-clock time of each tick.
+ */
 class LiveScenario {
   readonly blueprint: Blueprint;
   readonly events: DomainEvent[] = [];
@@ -53,8 +148,6 @@ class LiveScenario {
   constructor(
     file: string,
     readonly durationMs: number,
-    private readonly speed = SPEED,
-    private readonly underOperator = false,
   ) {
     this.blueprint = loadBlueprint(repo(file)).blueprint;
     const truth = new Simulation(this.blueprint);
@@ -66,12 +159,11 @@ class LiveScenario {
     const sd = await this.server.listen("127.0.0.1", 0);
     const sdUrl = `http://127.0.0.1:${sd.port}${SD_PATH}`;
     this.prometheus = await PrometheusServer.start(sdUrl, `${TICK_MS}ms`);
-    if (this.underOperator)
-      this.operatorPrometheus = await PrometheusServer.startWithScrapeConfigs(
-        repo("deploy/prometheus/gpu-operator.yml"),
-        sdUrl,
-        `${TICK_MS}ms`,
-      );
+    this.operatorPrometheus = await PrometheusServer.startWithScrapeConfigs(
+      repo("deploy/prometheus/gpu-operator.yml"),
+      sdUrl,
+      `${TICK_MS}ms`,
+    );
     // Prometheus applies discovered targets every few seconds (minutes of simulated time at this
     // speed): serve the cluster as it starts and wait for every target before the clock runs.
     let targets: readonly TargetSamples[] = [];
@@ -81,11 +173,11 @@ class LiveScenario {
     this.server.update(targets);
     await Promise.all([this.prometheus, this.operatorPrometheus].map((p) => p?.waitForTargets(targets.length)));
     await runLive(this.blueprint, {
-      speed: this.speed,
+      speed: SPEED,
       // The scenario's story from its start, for its simulated duration.
       warmupMs: 0,
       intervalMs: TICK_MS,
-      durationMs: this.durationMs / this.speed,
+      durationMs: this.durationMs / SPEED,
       // The checks read the whole story: on a busy machine the simulation may fall behind ×speed,
       // and the last frame then simulates the rest instead of ending short on time.
       lastFrameCatchUpMs: 60_000,
@@ -104,25 +196,13 @@ class LiveScenario {
     return tick.wallMs + 3 * TICK_MS;
   }
 
-  /** The simulated time of the frame the run served at wall-clock `wallMs` (the last tick before it). */
-  simulatedAt(wallMs: number): number {
-    let served = 0;
-    for (const tick of this.ticks) if (tick.wallMs <= wallMs) served = tick.simulatedMs;
-    return served;
-  }
-
-  get startWallMs(): number {
-    return (this.ticks[0] as { wallMs: number }).wallMs;
-  }
-
   query(id: string, atMs?: number): Promise<InstantSample[]> {
     return (this.prometheus as PrometheusServer).query(documentedQuery(id), atMs);
   }
 
   /** A documented query sent to the Prometheus that scrapes as the GPU Operator's ServiceMonitor. */
   queryUnderOperator(id: string, atMs?: number): Promise<InstantSample[]> {
-    if (this.operatorPrometheus === undefined) throw new Error("this scenario runs without the GPU Operator's scrape setup");
-    return this.operatorPrometheus.query(documentedQuery(id), atMs);
+    return (this.operatorPrometheus as PrometheusServer).query(documentedQuery(id), atMs);
   }
 
   async stop(): Promise<void> {
@@ -133,28 +213,24 @@ class LiveScenario {
   }
 }
 
-describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus", () => {
+describe.skipIf(prometheusBinary === "" || prometheus3 === "")("failure journeys on a real Prometheus", () => {
   // Scraped twice: as docs/queries.md's walk reads it, and as the GPU Operator's ServiceMonitor does.
-  const fault = new LiveScenario("blueprints/scenarios/gpu-fault.yaml", 4 * HOUR, SPEED, true);
-  const quota = new LiveScenario("blueprints/scenarios/quota-exhaustion.yaml", 150 * MINUTE);
-  const storm = new LiveScenario("blueprints/scenarios/preemption-storm.yaml", 2 * HOUR);
-  // Slower: its back-offs last seconds to minutes, and Prometheus must see them.
-  const crashLoop = new LiveScenario("blueprints/scenarios/crash-loop.yaml", 45 * MINUTE, 120);
-  // Slower too: the pressure lasts five simulated minutes.
-  const memory = new LiveScenario("blueprints/scenarios/memory-pressure.yaml", 35 * MINUTE, 120);
-  const scenarios = [fault, quota, storm, crashLoop, memory];
-  // Run on its own after the others (its describe's beforeAll), so the five above, whose checks
-  // read narrow windows, do not share the two cores with a sixth run and its Prometheus.
-  const oom = new LiveScenario("blueprints/scenarios/oom-kill.yaml", 70 * MINUTE);
-  // On its own too: the first hour, the power cap from 00:30.
-  const straggler = new LiveScenario("blueprints/scenarios/straggler.yaml", HOUR);
+  const fault = new LiveScenario("blueprints/scenarios/gpu-fault.yaml", 4 * HOUR);
+  const quota = new PushedScenario("blueprints/scenarios/quota-exhaustion.yaml", 150 * MINUTE);
+  const storm = new PushedScenario("blueprints/scenarios/preemption-storm.yaml", 2 * HOUR);
+  const crashLoop = new PushedScenario("blueprints/scenarios/crash-loop.yaml", 45 * MINUTE);
+  const memory = new PushedScenario("blueprints/scenarios/memory-pressure.yaml", 35 * MINUTE);
+  const oom = new PushedScenario("blueprints/scenarios/oom-kill.yaml", 70 * MINUTE);
+  const straggler = new PushedScenario("blueprints/scenarios/straggler.yaml", HOUR);
+  const pushed = [quota, storm, crashLoop, memory, oom, straggler];
 
   beforeAll(async () => {
-    await Promise.all(scenarios.map((s) => s.run()));
+    // The live run paces itself on the wall clock; the pushed ones compute between its ticks.
+    await Promise.all([fault.run(), ...pushed.map((s) => s.run())]);
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(scenarios.map((s) => s.stop()));
+    await Promise.all([fault.stop(), ...pushed.map((s) => s.stop())]);
   });
 
   describe("the walk from a failed workload (gpu-fault)", () => {
@@ -259,62 +335,50 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
     it("sees it waiting in CrashLoopBackOff during its last back-off, and not once it has failed", async () => {
       const crashes = crashLoop.events.flatMap((e) => (e.kind === "ContainerCrashed" ? [e] : []));
       const lastCrash = crashes.at(-1) as (typeof crashes)[number];
-      const during = await crashLoop.query("crash-looping-pods", crashLoop.scrapedBy(lastCrash.t + 10_000));
+      const failed = crashLoop.events.find((e) => e.kind === "WorkloadFailed" && e.workload.name === lastCrash.workload.name);
+      if (failed === undefined) throw new Error("the scenario no longer fails its crash-looping job");
+      const during = await crashLoop.query("crash-looping-pods", crashLoop.scrapeAfter(lastCrash.t + 1));
       expect(during.map((s) => s.metric.pod)).toEqual(lastCrash.pods.map((p) => p.name));
-      expect(await crashLoop.query("crash-looping-pods")).toEqual([]);
+      // Its series ends with the first scrape after the failure (a stale marker), not 5 minutes later.
+      expect(await crashLoop.query("crash-looping-pods", crashLoop.scrapeAfter(failed.t))).toEqual([]);
     });
   });
 
   describe("a container killed at its memory limit (oom-kill)", () => {
-    beforeAll(() => oom.run(), 60_000);
-    afterAll(() => oom.stop());
-
     it("finds the OOM-killed container, and its working set against its limit, climbing to it", async () => {
       const killed = await oom.query("oom-killed-containers");
       expect(killed.map((s) => `${s.metric.pod} ${s.metric.container}`)).toEqual(["train-leaky-0-0 train-leaky"]);
-      const ratios = await (oom.prometheus as PrometheusServer).queryRange(
-        documentedQuery("memory-vs-limit"),
-        oom.startWallMs,
-        oom.scrapedBy(oom.durationMs),
-        TICK_MS / 1000,
-      );
+      const ratios = await oom.queryRange("memory-vs-limit");
       // Of the project's containers only the one with a limit (train-ok has none); system
       // containers with limits (KAI's, the GPU Operator's) have their own series.
       const project = ratios.filter((s) => s.metric.namespace === "runai-vision");
       expect(project.map((s) => s.metric.container)).toEqual(["train-leaky"]);
       const seen = (project[0]?.values ?? []).map((v) => Number(v[1]));
       expect(Math.min(...seen)).toBeGreaterThanOrEqual(0.2);
-      // A scrape every 6 simulated minutes catches each 15-minute climb in its last 6 minutes: above 0.68.
-      expect(Math.max(...seen)).toBeGreaterThan(0.6);
+      // Each climb to the limit takes 15 minutes: a scrape every minute sees it within 7 % of the limit.
+      expect(Math.max(...seen)).toBeGreaterThan(0.93);
       expect(Math.max(...seen)).toBeLessThanOrEqual(1);
     });
   });
 
   describe("a slow-running job: one GPU under a lowered power limit (straggler)", () => {
-    beforeAll(() => straggler.run(), 60_000);
-    afterAll(() => straggler.stop());
-
     it("finds the one GPU that holds its job back, with its node, and no GPU before its limit dropped", async () => {
       const cap = straggler.events.find((e) => e.kind === "GpuPowerCap");
       const started = straggler.events.find((e) => e.kind === "WorkloadStarted");
       if (cap?.kind !== "GpuPowerCap" || started?.kind !== "WorkloadStarted") throw new Error("the scenario changed");
       const rank = started.pods.find((p) => p.gpus.some((g) => g.uuid === cap.gpu.uuid));
-      const series = await (straggler.prometheus as PrometheusServer).queryRange(
-        documentedQuery("straggler-gpus"),
-        straggler.startWallMs,
-        straggler.scrapedBy(straggler.durationMs),
-        TICK_MS / 1000,
-      );
+      // From when every rank runs: a rank whose container starts a scrape after the others' shows
+      // its GPUs slower for that scrape, as a real job's would.
+      const series = await straggler.queryRange("straggler-gpus", 2 * MINUTE);
       expect(series.map((s) => [s.metric.namespace, s.metric.pod, s.metric.Hostname, s.metric.gpu, s.metric.UUID])).toEqual([
         [started.workload.namespace, rank?.name, cap.node, String(cap.gpu.index), cap.gpu.uuid],
       ]);
-      // Found only once the limit had dropped: not before the refresh that served it (Prometheus
-      // stamps a sample with its scrape's start, which may precede that refresh by up to a tick
-      // on a busy machine, while the state before it is a refresh, 6 simulated minutes, earlier).
+      // Found from the first scrape after its limit dropped, and not before.
       const firstSeen = Math.min(...(series[0]?.values ?? []).map((v) => v[0] * 1000));
-      expect(firstSeen).toBeGreaterThanOrEqual(straggler.scrapedBy(cap.t) - 4 * TICK_MS);
+      expect(firstSeen).toBeGreaterThanOrEqual(straggler.stamp(cap.t));
+      expect(firstSeen).toBe(straggler.stamp(straggler.scrapeAfter(cap.t)));
       // Its power beside its peers': the lowest of the job's GPUs.
-      const power = await straggler.query("job-gpu-power", firstSeen);
+      const power = await straggler.query("job-gpu-power", firstSeen - straggler.stamp(0));
       const lowest = power.reduce((a, b) => (Number(a.value[1]) <= Number(b.value[1]) ? a : b));
       expect([lowest.metric.Hostname, lowest.metric.gpu]).toEqual([cap.node, String(cap.gpu.index)]);
     });
@@ -328,9 +392,10 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
 
   describe("the slow-job journey (quota-exhaustion)", () => {
     it("sees the backlog's peak per project that the simulation had", async () => {
+      // The truth at every scrape's instant.
       const simulation = new Simulation(quota.blueprint);
       const peak = new Map<string, number>();
-      for (let t = 0; t <= quota.durationMs; t += MINUTE) {
+      for (let t = 0; t <= quota.durationMs; t += INTERVAL_MS) {
         simulation.runUntil(t);
         const pending = new Map<string, number>();
         for (const w of simulation.view().pending) pending.set(w.project, (pending.get(w.project) ?? 0) + w.pendingPods.length);
@@ -338,12 +403,7 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
       }
       expect([...peak.values()].some((pods) => pods >= 3)).toBe(true);
 
-      const series = await (quota.prometheus as PrometheusServer).queryRange(
-        documentedQuery("pending-per-project"),
-        quota.startWallMs,
-        quota.scrapedBy(quota.durationMs),
-        TICK_MS / 1000,
-      );
+      const series = await quota.queryRange("pending-per-project");
       const seen = new Map(series.map((s) => [s.metric.label_project as string, Math.max(...s.values.map((v) => Number(v[1])))]));
       expect(Object.fromEntries(seen)).toEqual(Object.fromEntries(peak));
     });
@@ -352,14 +412,11 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
       const waiting = quota.events.flatMap((e) => (e.kind === "WorkloadUnschedulable" ? [e] : []));
       const reasons = new Set(waiting.flatMap((e) => e.reasons.map((r) => r.reason)));
       expect([...reasons].sort()).toEqual(["NonPreemptibleOverQuota", "OverLimit"]);
-      const at = quota.scrapedBy(90 * MINUTE);
-      const unschedulable = await quota.query("unschedulable-pods", at);
-      // On a busy machine the scrape the query reads may have seen a later frame than 90 minutes':
-      // the truth is the frame that scrape of kube-state-metrics saw.
-      const [scraped] = await (quota.prometheus as PrometheusServer).query('max(timestamp(kube_node_info{job="kube-state-metrics"}))', at);
+      const unschedulable = await quota.query("unschedulable-pods", 90 * MINUTE);
       const simulation = new Simulation(quota.blueprint);
-      simulation.runUntil(scraped === undefined ? 90 * MINUTE : quota.simulatedAt(Number(scraped.value[1]) * 1000));
+      simulation.runUntil(90 * MINUTE);
       const pendingPods = simulation.view().pending.reduce((n, w) => n + w.pendingPods.length, 0);
+      expect(pendingPods).toBeGreaterThan(0);
       expect(unschedulable.reduce((n, s) => n + Number(s.value[1]), 0)).toBe(pendingPods);
     });
   });
@@ -380,7 +437,7 @@ describe.skipIf(prometheusBinary === "")("failure journeys on a real Prometheus"
     });
 
     it("answers every documented query without error on each scenario", async () => {
-      for (const scenario of scenarios) for (const id of documented.keys()) await scenario.query(id);
+      for (const scenario of [fault, ...pushed]) for (const id of documented.keys()) await scenario.query(id);
     });
   });
 });

@@ -106,12 +106,27 @@ export class PrometheusServer {
     return PrometheusServer.launch(["global: { scrape_interval: 1m }"], ["--web.enable-remote-write-receiver"]);
   }
 
-  private static async launch(config: readonly string[], flags: readonly string[]): Promise<PrometheusServer> {
+  /**
+   * Starts a Prometheus 3 (`binary`: Debian's 2.x has no OTLP receiver) that takes OTLP at
+   * `<api>/api/v1/otlp/v1/metrics` and scrapes nothing; names and labels are kept as the
+   * exporters write them (UnderscoreEscapingWithoutSuffixes: signals/name-fidelity.md, path 5).
+   */
+  static async startOtlpReceiver(binary: string): Promise<PrometheusServer> {
+    const server = await PrometheusServer.launch(
+      ["global: { scrape_interval: 1m }", "otlp: { translation_strategy: UnderscoreEscapingWithoutSuffixes }"],
+      ["--web.enable-otlp-receiver"],
+      binary,
+    );
+    await waitUntilUp(`${server.api}/-/ready`);
+    return server;
+  }
+
+  private static async launch(config: readonly string[], flags: readonly string[], binary = prometheusBinary): Promise<PrometheusServer> {
     const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus-"));
     const port = await freePort();
     writeFileSync(join(dir, "prometheus.yml"), config.join("\n"));
     const child = spawn(
-      prometheusBinary,
+      binary,
       [
         `--config.file=${join(dir, "prometheus.yml")}`,
         `--storage.tsdb.path=${join(dir, "data")}`,
@@ -130,7 +145,7 @@ export class PrometheusServer {
     return body.data;
   }
 
-  /** An instant query, at `atMs` (wall clock) or now. */
+  /** An instant query, at `atMs` (Unix ms) or now. */
   async query(promql: string, atMs?: number): Promise<InstantSample[]> {
     const at = atMs === undefined ? "" : `&time=${atMs / 1000}`;
     const data = (await this.get(`/api/v1/query?query=${encodeURIComponent(promql)}${at}`)) as { result: InstantSample[] };
