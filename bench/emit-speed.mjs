@@ -186,8 +186,9 @@ timed alone on the last interval's ResourceMetrics: the SDK's ProtobufMetricsSer
 | encoder speed-up over the SDK serializer | ${result.encoderSpeedup}× | |
 
 Where the time goes: the frame (simulation and constructs: every target's samples) ${Math.round(frameCpu)} ms,
-collecting through the SDK's reader (the MetricProducer builds a DataPoint per sample and groups them by
-family) ${Math.round(pipelineCpu - sinkEncodingCpu)} ms, encoding ${Math.round(sinkEncodingCpu)} ms. The SDK's serializer would take ${Math.round(sdkSerializerCpu)} ms for the same
+collecting through the SDK's reader (the MetricProducer builds a DataPoint per sample, groups them by
+family and walks each family's label sets beside the last scrape's to find the stale series, as the
+receiver's scrape loop does) ${Math.round(pipelineCpu - sinkEncodingCpu)} ms, encoding ${Math.round(sinkEncodingCpu)} ms. The SDK's serializer would take ${Math.round(sdkSerializerCpu)} ms for the same
 requests: it writes every attribute of every point byte by byte, where gpusynth's encoder keeps each
 attribute's encoded KeyValue, each series' label set's encoded attributes (in the label set itself:
 the sources keep their series' label sets from one scrape to the next), each metric's header, the Resource and the scope, and writes messages back
