@@ -1,6 +1,6 @@
 /**
  * The failure journeys on a pipeline of other people's software: the failure scenarios (gpu-fault,
- * crash-loop, memory-pressure) run live and accelerated, each pushing OTLP/HTTP protobuf to its own
+ * crash-loop, memory-pressure) run on simulated time, each pushing OTLP/HTTP protobuf to its own
  * vmagent (VictoriaMetrics 1.112), which forwards it by Prometheus remote write into its own real
  * Prometheus (Debian's, --web.enable-remote-write-receiver). The documented queries of
  * docs/queries.md must answer there what the simulation says happened, as they do on the scrape
@@ -11,50 +11,28 @@
  * documented queries use neither.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { loadBlueprint } from "@gpusynth/blueprint";
-import { type DomainEvent, Simulation } from "@gpusynth/sim";
+import { Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "../../emit/test/journey-answers.js";
-import { freePort, type InstantSample, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
-import { startLive } from "./live-process.js";
+import { documented, expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "../../emit/test/journey-answers.js";
+import { freePort, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { PushedScenario } from "../../emit/test/pushed-scenario.js";
 import { victoriaMetricsBinary } from "./victoria-metrics.js";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
 const vmagent = victoriaMetricsBinary("vmagent");
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
-const documented = new Map(
-  [...readFileSync(join(root, "docs/queries.md"), "utf8").matchAll(/<!-- query: ([\w-]+) -->\n```promql\n([\s\S]*?)```/g)].map((m) => [
-    m[1] as string,
-    (m[2] as string).trim(),
-  ]),
-);
-
-/** One scenario pushed live through its own vmagent into its own Prometheus, with its ground truth. */
-class PipelineRun {
-  readonly events: DomainEvent[] = [];
-  prometheus: PrometheusServer | undefined;
+/** A Prometheus remote-write receiver with a vmagent in front of it that takes OTLP. */
+class RemoteWritePipeline {
   private agent: ChildProcess | undefined;
   private readonly dir = mkdtempSync(join(tmpdir(), "gpusynth-vmagent-"));
+  prometheus: PrometheusServer | undefined;
 
-  constructor(
-    readonly scenario: string,
-    /** Simulated seconds per wall second: the scrape-path journeys' pace for each scenario. */
-    private readonly speed: number,
-    readonly durationMs: number,
-  ) {
-    // Ground truth from a second, in-process run of the same blueprint (runs are deterministic).
-    const truth = new Simulation(loadBlueprint(join(root, scenario)).blueprint);
-    truth.onEvent((e) => this.events.push(e));
-    truth.runUntil(durationMs);
-  }
-
-  async run(): Promise<void> {
+  /** Starts both; resolves with vmagent's OTLP metrics URL. */
+  async start(): Promise<string> {
     this.prometheus = await PrometheusServer.startRemoteWriteReceiver();
     await waitUntilUp(`${this.prometheus.api}/-/ready`);
     const port = await freePort();
@@ -64,46 +42,24 @@ class PipelineRun {
         `-httpListenAddr=127.0.0.1:${port}`,
         `-remoteWrite.url=${this.prometheus.api}/api/v1/write`,
         "-remoteWrite.flushInterval=500ms",
+        // One queue keeps a series' samples in order: Prometheus 2.x refuses an older sample
+        // after a newer one, and an offline run pushes minutes of samples within a second.
+        "-remoteWrite.queues=1",
         `-remoteWrite.tmpDataPath=${this.dir}`,
       ],
       { stdio: "ignore" },
     );
     await waitUntilUp(`http://127.0.0.1:${port}/health`);
-    const live = startLive(
-      [
-        "--speed",
-        String(this.speed),
-        "--interval",
-        "500ms",
-        "--duration",
-        `${this.durationMs / this.speed / 1000}s`,
-        "--listen",
-        "none",
-        "--logs",
-        "none",
-        this.scenario,
-      ],
-      {
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
-        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `http://127.0.0.1:${port}/opentelemetry/v1/metrics`,
-      },
-    );
-    const { code } = await live.exited();
-    expect(code, live.stderr()).toBe(0);
-    expect(live.stderr()).toMatch(/OTLP metrics: [\d,]+ of [\d,]+ points delivered .*; nothing lost/);
-    // vmagent forwards what it holds within its flush interval: wait until the last pushes landed,
-    // stable over more than one flush interval (500 ms).
-    const last = async () => Number((await this.prometheus?.query("max(timestamp(DCGM_FI_DEV_GPU_UTIL))"))?.[0]?.value[1] ?? 0);
-    for (let i = 0, seen = await last(); i < 40; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 750));
-      const now = await last();
-      if (now > 0 && now === seen) break;
-      seen = now;
-    }
+    return `http://127.0.0.1:${port}/opentelemetry/v1/metrics`;
   }
 
-  query(id: string): Promise<InstantSample[]> {
-    return (this.prometheus as PrometheusServer).query(documented.get(id) as string);
+  /** Waits until vmagent has forwarded the scrape stamped `unixMs` (it flushes every 500 ms). */
+  async forwarded(unixMs: number): Promise<void> {
+    const last = async () => Number((await this.prometheus?.query("max(timestamp(DCGM_FI_DEV_GPU_UTIL))", unixMs))?.[0]?.value[1] ?? 0);
+    for (let i = 0; (await last()) * 1000 < unixMs; i++) {
+      if (i === 60) throw new Error(`vmagent did not forward the scrape stamped ${new Date(unixMs).toISOString()} within 15 s`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 
   async stop(): Promise<void> {
@@ -114,20 +70,26 @@ class PipelineRun {
 }
 
 describe.skipIf(vmagent === "" || prometheusBinary === "")("the failure scenarios through vmagent and remote write into Prometheus", () => {
-  const fault = new PipelineRun("blueprints/scenarios/gpu-fault.yaml", 720, 4 * HOUR);
-  // Slower, as on the scrape path: their back-offs and the pressure last seconds to minutes.
-  const crashLoop = new PipelineRun("blueprints/scenarios/crash-loop.yaml", 120, 45 * MINUTE);
-  const memory = new PipelineRun("blueprints/scenarios/memory-pressure.yaml", 120, 35 * MINUTE);
-  const runs = [fault, crashLoop, memory];
+  // Every 5 simulated minutes, as the live journeys at ×720 were scraped: what it checks lasts.
+  const fault = new PushedScenario("blueprints/scenarios/gpu-fault.yaml", 4 * HOUR, 5 * MINUTE);
+  const crashLoop = new PushedScenario("blueprints/scenarios/crash-loop.yaml", 45 * MINUTE);
+  const memory = new PushedScenario("blueprints/scenarios/memory-pressure.yaml", 35 * MINUTE);
+  const pipelines: RemoteWritePipeline[] = [];
   const events = fault.events;
   const query = (id: string) => fault.query(id);
 
   beforeAll(async () => {
-    await Promise.all(runs.map((r) => r.run()));
+    const push = async (scenario: PushedScenario) => {
+      const pipeline = new RemoteWritePipeline();
+      pipelines.push(pipeline);
+      await scenario.run(await pipeline.start(), pipeline.prometheus as PrometheusServer);
+      await pipeline.forwarded(scenario.stamp(scenario.lastScrape));
+    };
+    await Promise.all([fault, crashLoop, memory].map(push));
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(runs.map((r) => r.stop()));
+    await Promise.all(pipelines.map((p) => p.stop()));
   });
 
   it("finds the failed pods and the nodes they ran on, as on the scrape path", async () => {
@@ -160,7 +122,7 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("the failure scenario
     if (cause.kind !== "GpuFault") throw new Error("the scenario changed");
     const hit = (await query("xid-pods")).filter((s) => s.metric.pod === pod.name);
     expect(hit.map((s) => [s.metric.UUID, s.metric.err_code, Number(s.value[1])])).toEqual([[cause.gpu.uuid, "95", 95]]);
-    const { pools } = new Simulation(loadBlueprint(join(root, fault.scenario)).blueprint).view();
+    const { pools } = new Simulation(fault.blueprint).view();
     expect(rows(await query("node-pool-of-node"), ["node", "label_runai_node_pool"])).toEqual(
       pools.flatMap((p) => p.nodes.map((n) => `${n.name} ${p.spec.nodeLabel.value}`)).sort(),
     );
@@ -178,7 +140,7 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("the failure scenario
   });
 
   it("carries the OTLP resource as dotted labels where a scrape would set job and instance", async () => {
-    const util = await (fault.prometheus as PrometheusServer).query("DCGM_FI_DEV_GPU_UTIL");
+    const util = await fault.prometheus.query("DCGM_FI_DEV_GPU_UTIL", fault.stamp(fault.durationMs));
     expect(util.length).toBeGreaterThan(0);
     for (const s of util) {
       // vmagent forwards the resource attributes under their OTLP names; Prometheus 2.x stores

@@ -3,9 +3,26 @@
  * truth) and checked against a Prometheus: shared by the scrape path (journeys.test.ts) and the
  * remote-write path (cli/test/remote-write-pipeline.test.ts), which must answer alike.
  */
+import { readFileSync } from "node:fs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { expect } from "vitest";
 import type { InstantSample } from "./prometheus-server.js";
+
+/** docs/queries.md's queries by the id in the comment above each block. */
+export const documented = new Map(
+  [
+    ...readFileSync(new URL("../../../docs/queries.md", import.meta.url), "utf8").matchAll(
+      /<!-- query: ([\w-]+) -->\n```promql\n([\s\S]*?)```/g,
+    ),
+  ].map((m) => [m[1] as string, (m[2] as string).trim()]),
+);
+
+/** A documented query's PromQL, by its id. */
+export function documentedQuery(id: string): string {
+  const query = documented.get(id);
+  if (query === undefined) throw new Error(`docs/queries.md has no query "${id}"`);
+  return query;
+}
 
 /**
  * The pods that ended Failed, as kube-state-metrics lists them: a gang's failed ranks

@@ -14,21 +14,17 @@
  * Ground truth comes from a second, in-process run of the same blueprint (runs are
  * deterministic), never from the telemetry itself.
  */
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
-import { BLUEPRINT_CALENDAR, ClusterRun, drive, type TargetSamples } from "@gpusynth/constructs";
+import { ClusterRun, drive, type TargetSamples } from "@gpusynth/constructs";
 import { type DomainEvent, podGroupName, Simulation, simulatedMs } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtTool } from "../../cli/test/built-tools.js";
-import { deliveryConfig } from "../src/delivery/config.js";
-import { OtlpMetricsDelivery } from "../src/delivery/otlp-delivery.js";
 import { runLive } from "../src/live.js";
-import { emitOffline } from "../src/offline.js";
 import { ScrapeServer, SD_PATH } from "../src/scrape-server.js";
-import type { MetricsSink } from "../src/sinks.js";
-import { expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "./journey-answers.js";
-import { type InstantSample, PrometheusServer, prometheusBinary, type RangeSeries } from "./prometheus-server.js";
+import { documented, documentedQuery, expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "./journey-answers.js";
+import { type InstantSample, PrometheusServer, prometheusBinary } from "./prometheus-server.js";
+import { PushedScenario } from "./pushed-scenario.js";
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const MINUTE = 60_000;
@@ -38,99 +34,7 @@ const SPEED = 720;
 /** Wall-clock interval of gpusynth's refresh and of Prometheus' scrapes. */
 const TICK_MS = 500;
 
-/** docs/queries.md's queries by the id in the comment above each block. */
-const documented = new Map(
-  [...readFileSync(repo("docs/queries.md"), "utf8").matchAll(/<!-- query: ([\w-]+) -->\n```promql\n([\s\S]*?)```/g)].map((m) => [
-    m[1] as string,
-    (m[2] as string).trim(),
-  ]),
-);
-const documentedQuery = (id: string): string => {
-  const query = documented.get(id);
-  if (query === undefined) throw new Error(`docs/queries.md has no query "${id}"`);
-  return query;
-};
-
 const prometheus3 = builtTool("prometheus3");
-/**
- * Simulated time between two scrapes of a pushed scenario: a minute, as often as the live journeys
- * at ×120 were scraped (every 500 ms). The shipped 15 s costs four times the CPU and finds the same.
- */
-const INTERVAL_MS = 60_000;
-/** Targets pushed between two waits for delivery: the receiver never falls far behind the run. */
-const EXPORTS_PER_FLUSH = 64;
-
-/**
- * A scenario run offline, pushing every scrape to its own Prometheus 3 over OTLP. Questions name
- * the simulated instant they are about; the answer is what Prometheus holds for the instant the
- * blueprint's calendar stamps it with.
- */
-class PushedScenario {
-  readonly blueprint: Blueprint;
-  readonly events: DomainEvent[] = [];
-  prometheus: PrometheusServer | undefined;
-
-  constructor(
-    file: string,
-    readonly durationMs: number,
-  ) {
-    this.blueprint = loadBlueprint(repo(file)).blueprint;
-    const truth = new Simulation(this.blueprint);
-    truth.onEvent((event) => this.events.push(event));
-    truth.runUntil(durationMs);
-  }
-
-  /** The Unix ms that the simulated instant `simulatedMs` is stamped with. */
-  stamp(simulatedMs: number): number {
-    return BLUEPRINT_CALENDAR(this.blueprint.time.start + simulatedMs);
-  }
-
-  async run(): Promise<void> {
-    this.prometheus = await PrometheusServer.startOtlpReceiver(prometheus3);
-    const delivery = new OtlpMetricsDelivery({
-      protocol: "http/protobuf",
-      url: `${this.prometheus.api}/api/v1/otlp/v1/metrics`,
-      config: deliveryConfig({}, "metrics"),
-    });
-    let exported = 0;
-    const sink: MetricsSink = {
-      export: async (metrics) => {
-        await delivery.export(metrics);
-        if (++exported % EXPORTS_PER_FLUSH === 0) await delivery.flush(Date.now() + 60_000);
-        return true;
-      },
-      shutdown: () => delivery.shutdown(),
-    };
-    await emitOffline(this.blueprint, sink, { durationMs: this.durationMs, intervalMs: INTERVAL_MS });
-    const { enqueued, delivered } = delivery.stats();
-    expect(delivered).toEqual(enqueued);
-  }
-
-  /** The simulated instant of the first scrape at or after `simulatedMs`. */
-  scrapeAfter(simulatedMs: number): number {
-    return Math.ceil(simulatedMs / INTERVAL_MS) * INTERVAL_MS;
-  }
-
-  /** A documented query at a simulated instant, by default the run's end. */
-  query(id: string, simulatedMs = this.durationMs): Promise<InstantSample[]> {
-    return (this.prometheus as PrometheusServer).query(documentedQuery(id), this.stamp(simulatedMs));
-  }
-
-  /** A documented query from `fromMs` (simulated) to the run's end, one step per scrape. */
-  queryRange(id: string, fromMs = 0): Promise<RangeSeries[]> {
-    return (this.prometheus as PrometheusServer).queryRange(
-      documentedQuery(id),
-      this.stamp(fromMs),
-      this.stamp(this.durationMs),
-      INTERVAL_MS / 1000,
-    );
-  }
-
-  async stop(): Promise<void> {
-    await this.prometheus?.stop();
-  }
-}
-
 /**
  * A scenario running live, scraped through service discovery by two Prometheus servers (plainly,
  * and as the GPU Operator's ServiceMonitor does), with the wall-clock time of each tick.
@@ -216,21 +120,30 @@ class LiveScenario {
 describe.skipIf(prometheusBinary === "" || prometheus3 === "")("failure journeys on a real Prometheus", () => {
   // Scraped twice: as docs/queries.md's walk reads it, and as the GPU Operator's ServiceMonitor does.
   const fault = new LiveScenario("blueprints/scenarios/gpu-fault.yaml", 4 * HOUR);
-  const quota = new PushedScenario("blueprints/scenarios/quota-exhaustion.yaml", 150 * MINUTE);
-  const storm = new PushedScenario("blueprints/scenarios/preemption-storm.yaml", 2 * HOUR);
+  // Every 5 simulated minutes, as the live journeys at ×720 were scraped: what they check lasts
+  // (the backlog's peak is compared with the truth at the same instants).
+  const quota = new PushedScenario("blueprints/scenarios/quota-exhaustion.yaml", 150 * MINUTE, 5 * MINUTE);
+  const storm = new PushedScenario("blueprints/scenarios/preemption-storm.yaml", 2 * HOUR, 5 * MINUTE);
   const crashLoop = new PushedScenario("blueprints/scenarios/crash-loop.yaml", 45 * MINUTE);
   const memory = new PushedScenario("blueprints/scenarios/memory-pressure.yaml", 35 * MINUTE);
   const oom = new PushedScenario("blueprints/scenarios/oom-kill.yaml", 70 * MINUTE);
   const straggler = new PushedScenario("blueprints/scenarios/straggler.yaml", HOUR);
   const pushed = [quota, storm, crashLoop, memory, oom, straggler];
+  const stores: PrometheusServer[] = [];
 
   beforeAll(async () => {
-    // The live run paces itself on the wall clock; the pushed ones compute between its ticks.
-    await Promise.all([fault.run(), ...pushed.map((s) => s.run())]);
+    // Each pushed scenario into its own Prometheus 3's OTLP receiver. The live run paces itself
+    // on the wall clock; the pushed ones compute between its ticks.
+    const push = async (scenario: PushedScenario) => {
+      const store = await PrometheusServer.startOtlpReceiver(prometheus3);
+      stores.push(store);
+      await scenario.run(`${store.api}/api/v1/otlp/v1/metrics`, store);
+    };
+    await Promise.all([fault.run(), ...pushed.map(push)]);
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all([fault.stop(), ...pushed.map((s) => s.stop())]);
+    await Promise.all([fault.stop(), ...stores.map((store) => store.stop())]);
   });
 
   describe("the walk from a failed workload (gpu-fault)", () => {
@@ -395,7 +308,7 @@ describe.skipIf(prometheusBinary === "" || prometheus3 === "")("failure journeys
       // The truth at every scrape's instant.
       const simulation = new Simulation(quota.blueprint);
       const peak = new Map<string, number>();
-      for (let t = 0; t <= quota.durationMs; t += INTERVAL_MS) {
+      for (let t = 0; t <= quota.durationMs; t += quota.intervalMs) {
         simulation.runUntil(t);
         const pending = new Map<string, number>();
         for (const w of simulation.view().pending) pending.set(w.project, (pending.get(w.project) ?? 0) + w.pendingPods.length);
