@@ -53,10 +53,14 @@ class RemoteWritePipeline {
     return `http://127.0.0.1:${port}/opentelemetry/v1/metrics`;
   }
 
-  /** Waits until vmagent has forwarded the scrape stamped `unixMs` (it flushes every 500 ms). */
+  /**
+   * Waits until vmagent has forwarded the scrape stamped `unixMs` (it flushes every 500 ms): the
+   * last sample of a per-node exporter and of kube-state-metrics is there.
+   */
   async forwarded(unixMs: number): Promise<void> {
-    const last = async () => Number((await this.prometheus?.query("max(timestamp(DCGM_FI_DEV_GPU_UTIL))", unixMs))?.[0]?.value[1] ?? 0);
-    for (let i = 0; (await last()) * 1000 < unixMs; i++) {
+    const latest = async (family: string) =>
+      Number((await this.prometheus?.query(`max(timestamp(${family}))`, unixMs))?.[0]?.value[1] ?? 0) * 1000;
+    for (let i = 0; (await latest("DCGM_FI_DEV_GPU_UTIL")) < unixMs || (await latest("kube_node_labels")) < unixMs; i++) {
       if (i === 60) throw new Error(`vmagent did not forward the scrape stamped ${new Date(unixMs).toISOString()} within 15 s`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
