@@ -67,6 +67,9 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
           `-remoteWrite.url=${clear}/api/v1/write`,
           "-remoteWrite.urlRelabelConfig=",
           "-remoteWrite.flushInterval=500ms",
+          // One queue per store keeps a series' samples in order: Prometheus 2.x refuses an
+          // older sample (a stale marker included) after a newer one.
+          "-remoteWrite.queues=1",
           `-remoteWrite.tmpDataPath=${join(dir, "vmagent")}`,
         ],
         { GPUSYNTH_PSEUDONYM_SALT: "test-salt" },
@@ -78,14 +81,13 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
       });
       const { code } = await live.exited();
       expect(code, live.stderr()).toBe(0);
-      // Wait until both hold the run's last sample.
+      // Wait until both hold the run's last sample of a per-node exporter and of kube-state-metrics.
+      const latest = (family: string) =>
+        Promise.all([pseudonymised, clear].map((url) => query(url, `max(timestamp(${family}))`))) as Promise<[number, number]>;
       for (let i = 0; i < 40; i++) {
         at = Date.now() / 1000;
-        const [a, b] = (await Promise.all([pseudonymised, clear].map((url) => query(url, "max(timestamp(DCGM_FI_DEV_GPU_UTIL))")))) as [
-          number,
-          number,
-        ];
-        if (a > 0 && a === b && a < at - 1.5) {
+        const [[a, b], [c, d]] = [await latest("DCGM_FI_DEV_GPU_UTIL"), await latest("kube_pod_status_phase")];
+        if (a > 0 && a === b && c === d && a < at - 1.5) {
           at = a;
           break;
         }
