@@ -186,6 +186,20 @@ const nodePoolSchema = z
     }),
     memoryGiB: z.int().min(1).max(65_536),
     software: nodeSoftwareSchema,
+    // A node's roles are its `node-role.kubernetes.io/<role>` labels; Run:ai's documented ones
+    // mark GPU workers, CPU workers and its system nodes (Run:ai 2.24 docs, "Node Roles").
+    nodeRoles: z
+      .array(
+        z.string().regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, {
+          message: "expected a label name such as runai-gpu-worker (at most 63 letters, digits, '-', '_' or '.')",
+        }),
+      )
+      .readonly()
+      .default([])
+      .meta({
+        description:
+          "The roles the pool's nodes are labelled with (node-role.kubernetes.io/<role>), e.g. runai-gpu-worker as Run:ai's node roles set it; none by default, as on a cluster whose admin set none.",
+      }),
     nodeNamePrefix: name("node name prefix")
       .optional()
       .meta({ description: 'Node names are <prefix><index>; default "<pool name>-node-".' }),

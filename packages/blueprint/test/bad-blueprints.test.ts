@@ -32,6 +32,13 @@ interface Case {
 
 const cases: Case[] = [
   {
+    name: "a node role that is no label name",
+    edit: (d) => d.setIn(["nodePools", 0, "nodeRoles"], ["runai gpu worker"]),
+    path: "nodePools[0].nodeRoles[0]",
+    expected: /label name such as runai-gpu-worker/,
+    found: /runai gpu worker/,
+  },
+  {
     name: "a kubelet version that is not one",
     edit: (d) => d.setIn(["nodePools", 0, "software", "kubeletVersion"], "1.30"),
     path: "nodePools[0].software.kubeletVersion",

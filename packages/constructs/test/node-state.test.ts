@@ -126,6 +126,35 @@ describe("DP_DISABLE_HEALTHCHECKS (faults.devicePluginDisableHealthchecks) on th
   });
 });
 
+describe("each node's roles (node-role.kubernetes.io/<role> labels)", () => {
+  /** kube_node_role's series by node, one frame in, of kube-state-metrics' shard of `file` edited by `edit`. */
+  const rolesOf = (file: string, edit: (doc: ReturnType<typeof parseDocument>) => void = () => {}) => {
+    const doc = parseDocument(readFileSync(fileURLToPath(new URL(`../../../${file}`, import.meta.url)), "utf8"));
+    edit(doc);
+    const { blueprint } = parseBlueprint(doc.toString(), file);
+    const nodes = blueprint.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
+    const roles = new Map<string, string[]>();
+    drive(new ClusterRun(blueprint, { shard: { index: 1, count: nodes + 1 } }), [simulatedMs(MINUTE)], (frame) => {
+      for (const s of frame.targets.flatMap((t) => t.samples))
+        if (s.family.name === "kube_node_role")
+          roles.set(s.labels.node as string, [...(roles.get(s.labels.node as string) ?? []), `${s.labels.role}=${s.value}`]);
+    });
+    return { roles, nodes };
+  };
+
+  it("lists Run:ai's GPU worker role on every node of enterprise.yaml's pools", () => {
+    const { roles, nodes } = rolesOf("blueprints/enterprise.yaml");
+    expect(roles.size).toBe(nodes);
+    expect(new Set([...roles.values()].map((r) => r.join()))).toEqual(new Set(["runai-gpu-worker=1"]));
+  });
+
+  it("lists every role a pool's nodes carry, and none where the blueprint gives none", () => {
+    const { roles } = rolesOf("blueprints/lab.yaml", (d) => d.setIn(["nodePools", 0, "nodeRoles"], ["runai-gpu-worker", "runai-system"]));
+    expect(new Set([...roles.values()].map((r) => r.join()))).toEqual(new Set(["runai-gpu-worker=1,runai-system=1"]));
+    expect(rolesOf("blueprints/lab.yaml").roles.size).toBe(0);
+  });
+});
+
 describe("what each node pool's nodes run (enterprise.yaml)", () => {
   it("reports each pool's kubelet, kernel, OS image and runtime: the inference pool still on the previous release", () => {
     const { blueprint } = loadBlueprint(fileURLToPath(new URL("../../../blueprints/enterprise.yaml", import.meta.url)));

@@ -150,6 +150,7 @@ export const KSM = {
     "internal_ip",
   ]),
   nodeLabels: family("node_labels", "kube_node_labels", "Kubernetes labels converted to Prometheus labels.", ["node", "label_*"]),
+  nodeRole: family("node_role", "kube_node_role", "The role of a cluster node.", ["node", "role"], false),
   nodeCapacity: family("node_status_capacity", "kube_node_status_capacity", "The capacity for different resources of a node.", [
     "node",
     "resource",

@@ -328,6 +328,8 @@ export class KubeConstruct implements MetricConstruct {
     labels[ksmLabelName("nvidia.com/gpu.product")] = pool.model.product;
     labels[ksmLabelName("nvidia.com/gpu.count")] = String(pool.spec.gpusPerNode);
     out.push(kept.sample(key, KSM.nodeLabels, labels, 1));
+    // One series per node-role.kubernetes.io/<role> label (node.go's createNodeRoleFamilyGenerator).
+    for (const role of pool.spec.nodeRoles) out.push(kept.sample(`${key}/${role}`, KSM.nodeRole, { node: node.name, role }, 1));
 
     // What the node's status lists (the sim's nodeResources says how each figure is made).
     const { capacity, allocatable } = nodeResources(node);
