@@ -67,6 +67,8 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
       scrapes++;
       points += report.points;
       failedTargets += report.failedTargets;
+      // A paced sink (an OTLP push) sets the pace: the next scrape waits until it has room.
+      await sink?.drain?.();
     },
   };
   const logs: AsyncConsumer = {

@@ -11,6 +11,12 @@ import { type EncodedScrape, encodeScrape, type WireFormat } from "./wire.js";
 export interface MetricsSink {
   /** Resolves false when the data was not accepted (a queueing sink accepts it and reports delivery itself). */
   export(metrics: ResourceMetrics): Promise<boolean>;
+  /**
+   * Resolves when the sink can take more without dropping any (a paced OTLP delivery: its queue
+   * has room again). An offline run, which makes scrapes as fast as the CPU allows, waits on it
+   * after each scrape; absent, the sink always can.
+   */
+  drain?(): Promise<void>;
   shutdown(): Promise<void>;
 }
 
@@ -71,16 +77,20 @@ export function fanOutMetrics(...sinks: readonly MetricsSink[]): MetricsSink {
   const shutdown = async () => {
     await Promise.all(sinks.map((s) => s.shutdown()));
   };
+  const drain = async () => {
+    await Promise.all(sinks.map((s) => s.drain?.()));
+  };
   const encoded = sinks.filter((s): s is EncodedMetricsSink => "wireFormat" in s && "accept" in s);
   const format = encoded[0]?.wireFormat;
   const oneFormat = encoded.length === sinks.length && encoded.every((s) => JSON.stringify(s.wireFormat) === JSON.stringify(format));
-  if (format === undefined || !oneFormat) return { export: exportAll, shutdown };
+  if (format === undefined || !oneFormat) return { export: exportAll, drain, shutdown };
   const fanned: EncodedMetricsSink = {
     wireFormat: format,
     export: exportAll,
     accept: (scrape) => {
       for (const sink of encoded) sink.accept(scrape);
     },
+    drain,
     shutdown,
   };
   return fanned;

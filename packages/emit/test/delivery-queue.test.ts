@@ -40,6 +40,30 @@ async function drained(queue: DeliveryQueue<Req>): Promise<void> {
 }
 
 describe("DeliveryQueue", () => {
+  it("lets a producer that may wait (an offline run) wait for room, but never while the receiver is down", async () => {
+    const receiver = scriptedReceiver(10);
+    const queue = new DeliveryQueue<Req>({ maxQueuedBytes: 300, maxInFlight: 1, send: receiver.send, retry: fast });
+    // Six requests of 100 bytes through a 300-byte queue: each waits until the one it follows fits.
+    for (let i = 0; i < 6; i++) {
+      await queue.room(300 - 100, Date.now() + 5_000);
+      queue.enqueue(req(i));
+    }
+    await drained(queue);
+    expect(receiver.arrived).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(queue.stats().dropped.requests).toBe(0);
+    // Down: room() returns at once, and the bound applies.
+    receiver.state.up = false;
+    queue.enqueue(req(6));
+    await sleep(30);
+    const started = Date.now();
+    for (let i = 7; i < 12; i++) {
+      await queue.room(300 - 100, Date.now() + 5_000);
+      queue.enqueue(req(i));
+    }
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(queue.stats().dropped.requests).toBeGreaterThan(0);
+  });
+
   it("keeps one key's requests in order while other keys go in parallel", async () => {
     const receiver = scriptedReceiver(10);
     const queue = new DeliveryQueue<Req>({ maxQueuedBytes: 1e6, maxInFlight: 4, send: receiver.send, retry: fast });

@@ -7,33 +7,25 @@ import {
   type ApiCredentials,
   ConsoleLogsSink,
   ControlPlaneServer,
-  type DeliveryConfig,
-  DeliveryConfigError,
-  type DeliveryEvents,
-  type DeliveryStats,
-  deliveryConfig,
   fanOutLogs,
   fanOutMetrics,
   type LiveStatus,
   type LogsSink,
   type MetricsSink,
-  type OTLP_PROTOCOLS,
   OtlpJsonLinesLogsSink,
   OtlpJsonLinesSink,
-  OtlpLogsDelivery,
-  OtlpMetricsDelivery,
   PodLogFiles,
   type RunSelection,
   runLive,
   runSelection,
   ScrapeServer,
   SD_PATH,
-  signalUrl,
 } from "@gpusynth/emit";
 import type { Output } from "../output.js";
 import { OutputFile } from "../output-file.js";
 import { backlogNote, Progress } from "../progress.js";
 import { EXIT_OK, UsageError } from "../usage.js";
+import { count, createDeliveries, type Deliveries, deliveryLine, type OtlpTarget } from "./otlp-push.js";
 import type { PodLogsOption } from "./run.js";
 
 export interface LiveRun extends RunSelection {
@@ -45,7 +37,7 @@ export interface LiveRun extends RunSelection {
   readonly intervalMs: number;
   readonly durationMs?: number;
   readonly listen: { host: string; port: number } | undefined;
-  readonly otlp: { protocol: (typeof OTLP_PROTOCOLS)[number]; url: string } | undefined;
+  readonly otlp: OtlpTarget | undefined;
   readonly explicitUrl: string | undefined;
   readonly logs: "otlp" | "console" | "none";
   /** Also write every scrape as OTLP-JSON lines here, stamped as pushed (beside the push and the scrape server). */
@@ -65,11 +57,8 @@ export async function runLiveCommand(
   run: LiveRun,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  if (run.logs === "otlp" && run.otlp === undefined) {
-    throw new UsageError("--logs otlp needs an OTLP endpoint: set OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint");
-  }
   const otlp = run.otlp;
-  const deliveries = otlp === undefined ? undefined : createDeliveries(otlp, run.explicitUrl, run.logs === "otlp", output, env);
+  const deliveries = otlp === undefined ? undefined : createDeliveries(otlp, run.explicitUrl, run.logs === "otlp", output, env, false);
   // Files written beside the push: each becomes final when the run ends (at --duration or on Ctrl-C).
   const metricsFile = run.otlpJson === undefined ? undefined : OutputFile.open("otlp-json", run.otlpJson);
   const logsFile = run.otlpJsonLogs === undefined ? undefined : OutputFile.open("otlp-json-logs", run.otlpJsonLogs);
@@ -220,79 +209,6 @@ async function listenOn(
   } catch (cause) {
     throw new UsageError(`--${flag}: cannot listen on ${at.host}:${at.port}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`);
   }
-}
-
-interface Deliveries {
-  readonly metrics: OtlpMetricsDelivery;
-  readonly logs: OtlpLogsDelivery | undefined;
-}
-
-/** The OTLP push for both signals, each reporting the start and end of an outage once. */
-function createDeliveries(
-  otlp: NonNullable<LiveRun["otlp"]>,
-  explicitUrl: string | undefined,
-  withLogs: boolean,
-  output: Output,
-  env: NodeJS.ProcessEnv,
-): Deliveries {
-  const delivery = (signal: "metrics" | "logs", unit: string) => {
-    let config: DeliveryConfig;
-    try {
-      config = deliveryConfig(env, signal);
-    } catch (error) {
-      if (error instanceof DeliveryConfigError) throw new UsageError(error.message);
-      throw error;
-    }
-    const url = signalUrl(explicitUrl, otlp.protocol, signal);
-    const where = url ?? otlp.url;
-    let refusals = 0;
-    const events: DeliveryEvents = {
-      onOutageStart: (error) =>
-        output.err(
-          `\nwarning: OTLP ${signal} export to ${where} failed (${error.message}); the run goes on, queuing up to ${formatBytes(config.queueBytes)} and retrying\n`,
-        ),
-      onOutageEnd: (r) =>
-        output.err(
-          `\ngpusynth: OTLP ${signal} delivery to ${where} resumed after ${formatDuration(r.durationMs)}: ${count(r.enqueued.items, unit)} queued meanwhile, ${count(r.delivered.items, unit)} delivered, ${count(r.dropped.items, unit)} dropped\n`,
-        ),
-      onOverflowStart: () =>
-        output.err(
-          `\nwarning: ${where} takes OTLP ${signal} more slowly than the run makes them; the queue is full (${formatBytes(config.queueBytes)}) and the oldest are dropped until it catches up\n`,
-        ),
-      onOverflowEnd: (r) =>
-        output.err(
-          `\ngpusynth: OTLP ${signal} queue caught up after ${formatDuration(r.durationMs)}: ${count(r.dropped.items, unit)} dropped while it was full\n`,
-        ),
-      onRejected: (error, request) => {
-        if (refusals++ === 0)
-          output.err(`\nwarning: ${where} refused ${count(request.items, unit)} (${error.message}); refused data is not retried\n`);
-      },
-    };
-    return { protocol: otlp.protocol, url, config, events };
-  };
-  return {
-    metrics: new OtlpMetricsDelivery(delivery("metrics", "points")),
-    logs: withLogs ? new OtlpLogsDelivery(delivery("logs", "log records")) : undefined,
-  };
-}
-
-function count(n: number, unit: string): string {
-  return `${n.toLocaleString("en-US")} ${unit}`;
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MiB` : `${Math.round(bytes / 1024)} KiB`;
-}
-
-/** What became of everything a signal queued, for the closing report. */
-function deliveryLine(signal: string, unit: string, s: DeliveryStats): string {
-  const lost = [
-    s.dropped.items > 0 ? `${count(s.dropped.items, unit)} dropped (queue full)` : undefined,
-    s.rejected.items > 0 ? `${count(s.rejected.items, unit)} refused by the receiver` : undefined,
-    s.pending.items > 0 ? `${count(s.pending.items, unit)} undelivered at exit` : undefined,
-  ].filter((part) => part !== undefined);
-  const delivered = `${s.delivered.items.toLocaleString("en-US")} of ${count(s.enqueued.items, unit)} delivered in ${s.delivered.requests.toLocaleString("en-US")} requests`;
-  return `gpusynth: OTLP ${signal}: ${delivered}; ${lost.length === 0 ? "nothing lost" : lost.join(", ")}`;
 }
 
 function baseUrl(address: { address: string; port: number }): string {

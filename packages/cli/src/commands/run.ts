@@ -9,9 +9,11 @@ import {
   emitOffline,
   endpointFromEnv,
   fanOutLogs,
+  fanOutMetrics,
   isOtlpProtocol,
   KUBELET_LOG_ROTATION,
   type LogsSink,
+  type MetricsSink,
   OTLP_PROTOCOLS,
   OtlpJsonLinesLogsSink,
   OtlpJsonLinesSink,
@@ -43,6 +45,7 @@ import {
   speedOption,
   warmupOption,
 } from "./options.js";
+import { createDeliveries, deliveryLine, type OtlpTarget } from "./otlp-push.js";
 import { runLiveCommand } from "./run-live.js";
 
 export const runHelp = `Usage: gpusynth run [options] [blueprint]
@@ -69,7 +72,10 @@ diurnal arrivals follow the real day. --interval and --duration are wall-clock t
 
 Offline (--offline): runs as fast as the CPU allows on the blueprint's own calendar (from
 time.start; --interval and --duration are simulated time), and can write OTLP-JSON (--otlp-json)
-and print per-project and per-node-pool totals (--summary).
+and print per-project and per-node-pool totals (--summary). With an OTLP endpoint it pushes every
+scrape and log record there, stamped on that calendar, at the pace the receiver takes them: the
+run waits for room in its queue instead of dropping (a backfill of, say, Prometheus 3's OTLP
+receiver); while the receiver is down it goes on, within the queue's bound, and reports the rest.
 
 Arguments:
   blueprint              YAML file (default: blueprints/lab.yaml)
@@ -84,7 +90,7 @@ Options:
   --interval <d>         scrape/export interval, 10ms to 24h (default: OTEL_METRIC_EXPORT_INTERVAL ms, else 15s)
   --listen <host:port>   live: serve the scrape targets and ${SD_PATH} here (default: 127.0.0.1:9464; "none" to disable)
   --api <host:port>      live: serve the Run:ai control-plane API here, e.g. 127.0.0.1:8080 (default: none)
-  --otlp-endpoint <url>  live: push OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT; unset means no push)
+  --otlp-endpoint <url>  push OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT; unset means no push)
   --otlp-protocol <p>    ${OTLP_PROTOCOLS.join(", ")} (default: OTEL_EXPORTER_OTLP_PROTOCOL, else grpc)
   --otlp-json <file>     write every scrape as an OTLP-JSON line to <file> (gzip when it ends in .gz); live,
                          beside the push and the scrape server, stamped as pushed
@@ -100,7 +106,7 @@ Options:
   --container-log-monitor-interval <d>
                          with --pod-logs: the kubelet's containerLogMonitorInterval, how often it looks
                          at the files' sizes, at least 3s (default 10s)
-  --logs <where>         otlp (live default with an OTLP endpoint), console, or none (otherwise the default)
+  --logs <where>         otlp (the default with an OTLP endpoint), console, or none (otherwise the default)
   --log-sources <list>   which logs: events (Kubernetes events), scheduler (KAI's log), or events,scheduler (default)
   --scheduler-verbosity <n>
                          KAI's --v for its log, 0 to 10 (default: the blueprint's telemetry.schedulerVerbosity,
@@ -142,6 +148,8 @@ Examples:
                                                             #   'http://127.0.0.1:8080/api/v1/clusters'
   gpusynth run --offline --duration 24h --summary
   gpusynth run --offline --duration 1h --otlp-json metrics.jsonl blueprints/enterprise.yaml
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT=http://localhost:9090/api/v1/otlp/v1/metrics OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \
+    gpusynth run --offline --duration 7d --logs none        # a week into Prometheus 3 (--web.enable-otlp-receiver)
 `;
 
 const HOUR_MS = 3_600_000;
@@ -189,35 +197,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     throw new UsageError(`--otlp-json-logs: expected a file other than --otlp-json's, found the same file "${otlpJsonLogs}"`);
   }
   const podLogs = podLogsOption(values);
-
-  if (values.offline === true) {
-    for (const flag of ["speed", "warmup", "listen", "api", "otlp-endpoint"] as const) {
-      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to live runs; drop it or drop --offline`);
-    }
-    const durationMs = durationOption("duration", values.duration, "24h");
-    const consoleLogs = logsOption(values.logs, ["console", "none"], "none") === "console";
-    const logSources = logSourcesOption(values["log-sources"], otlpJsonLogs !== undefined || consoleLogs || podLogs !== undefined);
-    const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
-    const blueprint = withVerbosity(loaded(file, output), values["scheduler-verbosity"]);
-    checkOfflineEnd(blueprint.time.start, durationMs);
-    checkCost(blueprint, file, durationMs, `${formatDuration(durationMs)} simulated`, seed, !costLimited);
-    return runOffline(blueprint, output, {
-      durationMs,
-      intervalMs,
-      ...runSelection({ seed, shard, logSources, workers: workersFor(blueprint, file, shard, values.workers) }),
-      otlpJson,
-      otlpJsonLogs,
-      podLogs,
-      consoleLogs,
-      summary: values.summary === true || values.json === true,
-      json: values.json === true,
-    });
-  }
-  for (const flag of ["summary", "json"] as const) {
-    if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to offline runs: add --offline`);
-  }
-  const speed = speedOption(values.speed);
-  const warmupMs = warmupOption(values.warmup);
+  // The OTLP push, live or offline: the flag, else the SDK's environment variables.
   const protocol = typeof values["otlp-protocol"] === "string" ? values["otlp-protocol"] : (protocolFromEnv(env) ?? "grpc");
   if (!isOtlpProtocol(protocol))
     throw new UsageError(
@@ -227,6 +207,45 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const pushing = endpoint !== undefined || endpointFromEnv(env) !== undefined;
   const logs = logsOption(values.logs, ["otlp", "console", "none"], pushing ? "otlp" : "none") as "otlp" | "console" | "none";
   if (pushing) checkOtlpEndpoints(endpoint, env, logs === "otlp" ? ["metrics", "logs"] : ["metrics"]);
+  else if (logs === "otlp") throw new UsageError("--logs otlp needs an OTLP endpoint: set OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint");
+  const otlp = pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined;
+
+  if (values.offline === true) {
+    for (const flag of ["speed", "warmup", "listen", "api"] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to live runs; drop it or drop --offline`);
+    }
+    const durationMs = durationOption("duration", values.duration, "24h");
+    const logSources = logSourcesOption(values["log-sources"], logs !== "none" || otlpJsonLogs !== undefined || podLogs !== undefined);
+    const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
+    const blueprint = withVerbosity(loaded(file, output), values["scheduler-verbosity"]);
+    checkOfflineEnd(blueprint.time.start, durationMs);
+    checkCost(blueprint, file, durationMs, `${formatDuration(durationMs)} simulated`, seed, !costLimited);
+    const workers = workersFor(blueprint, file, shard, values.workers);
+    checkOneEncoding(workers, pushing, otlpJson, "an offline run");
+    return runOffline(
+      blueprint,
+      output,
+      {
+        durationMs,
+        intervalMs,
+        ...runSelection({ seed, shard, logSources, workers }),
+        otlpJson,
+        otlpJsonLogs,
+        podLogs,
+        logs,
+        otlp,
+        explicitUrl: endpoint,
+        summary: values.summary === true || values.json === true,
+        json: values.json === true,
+      },
+      env,
+    );
+  }
+  for (const flag of ["summary", "json"] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to offline runs: add --offline`);
+  }
+  const speed = speedOption(values.speed);
+  const warmupMs = warmupOption(values.warmup);
   const listen = typeof values.listen === "string" ? values.listen : "127.0.0.1:9464";
   const api = typeof values.api === "string" && values.api !== "none" ? parseListen("api", values.api, "127.0.0.1:8080") : undefined;
   const durationMs = values.duration === undefined ? undefined : durationOption("duration", values.duration, "24h");
@@ -238,11 +257,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const warmup = warmupMs ?? blueprint.time.liveWarmup;
   checkCost(blueprint, file, warmup + DAY_MS, `the ${formatDuration(warmup)} warm-up and a simulated day served`, seed, !costLimited);
   const liveWorkers = workersFor(blueprint, file, shard, values.workers);
-  // Worker threads encode each scrape once, in their sink's one wire format: a push and a file differ.
-  if (liveWorkers > 1 && pushing && otlpJson !== undefined)
-    throw new UsageError(
-      `--otlp-json: a live run with ${liveWorkers} worker threads writes one encoding; drop --otlp-json or the OTLP endpoint, or use --workers 1`,
-    );
+  checkOneEncoding(liveWorkers, pushing, otlpJson, "a live run");
   return runLiveCommand(
     blueprint,
     output,
@@ -257,12 +272,20 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       ...(otlpJson === undefined ? {} : { otlpJson }),
       ...(otlpJsonLogs === undefined ? {} : { otlpJsonLogs }),
       ...(podLogs === undefined ? {} : { podLogs }),
-      otlp: pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined,
+      otlp,
       explicitUrl: endpoint,
       logs,
     },
     env,
   );
+}
+
+/** Worker threads encode each scrape once, in their sink's one wire format: a push and a file differ. */
+function checkOneEncoding(workers: number, pushing: boolean, otlpJson: string | undefined, run: string): void {
+  if (workers > 1 && pushing && otlpJson !== undefined)
+    throw new UsageError(
+      `--otlp-json: ${run} with ${workers} worker threads writes one encoding; drop --otlp-json or the OTLP endpoint, or use --workers 1`,
+    );
 }
 
 /** Where --pod-logs writes, and the kubelet's rotation settings for it. */
@@ -422,17 +445,27 @@ interface OfflineRun extends RunSelection {
   readonly otlpJson: string | undefined;
   readonly otlpJsonLogs: string | undefined;
   readonly podLogs: PodLogsOption | undefined;
-  readonly consoleLogs: boolean;
+  readonly logs: "otlp" | "console" | "none";
+  /** The OTLP push, paced by the receiver: every scrape and log record waits for room, none is dropped while it answers. */
+  readonly otlp: OtlpTarget | undefined;
+  readonly explicitUrl: string | undefined;
   readonly summary: boolean;
   readonly json: boolean;
 }
 
-async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun): Promise<number> {
+async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun, env: NodeJS.ProcessEnv): Promise<number> {
   const progress = new Progress(output, `run ${blueprint.cluster.name}`, run.durationMs);
   let simulation: Simulation;
   const collector = SummaryCollector.forBlueprint(blueprint);
-  const emitting = run.otlpJson !== undefined || run.otlpJsonLogs !== undefined || run.podLogs !== undefined || run.consoleLogs;
+  const emitting =
+    run.otlp !== undefined ||
+    run.otlpJson !== undefined ||
+    run.otlpJsonLogs !== undefined ||
+    run.podLogs !== undefined ||
+    run.logs !== "none";
   if (emitting) {
+    const deliveries =
+      run.otlp === undefined ? undefined : createDeliveries(run.otlp, run.explicitUrl, run.logs === "otlp", output, env, true);
     const metricsFile = run.otlpJson === undefined ? undefined : OutputFile.open("otlp-json", run.otlpJson);
     let logsFile: OutputFile | undefined;
     // Ctrl-C leaves no temporary file behind: remove them and end as the signal would have.
@@ -446,15 +479,16 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
     try {
       logsFile = run.otlpJsonLogs === undefined ? undefined : OutputFile.open("otlp-json-logs", run.otlpJsonLogs);
       const logsSinks: LogsSink[] = [
-        ...(logsFile !== undefined
-          ? [new OtlpJsonLinesLogsSink(logsFile.writeLine)]
-          : run.consoleLogs
-            ? [new ConsoleLogsSink(output.out)]
-            : []),
+        ...(run.logs === "console" ? [new ConsoleLogsSink(output.out)] : deliveries?.logs === undefined ? [] : [deliveries.logs]),
+        ...(logsFile === undefined ? [] : [new OtlpJsonLinesLogsSink(logsFile.writeLine)]),
         ...(run.podLogs === undefined ? [] : [new PodLogFiles(run.podLogs.dir, run.podLogs.rotation)]),
       ];
       const logs = logsSinks.length === 0 ? undefined : fanOutLogs(...logsSinks);
-      const result = await emitOffline(blueprint, metricsFile === undefined ? undefined : new OtlpJsonLinesSink(metricsFile.writeLine), {
+      const metricsSinks: MetricsSink[] = [
+        ...(deliveries === undefined ? [] : [deliveries.metrics]),
+        ...(metricsFile === undefined ? [] : [new OtlpJsonLinesSink(metricsFile.writeLine)]),
+      ];
+      const result = await emitOffline(blueprint, metricsSinks.length === 0 ? undefined : fanOutMetrics(...metricsSinks), {
         durationMs: run.durationMs,
         intervalMs: run.intervalMs,
         ...runSelection(run),
@@ -470,6 +504,9 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun)
       if (run.otlpJson !== undefined) output.err(`wrote ${result.scrapes} scrapes (${result.points} points) to ${run.otlpJson}\n`);
       if (run.otlpJsonLogs !== undefined) output.err(`wrote ${result.logRecords} log records to ${run.otlpJsonLogs}\n`);
       if (run.podLogs !== undefined) output.err(`wrote the pod log files under ${run.podLogs.dir}\n`);
+      // emitOffline shut the deliveries down (each flushes for up to its export timeout).
+      if (deliveries !== undefined) output.err(`${deliveryLine("metrics", "points", deliveries.metrics.stats())}\n`);
+      if (deliveries?.logs !== undefined) output.err(`${deliveryLine("logs", "log records", deliveries.logs.stats())}\n`);
     } finally {
       process.removeListener("SIGINT", interrupted);
       process.removeListener("SIGTERM", interrupted);

@@ -23,6 +23,13 @@ export interface OtlpDeliveryOptions {
   readonly events?: DeliveryEvents;
   /** Probe backoff during an outage (tests shorten it). */
   readonly retry?: { readonly initialMs: number; readonly maxMs: number };
+  /**
+   * An offline run, which makes data faster than any receiver takes it: each export waits, up to
+   * the export timeout, until what it encoded fits within the queue's bound, so the receiver sets
+   * the pace and nothing is dropped while it answers (during an outage nothing waits). A live run
+   * never waits.
+   */
+  readonly paced?: boolean;
 }
 
 abstract class OtlpDelivery {
@@ -49,6 +56,23 @@ abstract class OtlpDelivery {
 
   stats(): DeliveryStats {
     return this.queue.stats();
+  }
+
+  /** For a paced delivery: waits until everything handed over so far is sent (see OtlpDeliveryOptions.paced). */
+  async drain(): Promise<void> {
+    await this.room(this.options.config.queueBytes);
+  }
+
+  /** For a paced delivery: waits until `bytes` more fit within the queue's bound. */
+  protected async room(bytes: number): Promise<void> {
+    if (this.options.paced === true)
+      await this.queue.room(Math.max(0, this.options.config.queueBytes - bytes), Date.now() + this.options.config.timeoutMs);
+  }
+
+  /** Queues what was encoded, once a paced delivery has room for it. */
+  protected async enqueuePaced(encoded: Encoded): Promise<void> {
+    await this.room(encoded.requests.reduce((sum, r) => sum + r.bytes, 0));
+    this.enqueueAll(encoded);
   }
 
   /** Waits until everything queued so far is delivered (or refused), or `deadlineMs`; true when it was. */
@@ -97,7 +121,9 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
   }
 
   async export(metrics: ResourceMetrics): Promise<boolean> {
-    this.accept(encodeScrape(this.wireFormat, metrics));
+    const scrape = encodeScrape(this.wireFormat, metrics);
+    if (scrape.kind !== "otlp") throw new Error(`OtlpMetricsDelivery: expected OTLP requests, got ${scrape.kind}`);
+    await this.enqueuePaced(scrape.encoded);
     return true;
   }
 
@@ -114,7 +140,7 @@ export class OtlpLogsDelivery extends OtlpDelivery implements LogsSink {
 
   async export(records: ReadableLogRecord[]): Promise<boolean> {
     const { logBatchRecords, maxRequestBytes } = this.options.config;
-    this.enqueueAll(encodeLogs(records, this.encoding, logBatchRecords, maxRequestBytes));
+    await this.enqueuePaced(encodeLogs(records, this.encoding, logBatchRecords, maxRequestBytes));
     return true;
   }
 }

@@ -133,6 +133,8 @@ export class DeliveryQueue<R extends QueuedRequest> {
   private backoffMs: number;
   private closed = false;
   private idleWaiters: Array<() => void> = [];
+  /** Woken whenever a request settles: room() waits on them. */
+  private settleWaiters: Array<() => void> = [];
   private readonly retry: { readonly initialMs: number; readonly maxMs: number };
   private readonly now: () => number;
 
@@ -194,6 +196,23 @@ export class DeliveryQueue<R extends QueuedRequest> {
       });
     }
     return this.isIdle();
+  }
+
+  /**
+   * Resolves once at most `bytes` are queued or in flight, while the receiver is down (a run that
+   * waits goes on, and the bound applies), or at `deadlineMs` (Unix ms): a producer that may wait
+   * (an offline run) lets the receiver set the pace instead of filling the queue.
+   */
+  async room(bytes: number, deadlineMs: number): Promise<void> {
+    while (this.queued.bytes + this.inFlight.bytes > bytes && this.outage === undefined && this.now() < deadlineMs) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, deadlineMs - this.now()));
+        this.settleWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
   }
 
   /**
@@ -290,6 +309,9 @@ export class DeliveryQueue<R extends QueuedRequest> {
     this.pump();
     if (this.queue.length === 0) this.endOverflow();
     this.notifyIdleIfDone();
+    const waiters = this.settleWaiters;
+    this.settleWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   private notifyIdleIfDone(): void {

@@ -1,0 +1,102 @@
+/**
+ * The OTLP push of a run, live or offline: a delivery per signal with the run's delivery
+ * settings (OTEL_* and GPUSYNTH_OTLP_* variables), its outage and overflow reports, and the
+ * closing line that says what became of everything queued.
+ */
+import { formatDuration } from "@gpusynth/blueprint";
+import {
+  type DeliveryConfig,
+  DeliveryConfigError,
+  type DeliveryEvents,
+  type DeliveryStats,
+  deliveryConfig,
+  type OTLP_PROTOCOLS,
+  OtlpLogsDelivery,
+  OtlpMetricsDelivery,
+  signalUrl,
+} from "@gpusynth/emit";
+import type { Output } from "../output.js";
+import { UsageError } from "../usage.js";
+
+/** Where a run pushes: the protocol, and the endpoint the flag or the environment gives. */
+export interface OtlpTarget {
+  readonly protocol: (typeof OTLP_PROTOCOLS)[number];
+  readonly url: string;
+}
+
+export interface Deliveries {
+  readonly metrics: OtlpMetricsDelivery;
+  readonly logs: OtlpLogsDelivery | undefined;
+}
+
+/**
+ * The OTLP push for both signals, each reporting the start and end of an outage once; `paced`
+ * for an offline run, whose exports wait for the receiver (OtlpDeliveryOptions.paced).
+ */
+export function createDeliveries(
+  otlp: OtlpTarget,
+  explicitUrl: string | undefined,
+  withLogs: boolean,
+  output: Output,
+  env: NodeJS.ProcessEnv,
+  paced: boolean,
+): Deliveries {
+  const delivery = (signal: "metrics" | "logs", unit: string) => {
+    let config: DeliveryConfig;
+    try {
+      config = deliveryConfig(env, signal);
+    } catch (error) {
+      if (error instanceof DeliveryConfigError) throw new UsageError(error.message);
+      throw error;
+    }
+    const url = signalUrl(explicitUrl, otlp.protocol, signal);
+    const where = url ?? otlp.url;
+    let refusals = 0;
+    const events: DeliveryEvents = {
+      onOutageStart: (error) =>
+        output.err(
+          `\nwarning: OTLP ${signal} export to ${where} failed (${error.message}); the run goes on, queuing up to ${formatBytes(config.queueBytes)} and retrying\n`,
+        ),
+      onOutageEnd: (r) =>
+        output.err(
+          `\ngpusynth: OTLP ${signal} delivery to ${where} resumed after ${formatDuration(r.durationMs)}: ${count(r.enqueued.items, unit)} queued meanwhile, ${count(r.delivered.items, unit)} delivered, ${count(r.dropped.items, unit)} dropped\n`,
+        ),
+      onOverflowStart: () =>
+        output.err(
+          `\nwarning: ${where} takes OTLP ${signal} more slowly than the run makes them; the queue is full (${formatBytes(config.queueBytes)}) and the oldest are dropped until it catches up\n`,
+        ),
+      onOverflowEnd: (r) =>
+        output.err(
+          `\ngpusynth: OTLP ${signal} queue caught up after ${formatDuration(r.durationMs)}: ${count(r.dropped.items, unit)} dropped while it was full\n`,
+        ),
+      onRejected: (error, request) => {
+        if (refusals++ === 0)
+          output.err(`\nwarning: ${where} refused ${count(request.items, unit)} (${error.message}); refused data is not retried\n`);
+      },
+    };
+    return { protocol: otlp.protocol, url, config, events, paced };
+  };
+  return {
+    metrics: new OtlpMetricsDelivery(delivery("metrics", "points")),
+    logs: withLogs ? new OtlpLogsDelivery(delivery("logs", "log records")) : undefined,
+  };
+}
+
+export function count(n: number, unit: string): string {
+  return `${n.toLocaleString("en-US")} ${unit}`;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
+/** What became of everything a signal queued, for the closing report. */
+export function deliveryLine(signal: string, unit: string, s: DeliveryStats): string {
+  const lost = [
+    s.dropped.items > 0 ? `${count(s.dropped.items, unit)} dropped (queue full)` : undefined,
+    s.rejected.items > 0 ? `${count(s.rejected.items, unit)} refused by the receiver` : undefined,
+    s.pending.items > 0 ? `${count(s.pending.items, unit)} undelivered at exit` : undefined,
+  ].filter((part) => part !== undefined);
+  const delivered = `${s.delivered.items.toLocaleString("en-US")} of ${count(s.enqueued.items, unit)} delivered in ${s.delivered.requests.toLocaleString("en-US")} requests`;
+  return `gpusynth: OTLP ${signal}: ${delivered}; ${lost.length === 0 ? "nothing lost" : lost.join(", ")}`;
+}

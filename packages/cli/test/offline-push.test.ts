@@ -1,0 +1,63 @@
+/**
+ * An offline run pushing OTLP (a backfill): every scrape and log record goes to the receiver,
+ * stamped on the blueprint's calendar, at the pace the receiver takes them — with a queue far
+ * smaller than the run's data nothing is dropped — and a receiver that is down holds nothing up:
+ * the run ends and says what it could not deliver.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { type Receiver, receivedPoints, receivedRecords, startReceiver } from "../../emit/test/otlp-receiver.js";
+import { freePort } from "../../emit/test/prometheus-server.js";
+import { deliveryReport, ensureStopped, type LiveProcess, startLive } from "./live-process.js";
+
+const LAB = "blueprints/lab.yaml";
+const labStart = Date.parse(parse(readFileSync(fileURLToPath(new URL(`../../../${LAB}`, import.meta.url)), "utf8")).time.start);
+const MINUTE = 60_000;
+
+let run: LiveProcess | undefined;
+let receiver: Receiver | undefined;
+afterEach(() => {
+  ensureStopped(run);
+  receiver?.kill();
+  receiver = undefined;
+});
+
+describe("an offline run pushing OTLP", () => {
+  it("delivers every scrape and log record at the receiver's pace, stamped on the blueprint's calendar", async () => {
+    receiver = await startReceiver();
+    // A megabyte of queue for about ten megabytes of data: a run that did not wait for its
+    // receiver would drop most of it.
+    run = startLive(["--offline", "--duration", "30m", "--interval", "1m", LAB], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      GPUSYNTH_OTLP_QUEUE_BYTES: "1000000",
+    });
+    const { code } = await run.exited();
+    expect(code, run.stderr()).toBe(0);
+    const metrics = deliveryReport(run.stderr(), "metrics");
+    const logs = deliveryReport(run.stderr(), "logs");
+    expect(metrics.nothingLost && logs.nothingLost, run.stderr()).toBe(true);
+    expect(metrics.total).toBeGreaterThan(100_000);
+    expect(receivedPoints(receiver)).toBe(metrics.total);
+    expect(receivedRecords(receiver)).toBe(logs.total);
+    // A scrape every simulated minute from time.start, the last at 30 minutes.
+    const times = receiver.requests.flatMap((r) =>
+      r.resourceMetrics.flatMap((rm) => rm.scopeMetrics.flatMap((s) => s.metrics.flatMap((m) => (m.gauge ?? m.sum)?.dataPoints ?? []))),
+    );
+    const ms = [...new Set(times.map((p) => Number(BigInt(p.timeUnixNano) / 1_000_000n)))].sort((a, b) => a - b);
+    expect([ms[0], ms.at(-1), ms.length]).toEqual([labStart + MINUTE, labStart + 30 * MINUTE, 30]);
+  }, 60_000);
+
+  it("goes on when the receiver is down, and says what it could not deliver", async () => {
+    run = startLive(["--offline", "--duration", "30m", "--interval", "1m", "--logs", "none", LAB], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+    });
+    const { code } = await run.exited();
+    expect(code, run.stderr()).toBe(0);
+    expect(run.stderr()).toMatch(/warning: OTLP metrics export to .* failed .*the run goes on/);
+    const metrics = deliveryReport(run.stderr(), "metrics");
+    expect(metrics.delivered).toBe(0);
+    expect(metrics.dropped + metrics.undelivered).toBe(metrics.total);
+  }, 60_000);
+});
