@@ -5,6 +5,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
+import { type Receiver, receivedPoints, receivedRecords } from "../../emit/test/otlp-receiver.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -90,6 +92,21 @@ export function deliveryReport(stderr: string, signal: "metrics" | "logs") {
     undelivered: part("undelivered"),
     nothingLost: rest === "nothing lost",
   };
+}
+
+/**
+ * A run that ended with exit 0 and a receiver that got every point and log record the run's own
+ * report counts, nothing lost; the two reports.
+ */
+export async function expectEverythingDelivered(run: LiveProcess, receiver: Receiver) {
+  const { code } = await run.exited();
+  expect(code, run.stderr()).toBe(0);
+  const metrics = deliveryReport(run.stderr(), "metrics");
+  const logs = deliveryReport(run.stderr(), "logs");
+  expect(metrics.nothingLost && logs.nothingLost, run.stderr()).toBe(true);
+  expect(receivedRecords(receiver)).toBe(logs.total);
+  expect(receivedPoints(receiver)).toBe(metrics.total);
+  return { metrics, logs };
 }
 
 /** Every scrape job a cluster's run serves, sorted: Run:ai's, dcgm-exporter, kube-state-metrics and the scheduler's. */
