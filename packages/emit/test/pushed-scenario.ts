@@ -1,6 +1,6 @@
 /**
- * A shipped scenario on simulated time, for the journeys on a real store: an offline run (as fast
- * as the CPU allows) pushes every scrape's OTLP through gpusynth's own delivery (the SDK's HTTP
+ * A shipped scenario on simulated time, for the journeys on a real store: an offline run (as
+ * fast as the receiver takes it) pushes every scrape's OTLP (the SDK's HTTP
  * transport, protobuf; stale series flagged as the collector's prometheus receiver flags them) to
  * a receiver, stamped on the blueprint's calendar, and a Prometheus is asked about the simulated
  * instants the checks are about — no wall clock, no slack for a busy machine.
@@ -15,7 +15,6 @@ import { expect } from "vitest";
 import { deliveryConfig } from "../src/delivery/config.js";
 import { OtlpMetricsDelivery } from "../src/delivery/otlp-delivery.js";
 import { emitOffline } from "../src/offline.js";
-import type { MetricsSink } from "../src/sinks.js";
 import { documentedQuery } from "./journey-answers.js";
 import type { InstantSample, PrometheusServer, RangeSeries } from "./prometheus-server.js";
 
@@ -25,8 +24,6 @@ import type { InstantSample, PrometheusServer, RangeSeries } from "./prometheus-
  * scenario whose checks read only what lasts may be scraped less often.
  */
 export const INTERVAL_MS = 60_000;
-/** Targets pushed between two waits for delivery: the receiver never falls far behind the run. */
-const EXPORTS_PER_FLUSH = 64;
 
 export class PushedScenario {
   readonly blueprint: Blueprint;
@@ -59,20 +56,15 @@ export class PushedScenario {
     return Math.floor(this.durationMs / this.intervalMs) * this.intervalMs;
   }
 
-  /** Runs the scenario, pushing OTLP/HTTP protobuf to `url`; `store` answers the queries. */
+  /**
+   * Runs the scenario as `gpusynth run --offline` backfills a store: pushing OTLP/HTTP protobuf
+   * to `url`, paced by the receiver (the CLI's own path is cli/test/offline-push.test.ts; in
+   * process here, without a process start per scenario); `store` answers the queries.
+   */
   async run(url: string, store: PrometheusServer): Promise<void> {
     this.store = store;
-    const delivery = new OtlpMetricsDelivery({ protocol: "http/protobuf", url, config: deliveryConfig({}, "metrics") });
-    let exported = 0;
-    const sink: MetricsSink = {
-      export: async (metrics) => {
-        await delivery.export(metrics);
-        if (++exported % EXPORTS_PER_FLUSH === 0) await delivery.flush(Date.now() + 60_000);
-        return true;
-      },
-      shutdown: () => delivery.shutdown(),
-    };
-    await emitOffline(this.blueprint, sink, { durationMs: this.durationMs, intervalMs: this.intervalMs });
+    const delivery = new OtlpMetricsDelivery({ protocol: "http/protobuf", url, config: deliveryConfig({}, "metrics"), paced: true });
+    await emitOffline(this.blueprint, delivery, { durationMs: this.durationMs, intervalMs: this.intervalMs });
     const { enqueued, delivered } = delivery.stats();
     expect(delivered).toEqual(enqueued);
   }
