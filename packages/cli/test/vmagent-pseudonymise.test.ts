@@ -1,6 +1,6 @@
 /**
- * The pseudonymisation story on a pipeline someone else wrote: a live run of preemption-storm.yaml
- * pushes OTLP/HTTP to vmagent (VictoriaMetrics 1.112, Debian trixie's package), which remote-writes
+ * The pseudonymisation story on a pipeline someone else wrote: an offline run of
+ * preemption-storm.yaml pushes OTLP/HTTP to vmagent (VictoriaMetrics 1.112, Debian trixie's package), which remote-writes
  * every series twice — through deploy/vmagent/pseudonymise.yml into one Prometheus (Debian's, as a
  * remote-write receiver), and as it came into another. `gpusynth leakcheck --prometheus` must find
  * the blueprint's names in the second and none in the first, and the first must answer the
@@ -8,11 +8,12 @@
  * breaking queries.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { freePort, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { main } from "../src/main.js";
 import { captureOutput } from "./helpers.js";
@@ -22,6 +23,7 @@ import { victoriaMetricsBinary } from "./victoria-metrics.js";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const vmagent = victoriaMetricsBinary("vmagent");
 const SCENARIO = "blueprints/scenarios/preemption-storm.yaml";
+const HOUR = 3_600_000;
 
 describe.skipIf(prometheusBinary === "" || vmagent === "")(
   "vmagent pseudonymising gpusynth's series (deploy/vmagent/pseudonymise.yml)",
@@ -31,7 +33,7 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
     const servers: PrometheusServer[] = [];
     let pseudonymised = "";
     let clear = "";
-    /** The time of the last pushed sample, where both Prometheus servers are queried. */
+    /** The time of the last pushed scrape (Unix seconds), where both Prometheus servers are queried. */
     let at = 0;
 
     const start = (binary: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) => {
@@ -75,23 +77,24 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
         { GPUSYNTH_PSEUDONYM_SALT: "test-salt" },
       );
       await waitUntilUp(`http://127.0.0.1:${port}/health`);
-      const live = startLive(["--speed", "600", "--interval", "1s", "--duration", "6s", "--listen", "none", "--logs", "none", SCENARIO], {
+      // The storm's first hour, a scrape every 10 simulated minutes, pushed offline: the subject is
+      // what vmagent writes, not the pace.
+      const live = startLive(["--offline", "--duration", "1h", "--interval", "10m", "--logs", "none", SCENARIO], {
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
         OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `http://127.0.0.1:${port}/opentelemetry/v1/metrics`,
       });
       const { code } = await live.exited();
       expect(code, live.stderr()).toBe(0);
-      // Wait until both hold the run's last sample of a per-node exporter and of kube-state-metrics.
+      // Wait until both hold the last scrape (the storm's hour, on its calendar) of a per-node
+      // exporter and of kube-state-metrics.
+      at = (Date.parse(parse(readFileSync(join(root, SCENARIO), "utf8")).time.start) + HOUR) / 1000;
       const latest = (family: string) =>
         Promise.all([pseudonymised, clear].map((url) => query(url, `max(timestamp(${family}))`))) as Promise<[number, number]>;
-      for (let i = 0; i < 40; i++) {
-        at = Date.now() / 1000;
-        const [[a, b], [c, d]] = [await latest("DCGM_FI_DEV_GPU_UTIL"), await latest("kube_pod_status_phase")];
-        if (a > 0 && a === b && c === d && a < at - 1.5) {
-          at = a;
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 500));
+      for (let i = 0; ; i++) {
+        const stamps = [...(await latest("DCGM_FI_DEV_GPU_UTIL")), ...(await latest("kube_pod_status_phase"))];
+        if (stamps.every((t) => t === at)) break;
+        if (i === 60) throw new Error(`vmagent did not forward the last scrape to both stores within 15 s: ${stamps.join(", ")}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }, 90_000);
 
