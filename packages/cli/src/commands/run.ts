@@ -144,11 +144,11 @@ Examples:
   gpusynth run                                              # live; scrape http://127.0.0.1:9464${SD_PATH}
   OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4317 gpusynth run --speed 60
   GPUSYNTH_API_TOKEN=dev-token-0123456789 gpusynth run --api 127.0.0.1:8080 --speed 60
-                                                            # then: curl -H 'Authorization: Bearer dev-token-0123456789' \
+                                                            # then: curl -H 'Authorization: Bearer dev-token-0123456789' \\
                                                             #   'http://127.0.0.1:8080/api/v1/clusters'
   gpusynth run --offline --duration 24h --summary
   gpusynth run --offline --duration 1h --otlp-json metrics.jsonl blueprints/enterprise.yaml
-  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT=http://localhost:9090/api/v1/otlp/v1/metrics OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT=http://localhost:9090/api/v1/otlp/v1/metrics OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \\
     gpusynth run --offline --duration 7d --logs none        # a week into Prometheus 3 (--web.enable-otlp-receiver)
 `;
 
