@@ -94,11 +94,15 @@ function recordCount(file: string): number {
   return n;
 }
 
-/** Waits until `count()` reaches `total`, or stays put for 5 s. */
+/**
+ * Waits until `count()` reaches `total`, or stays put for 15 s: on a loaded machine the agent,
+ * restarted, may take seconds to find its files again and the gateway to write what it sent (a
+ * clean-clone CI run gave up after 5 s with 4,174 of 4,806 records in).
+ */
 async function until(count: () => number, total: number): Promise<void> {
   let last = -1;
   let since = Date.now();
-  while (count() < total && Date.now() - since < 5_000) {
+  while (count() < total && Date.now() - since < 15_000) {
     const now = count();
     if (now !== last) {
       last = now;
@@ -192,7 +196,10 @@ describe.skipIf(otelcolBinary === "" || otelcolNodeBinary === "")("gpusynth's po
     const [first] = rotatedFiles(p.podLogs);
     const pod = readdirSync(p.podLogs)[0] as string;
     const container = join(p.podLogs, pod, readdirSync(join(p.podLogs, pod))[0] as string);
-    await until(() => recordCount(p.received), readFileSync(join(container, first as string), "utf8").split("\n").length - 1);
+    const firstLines = readFileSync(join(container, first as string), "utf8").split("\n").length - 1;
+    await until(() => recordCount(p.received), firstLines);
+    // Stopped before it has read the rotated file to its end, the agent would lose the rest.
+    expect(recordCount(p.received)).toBeGreaterThanOrEqual(firstLines);
     await p.agent.stop();
     await sleep(500);
     await p.startAgent();
@@ -212,7 +219,7 @@ describe.skipIf(otelcolBinary === "" || otelcolNodeBinary === "")("gpusynth's po
     const differing = read.flatMap((r, i) => (JSON.stringify(r) === JSON.stringify(pushed[i]) ? [] : [{ read: r, pushed: pushed[i] }]));
     expect(differing.slice(0, 2)).toEqual([]);
     expect(read).toEqual(pushed);
-  }, 60_000);
+  }, 90_000);
 
   it("delivers what gpusynth pushes at --speed 1", async () => {
     const p = await pipeline("x1");
