@@ -54,15 +54,22 @@ class RemoteWritePipeline {
   }
 
   /**
-   * Waits until vmagent has forwarded the scrape stamped `unixMs` (it flushes every 500 ms): the
-   * last sample of a per-node exporter and of kube-state-metrics is there.
+   * Waits until vmagent has forwarded the scrape stamped `unixMs`. It forwards in blocks, a
+   * target at a time, every 500 ms: the scrape is all there once the last sample of a per-node
+   * exporter and of kube-state-metrics is, and the number of their series stamped then has not
+   * changed over a flush.
    */
   async forwarded(unixMs: number): Promise<void> {
-    const latest = async (family: string) =>
-      Number((await this.prometheus?.query(`max(timestamp(${family}))`, unixMs))?.[0]?.value[1] ?? 0) * 1000;
-    for (let i = 0; (await latest("DCGM_FI_DEV_GPU_UTIL")) < unixMs || (await latest("kube_node_labels")) < unixMs; i++) {
-      if (i === 60) throw new Error(`vmagent did not forward the scrape stamped ${new Date(unixMs).toISOString()} within 15 s`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    const value = async (promql: string) => Number((await this.prometheus?.query(promql, unixMs))?.[0]?.value[1] ?? 0);
+    const families = ["DCGM_FI_DEV_GPU_UTIL", "kube_node_labels"];
+    let before = "";
+    for (let i = 0; ; i++) {
+      const stamps = await Promise.all(families.map((f) => value(`max(timestamp(${f}))`)));
+      const counts = (await Promise.all(families.map((f) => value(`count(count_over_time(${f}[1s]))`)))).join();
+      if (stamps.every((t) => t * 1000 === unixMs) && counts === before) return;
+      before = counts;
+      if (i === 30) throw new Error(`vmagent did not forward the scrape stamped ${new Date(unixMs).toISOString()} within 18 s`);
+      await new Promise((resolve) => setTimeout(resolve, 600));
     }
   }
 

@@ -88,13 +88,25 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
       // Wait until both hold the last scrape (the storm's hour, on its calendar) of a per-node
       // exporter and of kube-state-metrics.
       at = (Date.parse(parse(readFileSync(join(root, SCENARIO), "utf8")).time.start) + HOUR) / 1000;
+      // vmagent forwards in blocks, a target at a time: the scrape is all there once both stores
+      // hold as many of its GPU and pod series, unchanged over two of its flushes.
       const latest = (family: string) =>
         Promise.all([pseudonymised, clear].map((url) => query(url, `max(timestamp(${family}))`))) as Promise<[number, number]>;
+      const lastScrape = () =>
+        Promise.all(
+          [pseudonymised, clear].flatMap((url) =>
+            ["DCGM_FI_DEV_GPU_UTIL", "kube_pod_status_phase"].map((family) => query(url, `count(count_over_time(${family}[1s]))`)),
+          ),
+        );
+      let before = "";
       for (let i = 0; ; i++) {
         const stamps = [...(await latest("DCGM_FI_DEV_GPU_UTIL")), ...(await latest("kube_pod_status_phase"))];
-        if (stamps.every((t) => t === at)) break;
-        if (i === 60) throw new Error(`vmagent did not forward the last scrape to both stores within 15 s: ${stamps.join(", ")}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        const counts = await lastScrape();
+        const now = counts.join();
+        if (stamps.every((t) => t === at) && counts[0] === counts[2] && counts[1] === counts[3] && now === before) break;
+        before = now;
+        if (i === 60) throw new Error(`vmagent did not forward the last scrape to both stores within 30 s: ${stamps.join(", ")}; ${now}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }, 90_000);
 
