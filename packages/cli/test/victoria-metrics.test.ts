@@ -1,56 +1,57 @@
 /**
- * gpusynth's OTLP in a receiver someone else wrote: a live run pushes OTLP/HTTP protobuf into
+ * gpusynth's OTLP in a receiver someone else wrote: an offline run pushes OTLP/HTTP protobuf into
  * VictoriaMetrics 1.112 (Debian trixie's package, fetched by scripts/fetch-trixie.sh),
  * once as it stores names by default and once with -opentelemetry.usePrometheusNaming. The names
  * it stored are compared with what signals/receiver-names.json measured by sending each family
  * alone (scripts/measure-receiver-names.mjs): a whole run's names are the probes' names.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { freePort, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { readReceiverNames } from "../src/commands/fidelity.js";
 import { startLive } from "./live-process.js";
 import { victoriaMetricsBinary } from "./victoria-metrics.js";
 
 const binary = victoriaMetricsBinary("victoria-metrics");
+const SCENARIO = "blueprints/scenarios/gpu-fault.yaml";
+const scenarioStart = Date.parse(
+  parse(readFileSync(join(fileURLToPath(new URL("../../../", import.meta.url)), SCENARIO), "utf8")).time.start,
+);
 
-/** The metric names VictoriaMetrics stored from a short live run of gpu-fault.yaml. */
+/** The metric names VictoriaMetrics stored from gpu-fault.yaml's first three minutes, pushed offline. */
 async function storedNames(flags: readonly string[]): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), "gpusynth-vm-"));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const server: ChildProcess = spawn(binary, [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${dir}`, ...flags], {
-    stdio: "ignore",
-  });
+  // Its retention (one month by default) must reach back to the scenario's calendar.
+  const server: ChildProcess = spawn(
+    binary,
+    [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${dir}`, "-retentionPeriod=100y", ...flags],
+    {
+      stdio: "ignore",
+    },
+  );
   try {
     await waitUntilUp(`${url}/health`);
-    const live = startLive(
-      [
-        "--speed",
-        "60",
-        "--interval",
-        "1s",
-        "--duration",
-        "3s",
-        "--listen",
-        "none",
-        "--logs",
-        "none",
-        "--warmup",
-        "0s",
-        "blueprints/scenarios/gpu-fault.yaml",
-      ],
-      { OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${url}/opentelemetry/v1/metrics` },
-    );
+    // Offline, so that both stores get the same scrapes: a live run's frames depend on the wall
+    // clock (a pod caught waiting in one run and not the other gave the two stores different names).
+    const live = startLive(["--offline", "--duration", "3m", "--interval", "1m", "--logs", "none", SCENARIO], {
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${url}/opentelemetry/v1/metrics`,
+    });
     const { code } = await live.exited();
     expect(code, live.stderr()).toBe(0);
     expect(live.stderr()).toMatch(/OTLP metrics: [\d,]+ of [\d,]+ points delivered .*; nothing lost/);
     // Freshly ingested samples become searchable after VictoriaMetrics flushes them (about a second).
     await fetch(`${url}/internal/force_flush`);
-    const body = (await (await fetch(`${url}/api/v1/label/__name__/values`)).json()) as { data: string[] };
+    // The scrapes are on the scenario's calendar: names seen in its first day (the API's default is the last day).
+    const day = `start=${scenarioStart / 1000}&end=${scenarioStart / 1000 + 86_400}`;
+    const body = (await (await fetch(`${url}/api/v1/label/__name__/values?${day}`)).json()) as { data: string[] };
     return body.data.sort();
   } finally {
     server.kill("SIGKILL");
