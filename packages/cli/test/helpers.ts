@@ -21,6 +21,9 @@ export function captureOutput(): { output: Output; text: { out: string; err: str
 /** A file of the repository by its path from the root. */
 export const repoFile = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 
+/** A repository blueprint's `time.start` (Unix ms): where an offline run's calendar begins. */
+export const calendarStart = (file: string): number => loadBlueprint(repoFile(file)).blueprint.time.start;
+
 /** Every domain event of a repository blueprint's first `durationMs`. */
 export function eventsOf(file: string, durationMs: number): DomainEvent[] {
   const simulation = new Simulation(loadBlueprint(repoFile(file)).blueprint);

@@ -1,19 +1,11 @@
-/**
- * An offline run pushing OTLP (a backfill): every scrape and log record goes to the receiver,
- * stamped on the blueprint's calendar, at the pace the receiver takes them — with a queue far
- * smaller than the run's data nothing is dropped — and a receiver that is down holds nothing up:
- * the run ends and says what it could not deliver.
- */
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { parse } from "yaml";
 import { type Receiver, startReceiver } from "../../emit/test/otlp-receiver.js";
 import { freePort } from "../../emit/test/prometheus-server.js";
+import { calendarStart } from "./helpers.js";
 import { deliveryReport, ensureStopped, expectEverythingDelivered, type LiveProcess, startLive } from "./live-process.js";
 
 const LAB = "blueprints/lab.yaml";
-const labStart = Date.parse(parse(readFileSync(fileURLToPath(new URL(`../../../${LAB}`, import.meta.url)), "utf8")).time.start);
+const labStart = calendarStart(LAB);
 const MINUTE = 60_000;
 
 let run: LiveProcess | undefined;

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { documented, expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "../../emit/test/journey-answers.js";
 import { freePort, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { PushedScenario } from "../../emit/test/pushed-scenario.js";
-import { victoriaMetricsBinary } from "./victoria-metrics.js";
+import { victoriaMetricsBinary, vmagentFlags, vmagentForwarded } from "./victoria-metrics.js";
 
 const vmagent = victoriaMetricsBinary("vmagent");
 const HOUR = 3_600_000;
@@ -36,41 +36,11 @@ class RemoteWritePipeline {
     this.prometheus = await PrometheusServer.startRemoteWriteReceiver();
     await waitUntilUp(`${this.prometheus.api}/-/ready`);
     const port = await freePort();
-    this.agent = spawn(
-      vmagent,
-      [
-        `-httpListenAddr=127.0.0.1:${port}`,
-        `-remoteWrite.url=${this.prometheus.api}/api/v1/write`,
-        "-remoteWrite.flushInterval=500ms",
-        // One queue keeps a series' samples in order: Prometheus 2.x refuses an older sample
-        // after a newer one, and an offline run pushes minutes of samples within a second.
-        "-remoteWrite.queues=1",
-        `-remoteWrite.tmpDataPath=${this.dir}`,
-      ],
-      { stdio: "ignore" },
-    );
+    this.agent = spawn(vmagent, [...vmagentFlags(port, this.dir), `-remoteWrite.url=${this.prometheus.api}/api/v1/write`], {
+      stdio: "ignore",
+    });
     await waitUntilUp(`http://127.0.0.1:${port}/health`);
     return `http://127.0.0.1:${port}/opentelemetry/v1/metrics`;
-  }
-
-  /**
-   * Waits until vmagent has forwarded the scrape stamped `unixMs`. It forwards in blocks, a
-   * target at a time, every 500 ms: the scrape is all there once the last sample of a per-node
-   * exporter and of kube-state-metrics is, and the number of their series stamped then has not
-   * changed over a flush.
-   */
-  async forwarded(unixMs: number): Promise<void> {
-    const value = async (promql: string) => Number((await this.prometheus?.query(promql, unixMs))?.[0]?.value[1] ?? 0);
-    const families = ["DCGM_FI_DEV_GPU_UTIL", "kube_node_labels"];
-    let before = "";
-    for (let i = 0; ; i++) {
-      const stamps = await Promise.all(families.map((f) => value(`max(timestamp(${f}))`)));
-      const counts = (await Promise.all(families.map((f) => value(`count(count_over_time(${f}[1s]))`)))).join();
-      if (stamps.every((t) => t * 1000 === unixMs) && counts === before) return;
-      before = counts;
-      if (i === 30) throw new Error(`vmagent did not forward the scrape stamped ${new Date(unixMs).toISOString()} within 18 s`);
-      await new Promise((resolve) => setTimeout(resolve, 600));
-    }
   }
 
   async stop(): Promise<void> {
@@ -94,7 +64,7 @@ describe.skipIf(vmagent === "" || prometheusBinary === "")("the failure scenario
       const pipeline = new RemoteWritePipeline();
       pipelines.push(pipeline);
       await scenario.run(await pipeline.start(), pipeline.prometheus as PrometheusServer);
-      await pipeline.forwarded(scenario.stamp(scenario.lastScrape));
+      await vmagentForwarded([(pipeline.prometheus as PrometheusServer).api], scenario.stamp(scenario.lastScrape));
     };
     await Promise.all([fault, crashLoop, memory].map(push));
   }, 120_000);

@@ -6,22 +6,19 @@
  * alone (scripts/measure-receiver-names.mjs): a whole run's names are the probes' names.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
 import { freePort, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { readReceiverNames } from "../src/commands/fidelity.js";
+import { calendarStart } from "./helpers.js";
 import { startLive } from "./live-process.js";
 import { victoriaMetricsBinary } from "./victoria-metrics.js";
 
 const binary = victoriaMetricsBinary("victoria-metrics");
 const SCENARIO = "blueprints/scenarios/gpu-fault.yaml";
-const scenarioStart = Date.parse(
-  parse(readFileSync(join(fileURLToPath(new URL("../../../", import.meta.url)), SCENARIO), "utf8")).time.start,
-);
+const scenarioStart = calendarStart(SCENARIO);
 
 /** The metric names VictoriaMetrics stored from gpu-fault.yaml's first three minutes, pushed offline. */
 async function storedNames(flags: readonly string[]): Promise<string[]> {

@@ -17,3 +17,47 @@ export function victoriaMetricsBinary(name: string): string {
   if (process.env.CI === "true") throw new Error(`CI must provide ${name}: .ci/run fetches it into ${folder}`);
   return "";
 }
+
+/**
+ * vmagent's flags shared by the tests, beside its remote-write URLs: a flush every 500 ms, and one
+ * queue, which keeps a series' samples in order (Prometheus 2.x refuses an older sample, a stale
+ * marker included, after a newer one, and an offline run pushes minutes of samples within a second).
+ */
+export function vmagentFlags(port: number, tmpDataPath: string): string[] {
+  return [
+    `-httpListenAddr=127.0.0.1:${port}`,
+    "-remoteWrite.flushInterval=500ms",
+    "-remoteWrite.queues=1",
+    `-remoteWrite.tmpDataPath=${tmpDataPath}`,
+  ];
+}
+
+/** Families whose last sample marks a whole scrape: a per-node exporter's and kube-state-metrics'. */
+const SCRAPE_PROBES = ["DCGM_FI_DEV_GPU_UTIL", "kube_node_labels"];
+
+/**
+ * Waits until vmagent has forwarded the scrape stamped `unixMs` into every store (Prometheus API
+ * base URLs). It forwards in blocks, a target at a time: the scrape is all there once each store's
+ * last sample of the probe families is stamped then, and the number of their series stamped then
+ * is the same in every store and has not changed over a flush.
+ */
+export async function vmagentForwarded(stores: readonly string[], unixMs: number): Promise<void> {
+  const value = async (store: string, promql: string) => {
+    const response = await fetch(`${store}/api/v1/query?query=${encodeURIComponent(promql)}&time=${unixMs / 1000}`);
+    const body = (await response.json()) as { data: { result: Array<{ value: [number, string] }> } };
+    return Number(body.data.result[0]?.value[1] ?? 0);
+  };
+  const each = (promql: (family: string) => string) =>
+    Promise.all(stores.flatMap((store) => SCRAPE_PROBES.map((family) => value(store, promql(family)))));
+  let before = "";
+  for (let i = 0; ; i++) {
+    const stamps = await each((family) => `max(timestamp(${family}))`);
+    const counts = await each((family) => `count(count_over_time(${family}[1s]))`);
+    const perStore = SCRAPE_PROBES.length;
+    const alike = counts.every((n, k) => n === counts[k % perStore]);
+    if (stamps.every((t) => t * 1000 === unixMs) && alike && counts.join() === before) return;
+    before = counts.join();
+    if (i === 30) throw new Error(`vmagent did not forward the scrape stamped ${new Date(unixMs).toISOString()} within 18 s: ${before}`);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+  }
+}

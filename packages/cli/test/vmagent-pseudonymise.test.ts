@@ -8,17 +8,16 @@
  * breaking queries.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
 import { freePort, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { main } from "../src/main.js";
-import { captureOutput } from "./helpers.js";
+import { calendarStart, captureOutput } from "./helpers.js";
 import { startLive } from "./live-process.js";
-import { victoriaMetricsBinary } from "./victoria-metrics.js";
+import { victoriaMetricsBinary, vmagentFlags, vmagentForwarded } from "./victoria-metrics.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const vmagent = victoriaMetricsBinary("vmagent");
@@ -63,16 +62,11 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
       start(
         vmagent,
         [
-          `-httpListenAddr=127.0.0.1:${port}`,
+          ...vmagentFlags(port, join(dir, "vmagent")),
           `-remoteWrite.url=${pseudonymised}/api/v1/write`,
           `-remoteWrite.urlRelabelConfig=${join(root, "deploy/vmagent/pseudonymise.yml")}`,
           `-remoteWrite.url=${clear}/api/v1/write`,
           "-remoteWrite.urlRelabelConfig=",
-          "-remoteWrite.flushInterval=500ms",
-          // One queue per store keeps a series' samples in order: Prometheus 2.x refuses an
-          // older sample (a stale marker included) after a newer one.
-          "-remoteWrite.queues=1",
-          `-remoteWrite.tmpDataPath=${join(dir, "vmagent")}`,
         ],
         { GPUSYNTH_PSEUDONYM_SALT: "test-salt" },
       );
@@ -85,29 +79,9 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
       });
       const { code } = await live.exited();
       expect(code, live.stderr()).toBe(0);
-      // Wait until both hold the last scrape (the storm's hour, on its calendar) of a per-node
-      // exporter and of kube-state-metrics.
-      at = (Date.parse(parse(readFileSync(join(root, SCENARIO), "utf8")).time.start) + HOUR) / 1000;
-      // vmagent forwards in blocks, a target at a time: the scrape is all there once both stores
-      // hold as many of its GPU and pod series, unchanged over two of its flushes.
-      const latest = (family: string) =>
-        Promise.all([pseudonymised, clear].map((url) => query(url, `max(timestamp(${family}))`))) as Promise<[number, number]>;
-      const lastScrape = () =>
-        Promise.all(
-          [pseudonymised, clear].flatMap((url) =>
-            ["DCGM_FI_DEV_GPU_UTIL", "kube_pod_status_phase"].map((family) => query(url, `count(count_over_time(${family}[1s]))`)),
-          ),
-        );
-      let before = "";
-      for (let i = 0; ; i++) {
-        const stamps = [...(await latest("DCGM_FI_DEV_GPU_UTIL")), ...(await latest("kube_pod_status_phase"))];
-        const counts = await lastScrape();
-        const now = counts.join();
-        if (stamps.every((t) => t === at) && counts[0] === counts[2] && counts[1] === counts[3] && now === before) break;
-        before = now;
-        if (i === 60) throw new Error(`vmagent did not forward the last scrape to both stores within 30 s: ${stamps.join(", ")}; ${now}`);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
+      // Both hold the last scrape: the storm's hour, on its calendar.
+      at = (calendarStart(SCENARIO) + HOUR) / 1000;
+      await vmagentForwarded([pseudonymised, clear], at * 1000);
     }, 90_000);
 
     afterAll(async () => {

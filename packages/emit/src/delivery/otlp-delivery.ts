@@ -121,16 +121,18 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
   }
 
   async export(metrics: ResourceMetrics): Promise<boolean> {
-    const scrape = encodeScrape(this.wireFormat, metrics);
-    if (scrape.kind !== "otlp") throw new Error(`OtlpMetricsDelivery: expected OTLP requests, got ${scrape.kind}`);
-    await this.enqueuePaced(scrape.encoded);
+    await this.enqueuePaced(requestsOf(encodeScrape(this.wireFormat, metrics)));
     return true;
   }
 
   accept(scrape: EncodedScrape): void {
-    if (scrape.kind !== "otlp") throw new Error(`OtlpMetricsDelivery: expected OTLP requests, got ${scrape.kind}`);
-    this.enqueueAll(scrape.encoded);
+    this.enqueueAll(requestsOf(scrape));
   }
+}
+
+function requestsOf(scrape: EncodedScrape): Encoded {
+  if (scrape.kind !== "otlp") throw new Error(`OtlpMetricsDelivery: expected OTLP requests, got ${scrape.kind}`);
+  return scrape.encoded;
 }
 
 export class OtlpLogsDelivery extends OtlpDelivery implements LogsSink {
