@@ -487,6 +487,10 @@ const telemetrySchema = z.strictObject({
     .max(10)
     .default(3)
     .meta({ description: "KAI-Scheduler --v: which scheduler log lines are written (default 3, the scheduler's own default)." }),
+  nodeExporter: z.boolean().default(false).meta({
+    description:
+      "Whether the cluster's monitoring stack runs node-exporter on every node, as kube-prometheus deploys it (its DaemonSet in `monitoring`, job node-exporter). Its per-CPU series (8 modes for every logical CPU: 1,792 on a DGX H100) outnumber a node's GPU series many times over. Default: off.",
+  }),
   runai: z
     .strictObject({
       // Targets are served at /targets/<job>/<host>:<port>/metrics, so the job must be one URL
@@ -710,7 +714,12 @@ export const blueprintSchema = z
       }),
     workloads: z.array(generatorSchema).default([]),
     submissions: z.array(submissionSchema).default([]),
-    telemetry: telemetrySchema.default({ dcgmCounters: [], driverVersion: DEFAULT_DRIVER_VERSION, schedulerVerbosity: 3 }),
+    telemetry: telemetrySchema.default({
+      dcgmCounters: [],
+      driverVersion: DEFAULT_DRIVER_VERSION,
+      schedulerVerbosity: 3,
+      nodeExporter: false,
+    }),
     controlPlane: controlPlaneSchema.default({ retention: 86_400_000 }),
     calibration: calibrationSchema.default({ days: 7, warmup: 86_400_000, targets: {} }),
     faults: faultsSchema.default({

@@ -29,7 +29,7 @@ export function readSignals(dir: string): DocumentedFamily[] {
     readFileSync(join(dir, file), "utf8")
       .split("\n")
       .forEach((text, index) => {
-        if (!/^\|\s*`[a-z]+\.[a-z0-9_]+`\s*\|/.test(text)) return;
+        if (!/^\|\s*`[a-z][a-z-]*\.[A-Za-z0-9_]+`\s*\|/.test(text)) return;
         const cells = text
           .slice(1, -1)
           .split(/(?<!\\)\|/)

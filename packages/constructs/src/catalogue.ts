@@ -74,7 +74,7 @@ export type Placement = { readonly perNode: true } | { readonly clusterWide: num
 /** A source of metrics: a catalogue of families and a way to sample them from the cluster. */
 export interface MetricConstruct {
   /** The signals/ area file this construct's families are documented in. */
-  readonly area: "runai" | "dcgm" | "kubernetes" | "kubelet" | "scheduler";
+  readonly area: "runai" | "dcgm" | "kubernetes" | "kubelet" | "node-exporter" | "scheduler";
   readonly families: readonly MetricFamily[];
   readonly placement: Placement;
   /** Every target's samples at the view's time; a per-node source only the nodes `ownsNode` accepts, when given. */

@@ -16,6 +16,7 @@ import { ImagePulls, imagesOf } from "./kube/image-pulls.js";
 import { KubeConstruct } from "./kube/index.js";
 import { systemPodOf } from "./kube/system-workloads.js";
 import { KubeletConstruct } from "./kubelet/index.js";
+import { NodeExporterConstruct } from "./node-exporter/index.js";
 import { RunaiConstruct } from "./runai/index.js";
 import type { ShardFilter } from "./shard.js";
 
@@ -63,7 +64,8 @@ export class ClusterMetrics {
     });
     const runai = new RunaiConstruct(blueprint, this.activity, this.kubelet.containers, clock);
     // Every source, in the order their targets are collected (and pushed, and served).
-    this.constructs = [runai, dcgm, this.kube, this.kubelet, this.scheduler];
+    const nodeExporter = blueprint.telemetry.nodeExporter ? [new NodeExporterConstruct(blueprint, this.kubelet.containers, clock)] : [];
+    this.constructs = [runai, dcgm, this.kube, this.kubelet, ...nodeExporter, this.scheduler];
   }
 
   /** Feeds a domain event to the constructs that keep state from events; subscribe it to the simulation. */

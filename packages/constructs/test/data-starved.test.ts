@@ -25,6 +25,8 @@ describe("a training job whose data loader is starved of CPU (data-starved.yaml)
     "kube_pod_container_resource_limits",
     "runai_cpu_limits_per_active_workload",
     "runai_job_cpu_usage",
+    "node_cpu_seconds_total",
+    "node_load5",
   ]);
   drive(new ClusterRun(blueprint), every(15_000, { fromMs: 60 * MINUTE, toMs: 180 * MINUTE, atStart: true }), (frame: Frame) =>
     frames.push({ t: frame.simulatedMs, samples: frame.targets.flatMap((t) => t.samples).filter((s) => wanted.has(s.family.name)) }),
@@ -83,5 +85,25 @@ describe("a training job whose data loader is starved of CPU (data-starved.yaml)
     expect(of(samples, "kube_pod_container_resource_limits", { pod: "train-fed-0-0", resource: "cpu" })).toEqual([]);
     expect(of(samples, "runai_cpu_limits_per_active_workload", { job_name: "train-starved" }).map((s) => s.value)).toEqual([16]);
     expect(of(samples, "runai_job_cpu_usage", { workload_name: "train-starved" }).map((s) => s.value)).toEqual([16]);
+  });
+
+  it("shows the node far from busy at node-exporter: the limit, not the node, holds the loader back", () => {
+    const busy = (f: { samples: Sample[] }) =>
+      of(f.samples, "node_cpu_seconds_total", {})
+        .filter((s) => s.labels.mode !== "idle" && s.labels.mode !== "iowait")
+        .reduce((sum, s) => sum + s.value, 0);
+    const cpus = of(last.samples, "node_cpu_seconds_total", { mode: "idle" }).length;
+    const containerCores = (pod: string) => {
+      const at = (f: { samples: Sample[] }) =>
+        of(f.samples, "container_cpu_usage_seconds_total", { pod, container: pod.replace(/-0-0$/, "") })[0]?.value as number;
+      return (at(last) - at(first)) / ((last.t - first.t) / 1000);
+    };
+    const busyCores = (busy(last) - busy(first)) / ((last.t - first.t) / 1000);
+    const both = containerCores("train-starved-0-0") + containerCores("train-fed-0-0");
+    // Both loaders' cores and what the node's agents and host daemons use besides (under two cores here).
+    expect(busyCores).toBeGreaterThan(both);
+    expect(busyCores - both).toBeLessThan(2);
+    expect(busyCores / cpus).toBeLessThan(0.25);
+    expect(of(last.samples, "node_load5", {})[0]?.value).toBeGreaterThan(both);
   });
 });

@@ -258,10 +258,43 @@ function kaiScheduler(): SystemWorkload[] {
   ];
 }
 
-/** Everything a cluster of this name runs besides its users' workloads. */
-function systemWorkloads(clusterName: string, startUnixMs: number, driverVersion: string): readonly SystemWorkload[] {
-  const release = `gpu-operator-${Math.floor((startUnixMs + installedAt(clusterName)) / 1000)}`;
-  return [...KUBE_SYSTEM, ...gpuOperator(release, driverVersion), ...kaiScheduler()];
+/**
+ * kube-prometheus v0.18.0's node-exporter (manifests/nodeExporter-daemonset.yaml): node-exporter
+ * behind kube-rbac-proxy on the host network, on every node (it tolerates every taint).
+ */
+export const NODE_EXPORTER_WORKLOAD: SystemWorkload = {
+  kind: "DaemonSet",
+  name: "node-exporter",
+  namespace: "monitoring",
+  containers: [
+    {
+      name: "node-exporter",
+      image: "quay.io/prometheus/node-exporter:v1.11.1",
+      requests: { cpuMilli: 102, memoryBytes: 180 * MI },
+      limits: { cpuMilli: 250, memoryBytes: 180 * MI },
+    },
+    {
+      name: "kube-rbac-proxy",
+      image: "quay.io/brancz/kube-rbac-proxy:v0.22.0",
+      requests: { cpuMilli: 10, memoryBytes: 20 * MI },
+      limits: { cpuMilli: 20, memoryBytes: 40 * MI },
+    },
+  ],
+  hostNetwork: true,
+  priorityClass: "system-cluster-critical",
+  source: "prometheus-operator/kube-prometheus manifests/nodeExporter-daemonset.yaml@v0.18.0 (4775d44d)",
+};
+
+/** Everything a cluster runs besides its users' workloads. */
+function systemWorkloads(blueprint: Blueprint): readonly SystemWorkload[] {
+  const { cluster, time, telemetry } = blueprint;
+  const release = `gpu-operator-${Math.floor((time.start + installedAt(cluster.name)) / 1000)}`;
+  return [
+    ...KUBE_SYSTEM,
+    ...gpuOperator(release, telemetry.driverVersion),
+    ...kaiScheduler(),
+    ...(telemetry.nodeExporter ? [NODE_EXPORTER_WORKLOAD] : []),
+  ];
 }
 
 /** The namespaces kubeadm creates, and those of the system workloads. */
@@ -317,7 +350,7 @@ export interface System {
 export function systemOf(blueprint: Blueprint): System {
   let system = systems.get(blueprint);
   if (system === undefined) {
-    const workloads = systemWorkloads(blueprint.cluster.name, blueprint.time.start, blueprint.telemetry.driverVersion);
+    const workloads = systemWorkloads(blueprint);
     system = { workloads, pods: placePods(blueprint, workloads) };
     systems.set(blueprint, system);
   }

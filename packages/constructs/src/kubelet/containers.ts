@@ -15,7 +15,7 @@ import type { ImagePulls } from "../kube/image-pulls.js";
 import { type SystemContainer, type SystemPod, systemOf } from "../kube/system-workloads.js";
 import { containerName } from "../naming.js";
 import { stableHex } from "../noise.js";
-import { type ContainerUsage, containerUsage, SYSTEM_PROFILE, UNREQUESTED, WORKLOAD_PROFILES } from "./usage.js";
+import { type ContainerUsage, containerUsage, cpuSeconds, SYSTEM_PROFILE, UNREQUESTED, WORKLOAD_PROFILES } from "./usage.js";
 
 export type QosClass = "Guaranteed" | "Burstable" | "BestEffort";
 
@@ -92,6 +92,8 @@ export class NodeContainers {
   private readonly system = new Map<string, { readonly pod: SystemPod; readonly spec: SystemContainer }[]>();
   private readonly readyAt = new Map<string, number>();
   private readonly reboots = new Map<string, number>();
+  /** Per node: the CPU seconds of the users' containers that stopped since it last came up. */
+  private readonly stoppedCpu = new Map<string, number>();
 
   constructor(
     blueprint: Blueprint,
@@ -111,7 +113,12 @@ export class NodeContainers {
   /** Feeds a domain event, after the image pulls have seen it. */
   readonly record = (event: DomainEvent): void => {
     if (stopsContainers(event)) {
-      for (const pod of event.pods) this.workloads.get(pod.node)?.delete(pod.uid);
+      for (const pod of event.pods) {
+        const container = this.workloads.get(pod.node)?.get(pod.uid);
+        if (container === undefined) continue;
+        this.stoppedCpu.set(pod.node, (this.stoppedCpu.get(pod.node) ?? 0) + cpuSeconds(container.usage, event.t));
+        this.workloads.get(pod.node)?.delete(pod.uid);
+      }
       return;
     }
     switch (event.kind) {
@@ -124,6 +131,7 @@ export class NodeContainers {
       case "NodeReady":
         this.readyAt.set(event.node, event.t);
         this.reboots.set(event.node, (this.reboots.get(event.node) ?? 0) + 1);
+        this.stoppedCpu.delete(event.node);
         return;
       default:
         return;
@@ -146,6 +154,19 @@ export class NodeContainers {
     out.push(...system.containers);
     for (const container of this.workloads.get(node)?.values() ?? []) if (container.usage.from <= t) out.push(container);
     return out;
+  }
+
+  /**
+   * The CPU seconds the users' containers that have stopped on `node` used, since the node last
+   * came up (the kernel's counters start again at boot); those still running are in `on`.
+   */
+  stoppedCpuSeconds(node: string): number {
+    return this.stoppedCpu.get(node) ?? 0;
+  }
+
+  /** When `node` last came up in the run (undefined: up since before it). */
+  lastReady(node: string): number | undefined {
+    return this.readyAt.get(node);
   }
 
   /** A user's pod's container on `node`, once it has started by `t`. */

@@ -1,0 +1,165 @@
+/**
+ * A node's kernel as node-exporter reads it (/proc/stat, /proc/meminfo, /proc/loadavg): the CPU
+ * time and memory of every container the kubelet runs on it (kubelet/containers.ts, usage.ts),
+ * plus what runs outside Kubernetes — the kubelet, containerd, the kernel — since the node booted.
+ * Every value is a function of (node, time) and the containers' own pure usage, so it agrees with
+ * cAdvisor's container series at every instant, whoever reads it and how often.
+ *
+ * The shares below are modelling choices with the bases given beside them, not measurements of a
+ * DGX node: cantfind.md `node-exporter.host-model`.
+ */
+import type { ContainerUsage } from "../kubelet/usage.js";
+import { containerUsage, cpuCores, cpuSeconds, memoryUse, SYSTEM_PROFILE } from "../kubelet/usage.js";
+import { between } from "../noise.js";
+import type { CpuMode } from "./families.js";
+
+const GIB = 2 ** 30;
+
+/**
+ * What runs outside the kubepods slice — the kubelet, containerd and its shims, journald, the
+ * NVIDIA persistence daemon, kernel threads — as one usage with the system agents' profile
+ * (usage.ts: a tenth of what they are sized for, with a wave): about half a core and 4 GiB
+ * resident.
+ */
+const HOST_CPU_MILLI = 5000;
+const HOST_MEMORY_BYTES = 10 * GIB;
+
+/**
+ * How busy time splits among the kernel's modes (/proc/stat): mostly user time (the data
+ * loaders, the servers), system time for the syscalls and page faults around it (cAdvisor's split
+ * of the same containers: kubelet/index.ts USER_SHARE), a little interrupt and softirq time for
+ * the NICs, and nice time for the odd niced maintenance job; no steal on bare metal. I/O wait is
+ * idle time spent with I/O outstanding: a share on top of the busy time (datasets read from disk).
+ */
+const BUSY_SHARES: Readonly<Record<Exclude<CpuMode, "idle" | "iowait" | "steal">, number>> = {
+  user: 0.84,
+  nice: 0.005,
+  system: 0.13,
+  irq: 0.005,
+  softirq: 0.02,
+};
+const IOWAIT_SHARE = 0.03;
+
+/** struct page: 64 bytes for every 4 KiB page (1.56 % of memory) that no /proc/meminfo field but MemTotal's complement shows. */
+const PAGE_STRUCT_SHARE = 64 / 4096;
+/** The kernel's slab caches (dentries, inodes, network buffers): a small share of memory. */
+const SLAB_SHARE = 0.004;
+/** Page cache of what the host itself reads (the OS, container images under /var/lib/containerd). */
+const HOST_CACHE_SHARE = 0.02;
+const BUFFERS_SHARE = 0.0005;
+/** What of the page cache and slab the kernel counts as reclaimable into MemAvailable. */
+const RECLAIMABLE_CACHE = 0.9;
+const RECLAIMABLE_SLAB = 0.5;
+
+/** USER_HZ: /proc/stat counts in hundredths of a second. */
+const tick = (seconds: number) => Math.round(seconds * 100) / 100;
+/** /proc/meminfo counts kB of 4 KiB pages. */
+const pages = (bytes: number) => Math.max(0, Math.round(bytes / 4096) * 4096);
+
+/** A node's containers at an instant, as the host sums them. */
+export interface HostContainers {
+  /** Running containers' usage (system pods' and users'). */
+  readonly running: readonly { readonly usage: ContainerUsage }[];
+  /** CPU seconds of the users' containers that stopped since the node booted. */
+  readonly stoppedCpuSeconds: number;
+}
+
+/** One node's kernel counters. */
+export class NodeHost {
+  /** Each CPU's share of the node's busy time: CPUs differ, as a scheduler's placement leaves them. */
+  readonly cpuWeights: readonly number[];
+  private readonly host: ContainerUsage;
+  private readonly memTotal: number;
+
+  constructor(
+    readonly node: string,
+    readonly cpus: number,
+    memoryBytes: number,
+    /** When the node booted (simulated ms; before the run for a node up at its start). */
+    readonly bootMs: number,
+    /** Mean busy cores before the run (the counters at boot + uptime hold what ran then). */
+    private readonly preRunBusyCores: number,
+  ) {
+    const raw = Array.from({ length: cpus }, (_, cpu) => between(`${node}/cpu${cpu}`, 0.6, 1.4));
+    const sum = raw.reduce((a, b) => a + b, 0);
+    this.cpuWeights = raw.map((w) => w / sum);
+    this.host = containerUsage(`${node}/host/${bootMs}`, SYSTEM_PROFILE, HOST_CPU_MILLI, HOST_MEMORY_BYTES, bootMs);
+    this.memTotal = memoryBytes;
+  }
+
+  /** Busy CPU seconds of the whole node since boot, at `t`. */
+  busySeconds(containers: HostContainers, t: number): number {
+    let busy = this.preRunSeconds() + containers.stoppedCpuSeconds + cpuSeconds(this.host, t);
+    for (const c of containers.running) busy += cpuSeconds(c.usage, t);
+    return busy;
+  }
+
+  /** Busy cores at `t` (the rate of busySeconds), for the load averages. */
+  busyCores(containers: HostContainers, t: number): number {
+    let cores = cpuCores(this.host, t);
+    for (const c of containers.running) cores += cpuCores(c.usage, t);
+    return cores;
+  }
+
+  /** Seconds CPU `cpu` has spent in each mode since boot, given the node's busy seconds at `t`. */
+  cpuModes(cpu: number, busySeconds: number, t: number): Readonly<Record<CpuMode, number>> {
+    const weight = this.cpuWeights[cpu] as number;
+    const busy = busySeconds * weight;
+    const uptime = (t - this.bootMs) / 1000;
+    const iowait = busy * IOWAIT_SHARE;
+    return {
+      user: tick(busy * BUSY_SHARES.user),
+      nice: tick(busy * BUSY_SHARES.nice),
+      system: tick(busy * BUSY_SHARES.system),
+      idle: tick(uptime - busy - iowait),
+      iowait: tick(iowait),
+      irq: tick(busy * BUSY_SHARES.irq),
+      softirq: tick(busy * BUSY_SHARES.softirq),
+      steal: 0,
+    };
+  }
+
+  /**
+   * The 1, 5 and 15 minute load averages: the runnable tasks (busy cores) and those in
+   * uninterruptible I/O wait, averaged over each window, as /proc/loadavg prints them.
+   */
+  load(containers: HostContainers, t: number): readonly [number, number, number] {
+    const windowed = (minutes: number) => {
+      const from = Math.max(this.bootMs, t - minutes * 60_000);
+      if (t <= from) return 0;
+      let seconds = cpuSeconds(this.host, t) - cpuSeconds(this.host, from);
+      for (const c of containers.running) seconds += cpuSeconds(c.usage, t) - cpuSeconds(c.usage, from);
+      return Math.round((seconds / ((t - from) / 1000)) * (1 + IOWAIT_SHARE) * 100) / 100;
+    };
+    return [windowed(1), windowed(5), windowed(15)];
+  }
+
+  /** /proc/meminfo at `t`: the containers' resident memory and page cache, the host's, the kernel's. */
+  memory(containers: HostContainers, t: number): Readonly<Record<"total" | "free" | "available" | "buffers" | "cached" | "slab", number>> {
+    const host = memoryUse(this.host, t);
+    let rss = host.rss;
+    let cache = host.cache + this.memTotal * HOST_CACHE_SHARE;
+    for (const c of containers.running) {
+      const m = memoryUse(c.usage, t);
+      rss += m.rss;
+      cache += m.cache;
+    }
+    const slab = pages(this.memTotal * SLAB_SHARE);
+    const buffers = pages(this.memTotal * BUFFERS_SHARE);
+    const cached = pages(cache);
+    const free = pages(this.memTotal * (1 - PAGE_STRUCT_SHARE) - rss - cached - buffers - slab);
+    return {
+      total: this.memTotal,
+      free,
+      available: pages(free + (cached + buffers) * RECLAIMABLE_CACHE + slab * RECLAIMABLE_SLAB),
+      buffers,
+      cached,
+      slab,
+    };
+  }
+
+  /** Busy seconds the counters held when the run began (0 for a node booted during it). */
+  private preRunSeconds(): number {
+    return this.bootMs < 0 ? (-this.bootMs / 1000) * this.preRunBusyCores : 0;
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * node-exporter on every node, as kube-prometheus v0.18.0 deploys it (a DaemonSet in
+ * `monitoring`, its metrics behind kube-rbac-proxy on the host's port 9100, job `node-exporter`):
+ * the node's CPU time per CPU and mode, memory, load, boot time and clock (host.ts), from the
+ * containers the kubelet runs on it, so that node totals and cAdvisor's containers agree.
+ */
+import { type Blueprint, nodeCpus } from "@gpusynth/blueprint";
+import type { ClusterView } from "@gpusynth/sim";
+import { KeptLabelSets, type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
+import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
+import { daemonSetPodName, NODE_EXPORTER_WORKLOAD, systemOf } from "../kube/system-workloads.js";
+import type { NodeContainers } from "../kubelet/containers.js";
+import { between } from "../noise.js";
+import { CPU_MODES, NODE, NODE_EXPORTER_FAMILIES } from "./families.js";
+import { type HostContainers, NodeHost } from "./host.js";
+
+/** kube-rbac-proxy's --secure-listen-address port in front of node-exporter (manifests/nodeExporter-daemonset.yaml). */
+export const NODE_EXPORTER_PORT = 9100;
+/** The ServiceMonitor's jobLabel app.kubernetes.io/name (manifests/nodeExporter-serviceMonitor.yaml). */
+export const NODE_EXPORTER_JOB = "node-exporter";
+/** How long a node takes from its kernel's start to a Ready kubelet (a modelling choice: cantfind.md node-exporter.host-model). */
+const BOOT_TO_READY_MS = 60_000;
+
+export class NodeExporterConstruct implements MetricConstruct {
+  readonly area = "node-exporter";
+  readonly families = NODE_EXPORTER_FAMILIES;
+  readonly placement = { perNode: true } as const;
+  private readonly targets = new Map<string, ScrapeTarget>();
+  private readonly hosts = new Map<string, NodeHost>();
+  /** Per node: each CPU's label set of each mode, made once. */
+  private readonly cpuLabels = new Map<string, readonly (readonly Readonly<Record<string, string>>[])[]>();
+  private readonly kept = new KeptLabelSets();
+  /** When each node booted before the run: just before its system pods were first created (none has restarted since). */
+  private readonly firstBoot = new Map<string, number>();
+
+  constructor(
+    blueprint: Blueprint,
+    private readonly containers: NodeContainers,
+    private readonly clock: StampClock = BLUEPRINT_CALENDAR,
+  ) {
+    for (const pod of systemOf(blueprint).pods) {
+      const boot = Math.min(this.firstBoot.get(pod.node) ?? Number.POSITIVE_INFINITY, pod.createdAt);
+      this.firstBoot.set(pod.node, boot);
+    }
+  }
+
+  collect(view: ClusterView, owns?: (node: string) => boolean): TargetSamples[] {
+    const result: TargetSamples[] = [];
+    this.kept.startCollect();
+    for (const pool of view.pools)
+      for (const node of pool.nodes) {
+        if (node.status === "rebooting" || (owns !== undefined && !owns(node.name))) continue;
+        const host = this.host(node.name, nodeCpus(pool.spec), pool.spec.memoryGiB * 2 ** 30);
+        const containers: HostContainers = {
+          running: this.containers.on(node.name, view.now),
+          stoppedCpuSeconds: this.containers.stoppedCpuSeconds(node.name),
+        };
+        result.push({ target: this.target(node.name), samples: this.samples(host, containers, view) });
+      }
+    return result;
+  }
+
+  private samples(host: NodeHost, containers: HostContainers, view: ClusterView): Sample[] {
+    const t = view.now;
+    const node = host.node;
+    const unixSeconds = (ms: number) => this.clock(view.startMs + ms) / 1000;
+    const gauge = (family: (typeof NODE)[keyof typeof NODE], value: number): Sample => this.kept.sample(node, family, {}, value);
+    const samples: Sample[] = [gauge(NODE.bootTime, Math.floor(unixSeconds(host.bootMs)))];
+    const busy = host.busySeconds(containers, t);
+    const labels = this.cpuLabelsOf(host);
+    for (let cpu = 0; cpu < host.cpus; cpu++) {
+      const modes = host.cpuModes(cpu, busy, t);
+      const perMode = labels[cpu] as readonly Readonly<Record<string, string>>[];
+      CPU_MODES.forEach((mode, i) => {
+        samples.push({
+          family: NODE.cpuSeconds,
+          labels: perMode[i] as Readonly<Record<string, string>>,
+          value: modes[mode],
+          startMs: host.bootMs,
+        });
+      });
+    }
+    const [load1, load5, load15] = host.load(containers, t);
+    samples.push(gauge(NODE.load1, load1), gauge(NODE.load15, load15), gauge(NODE.load5, load5));
+    const memory = host.memory(containers, t);
+    samples.push(
+      gauge(NODE.buffers, memory.buffers),
+      gauge(NODE.cached, memory.cached),
+      gauge(NODE.memAvailable, memory.available),
+      gauge(NODE.memFree, memory.free),
+      gauge(NODE.memTotal, memory.total),
+      gauge(NODE.slab, memory.slab),
+      // The kubelet of v1.30 will not start with swap on (failSwapOn's default): none.
+      gauge(NODE.swapFree, 0),
+      gauge(NODE.swapTotal, 0),
+    );
+    // The scrape reads the clock a few milliseconds after it starts; chrony keeps it within tens
+    // of microseconds of its servers, with a maximum error of a few milliseconds between updates.
+    const key = `${node}/${t}`;
+    samples.push(
+      gauge(NODE.time, unixSeconds(t) + between(`${key}/read`, 0.001, 0.004)),
+      gauge(NODE.timexMaxError, Math.round(between(`${key}/maxerror`, 0.0005, 0.012) * 1e6) / 1e6),
+      gauge(NODE.timexOffset, Math.round(between(`${key}/offset`, -5e-5, 5e-5) * 1e9) / 1e9),
+      gauge(NODE.timexSyncStatus, 1),
+    );
+    return samples;
+  }
+
+  /** The node's kernel model, made again when the node has booted since. */
+  private host(node: string, cpus: number, memoryBytes: number): NodeHost {
+    const ready = this.containers.lastReady(node);
+    const bootMs = ready === undefined ? this.bootBeforeRun(node) : ready - BOOT_TO_READY_MS;
+    let host = this.hosts.get(node);
+    if (host === undefined || host.bootMs !== bootMs) {
+      host = new NodeHost(node, cpus, memoryBytes, bootMs, cpus * between(`${node}/pre-run-busy`, 0.05, 0.2));
+      this.hosts.set(node, host);
+    }
+    return host;
+  }
+
+  private bootBeforeRun(node: string): number {
+    const firstPod = this.firstBoot.get(node) ?? 0;
+    return firstPod - Math.round(between(`${node}/boot`, 60_000, 300_000));
+  }
+
+  private cpuLabelsOf(host: NodeHost): readonly (readonly Readonly<Record<string, string>>[])[] {
+    let labels = this.cpuLabels.get(host.node);
+    if (labels === undefined || labels.length !== host.cpus) {
+      labels = Array.from({ length: host.cpus }, (_, cpu) =>
+        CPU_MODES.map((mode) => seriesLabels(NODE.cpuSeconds, { cpu: String(cpu), mode })),
+      );
+      this.cpuLabels.set(host.node, labels);
+    }
+    return labels;
+  }
+
+  private target(node: string): ScrapeTarget {
+    let target = this.targets.get(node);
+    if (target === undefined) {
+      const workload = NODE_EXPORTER_WORKLOAD;
+      target = {
+        job: NODE_EXPORTER_JOB,
+        host: node,
+        port: NODE_EXPORTER_PORT,
+        path: "/metrics",
+        node,
+        kubernetes: {
+          namespace: workload.namespace,
+          service: workload.name,
+          serviceLabels: NODE_EXPORTER_SERVICE_LABELS,
+          portName: "https",
+          pod: daemonSetPodName(workload.name, node),
+          // The Service's port is kube-rbac-proxy's, which forwards to node-exporter on 127.0.0.1:9101.
+          container: "kube-rbac-proxy",
+        },
+      };
+      this.targets.set(node, target);
+    }
+    return target;
+  }
+}
+
+/** The node-exporter Service's labels (manifests/nodeExporter-service.yaml). */
+const NODE_EXPORTER_SERVICE_LABELS = {
+  "app.kubernetes.io/component": "exporter",
+  "app.kubernetes.io/name": "node-exporter",
+  "app.kubernetes.io/part-of": "kube-prometheus",
+  "app.kubernetes.io/version": "1.11.1",
+} as const;
