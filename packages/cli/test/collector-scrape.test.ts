@@ -214,8 +214,8 @@ describe.skipIf(otelcolBinary === "")("a collector's prometheus receiver scrapin
 
   it("gives every target the same resource attributes and scope", () => {
     // Four cluster-wide exporters (kube-state-metrics with its telemetry port besides), and
-    // dcgm-exporter and the kubelet on each of the lab's four nodes.
-    expect(pushed.resources.size).toBe(13);
+    // dcgm-exporter, the kubelet and node-exporter on each of the lab's four nodes.
+    expect(pushed.resources.size).toBe(17);
     expect(Object.fromEntries(pushed.resources)).toEqual(Object.fromEntries(scraped.resources));
     // dcgm-exporter's pods: their discovery labels become the receiver's k8s.* attributes.
     const dcgm = [...pushed.resources.values()].filter((r) => r["service.name"] === "nvidia-dcgm-exporter");

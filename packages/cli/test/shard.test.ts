@@ -67,7 +67,7 @@ async function runShard(shard: string | undefined, workers: number): Promise<{ m
 
 const hostOf = (line: string) => /"server\.address","value":\{"stringValue":"([^"]+)"/.exec(line)?.[1] as string;
 /** The exporters every node runs: their targets are spread over the shards by node. */
-const PER_NODE_JOBS = ["nvidia-dcgm-exporter", "kubelet"];
+const PER_NODE_JOBS = ["nvidia-dcgm-exporter", "kubelet", "node-exporter"];
 
 describe("run --shard i/n", () => {
   it.each([2, 3])("emits in %i shards together exactly what the unsharded run emits", async (n) => {
