@@ -10,16 +10,16 @@
 #                                                              -> .cache/prometheus3/prometheus
 #   victorialogs  VictoriaLogs, a log backend that takes OTLP logs -> .cache/victorialogs/victoria-logs
 #   helm          Helm v4, for the chart's lint and render (just helm-test) -> .cache/helm/helm
-#   node-mixin    node_exporter's node-mixin rules and alerts as kube-prometheus configures them
-#                 (deploy/kube-prometheus/node-mixin.jsonnet), rendered by go-jsonnet from the
-#                 node_exporter module at the release kube-prometheus deploys
-#                                                              -> .cache/node-mixin/rules.json
+#   mixins        the rules and alerts of node_exporter's and kube-state-metrics' mixins as
+#                 kube-prometheus configures them (deploy/kube-prometheus/<exporter>.jsonnet),
+#                 rendered by go-jsonnet from each exporter's module at its pinned release
+#                                                              -> .cache/mixins/<exporter>.json
 #
 # Each is rebuilt only when its pin (or, for the collector, the manifest) changes: a stamp beside
 # the binary records what it was built from. The Go module and build caches are Go's defaults
 # (outside the checkout), so a fresh clone on a machine that built them once links in seconds
 # instead of compiling for minutes. Go 1.26 on the PATH; the Go module proxy reachable.
-# Usage: scripts/build-tools.sh [otelcol|otelcol-node|prometheus3|victorialogs|helm|node-mixin ...] (default: all six).
+# Usage: scripts/build-tools.sh [otelcol|otelcol-node|prometheus3|victorialogs|helm|mixins ...] (default: all six).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,13 +33,15 @@ PROMETHEUS3=github.com/prometheus/prometheus/cmd/prometheus@v0.316.0
 VICTORIALOGS=github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs@v1.52.2
 HELM=helm.sh/helm/v4/cmd/helm@v4.3.2
 JSONNET=github.com/google/go-jsonnet/cmd/jsonnet@v0.22.0
-# kube-prometheus v0.18.0 deploys node-exporter v1.11.1 (manifests/nodeExporter-daemonset.yaml);
-# the mixin is read from that release's module (docs/node-mixin).
-NODE_EXPORTER=github.com/prometheus/node_exporter@v1.11.1
-NODE_MIXIN_CONFIG=deploy/kube-prometheus/node-mixin.jsonnet
+# Each mixin: the module and folder it is read from. kube-prometheus v0.18.0 deploys node-exporter
+# v1.11.1 (manifests/nodeExporter-daemonset.yaml); kube-state-metrics is the release gpusynth emulates.
+MIXINS=(
+  "node-exporter github.com/prometheus/node_exporter@v1.11.1 docs/node-mixin"
+  "kube-state-metrics k8s.io/kube-state-metrics/v2@v2.13.0 jsonnet/kube-state-metrics-mixin"
+)
 
 tools=("$@")
-[ "${#tools[@]}" -gt 0 ] || tools=(otelcol otelcol-node prometheus3 victorialogs helm node-mixin)
+[ "${#tools[@]}" -gt 0 ] || tools=(otelcol otelcol-node prometheus3 victorialogs helm mixins)
 
 # True when $1/.stamp holds exactly $2: the binary there was built from that pin.
 built_from() { [ -f "$1/.stamp" ] && [ "$(cat "$1/.stamp")" = "$2" ]; }
@@ -78,19 +80,22 @@ build_otelcol() {
   "$folder/$binary" --version
 }
 
-# node-mixin's rules and alerts, rendered with go-jsonnet into one Prometheus rule file.
-render_node_mixin() {
-  local folder=.cache/node-mixin stamp mixin
-  stamp="$JSONNET $NODE_EXPORTER $(sha256sum "$NODE_MIXIN_CONFIG" | cut -d' ' -f1)"
-  if built_from "$folder" "$stamp" && [ -f "$folder/rules.json" ]; then
-    echo "node-mixin: already rendered in $folder"
+# Each mixin's rules and alerts, rendered with go-jsonnet into one Prometheus rule file per exporter.
+render_mixins() {
+  local folder=.cache/mixins stamp name module dir source
+  stamp="$JSONNET ${MIXINS[*]} $(cat deploy/kube-prometheus/*.jsonnet | sha256sum | cut -d' ' -f1)"
+  if built_from "$folder" "$stamp"; then
+    echo "mixins: already rendered in $folder"
     return
   fi
-  echo "node-mixin: rendering $NODE_MIXIN_CONFIG with $NODE_EXPORTER's docs/node-mixin into $folder"
   rm -rf "$folder" && mkdir -p "$folder"
   GOBIN="$PWD/$folder" go install -trimpath -ldflags "-s -w" "$JSONNET"
-  mixin="$(go mod download -json "$NODE_EXPORTER" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/docs/node-mixin"
-  "$folder/jsonnet" -J "$mixin" "$NODE_MIXIN_CONFIG" > "$folder/rules.json"
+  for mixin in "${MIXINS[@]}"; do
+    read -r name module dir <<< "$mixin"
+    echo "mixins: rendering deploy/kube-prometheus/$name.jsonnet with $module's $dir"
+    source="$(go mod download -json "$module" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+    "$folder/jsonnet" -J "$source/$dir" "deploy/kube-prometheus/$name.jsonnet" > "$folder/$name.json"
+  done
   echo "$stamp" > "$folder/.stamp"
 }
 
@@ -101,9 +106,9 @@ for tool in "${tools[@]}"; do
     prometheus3) install_pinned .cache/prometheus3 "$PROMETHEUS3" ;;
     victorialogs) install_pinned .cache/victorialogs "$VICTORIALOGS" ;;
     helm) install_pinned .cache/helm "$HELM" ;;
-    node-mixin) render_node_mixin ;;
+    mixins) render_mixins ;;
     *)
-      echo "build-tools: unknown tool \"$tool\" (expected otelcol, otelcol-node, prometheus3, victorialogs, helm or node-mixin)" >&2
+      echo "build-tools: unknown tool \"$tool\" (expected otelcol, otelcol-node, prometheus3, victorialogs, helm or mixins)" >&2
       exit 2
       ;;
   esac

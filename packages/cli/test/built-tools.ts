@@ -2,7 +2,8 @@
  * The Go tools of the real pipeline, built from their modules at pinned releases by
  * scripts/build-tools.sh into .cache/ (which .ci/run runs): the OpenTelemetry Collector of
  * deploy/otelcol/builder.yaml and its node agent (deploy/otelcol-node), Prometheus 3, VictoriaLogs, Helm
- * and node-mixin's rule file (rendered as kube-prometheus configures it). A test that needs one fails in CI
+ * and the rule files of node-exporter's and kube-state-metrics' mixins (rendered as kube-prometheus
+ * configures them). A test that needs one fails in CI
  * when it is missing, and elsewhere is skipped with one line saying how to get it.
  */
 import { existsSync } from "node:fs";
@@ -17,7 +18,8 @@ const TOOLS = {
   prometheus3: ".cache/prometheus3/prometheus",
   victorialogs: ".cache/victorialogs/victoria-logs",
   helm: ".cache/helm/helm",
-  "node-mixin": ".cache/node-mixin/rules.json",
+  // Written last, when every mixin's rule file is in the folder.
+  mixins: ".cache/mixins/.stamp",
 } as const;
 
 export type BuiltTool = keyof typeof TOOLS;
