@@ -30,6 +30,8 @@ export class NodeExporterConstruct implements MetricConstruct {
   /** Per node: each CPU's label set of each mode, made once. */
   private readonly cpuLabels = new Map<string, readonly (readonly Readonly<Record<string, string>>[])[]>();
   private readonly kept = new KeptLabelSets();
+  /** One CPU's seconds per mode, in CPU_MODES' order (reused from CPU to CPU). */
+  private readonly modes = new Float64Array(CPU_MODES.length);
   /** When each node booted before the run: just before its system pods were first created (none has restarted since). */
   private readonly firstBoot = new Map<string, number>();
 
@@ -68,17 +70,12 @@ export class NodeExporterConstruct implements MetricConstruct {
     const samples: Sample[] = [gauge(NODE.bootTime, Math.floor(unixSeconds(host.bootMs)))];
     const busy = host.busySeconds(containers, t);
     const labels = this.cpuLabelsOf(host);
+    const modes = this.modes;
     for (let cpu = 0; cpu < host.cpus; cpu++) {
-      const modes = host.cpuModes(cpu, busy, t);
+      host.cpuModes(cpu, busy, t, modes);
       const perMode = labels[cpu] as readonly Readonly<Record<string, string>>[];
-      CPU_MODES.forEach((mode, i) => {
-        samples.push({
-          family: NODE.cpuSeconds,
-          labels: perMode[i] as Readonly<Record<string, string>>,
-          value: modes[mode],
-          startMs: host.bootMs,
-        });
-      });
+      for (let m = 0; m < CPU_MODES.length; m++)
+        samples.push({ family: NODE.cpuSeconds, labels: perMode[m] as Readonly<Record<string, string>>, value: modes[m] as number, startMs: host.bootMs });
     }
     const [load1, load5, load15] = host.load(containers, t);
     samples.push(gauge(NODE.load1, load1), gauge(NODE.load15, load15), gauge(NODE.load5, load5));
