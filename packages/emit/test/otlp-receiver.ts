@@ -68,8 +68,11 @@ export interface OtlpMetric {
 export interface Receiver {
   readonly url: string;
   readonly port: number;
+  /** The metrics requests received, as plain data (made when first read: counting needs none). */
   readonly requests: ExportRequest[];
   readonly logRequests: ExportLogsRequest[];
+  /** The requests as the generated code decoded them (message instances), in arrival order. */
+  readonly decoded: { readonly metrics: readonly unknown[]; readonly logs: readonly unknown[] };
   /** Encoded size of every request received (both signals), in arrival order. */
   readonly sizes: number[];
   /** Date.now() at each request's arrival (both signals). */
@@ -81,10 +84,10 @@ export interface Receiver {
   kill(): void;
 }
 
-/** Data points in the metrics requests received. */
+/** Data points in the metrics requests received (counted on the decoded messages, without making plain data of them). */
 export function receivedPoints(receiver: Receiver): number {
   let n = 0;
-  for (const r of receiver.requests)
+  for (const r of receiver.decoded.metrics as ExportRequest[])
     for (const rm of r.resourceMetrics)
       for (const sm of rm.scopeMetrics) for (const m of sm.metrics) n += (m.gauge ?? m.sum)?.dataPoints.length ?? 0;
   return n;
@@ -93,7 +96,8 @@ export function receivedPoints(receiver: Receiver): number {
 /** Log records in the logs requests received. */
 export function receivedRecords(receiver: Receiver): number {
   let n = 0;
-  for (const r of receiver.logRequests) for (const rl of r.resourceLogs) for (const sl of rl.scopeLogs) n += sl.logRecords.length;
+  for (const r of receiver.decoded.logs as ExportLogsRequest[])
+    for (const rl of r.resourceLogs) for (const sl of rl.scopeLogs) n += sl.logRecords.length;
   return n;
 }
 
@@ -109,7 +113,7 @@ function exportService(path: string, request: any, response: any, sizes: number[
       requestDeserialize: (bytes: Buffer) => {
         sizes.push(bytes.length);
         arrivals.push(Date.now());
-        return request.toObject(request.decode(bytes), { longs: String, enums: String, defaults: false });
+        return request.decode(bytes);
       },
       responseSerialize: (value: unknown) => Buffer.from(response.encode(value).finish()),
       responseDeserialize: (bytes: Buffer) => response.decode(bytes),
@@ -122,8 +126,9 @@ function exportService(path: string, request: any, response: any, sizes: number[
  * on `port` when given (a collector coming back where it was), else on a free one.
  */
 export async function startReceiver(port = 0): Promise<Receiver> {
-  const requests: ExportRequest[] = [];
-  const logRequests: ExportLogsRequest[] = [];
+  const decoded = { metrics: [] as unknown[], logs: [] as unknown[] };
+  const requests = plainData(decoded.metrics, Request) as ExportRequest[] & { refresh(): void };
+  const logRequests = plainData(decoded.logs, LogsRequest) as ExportLogsRequest[] & { refresh(): void };
   const sizes: number[] = [];
   const arrivals: number[] = [];
   let failures = 0;
@@ -136,21 +141,21 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   );
   const service = exportService("/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", Request, Response, sizes, arrivals);
   const implementation: UntypedServiceImplementation = {
-    Export: (call: ServerUnaryCall<ExportRequest, unknown>, callback: sendUnaryData<unknown>) => {
+    Export: (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       if (failures > 0) {
         failures--;
         callback({ code: status.UNAVAILABLE, details: "collector is down" });
         return;
       }
-      requests.push(call.request);
+      decoded.metrics.push(call.request);
       callback(null, {});
     },
   };
   const server = new Server();
   server.addService(service, implementation);
   server.addService(logsService, {
-    Export: (call: ServerUnaryCall<ExportLogsRequest, unknown>, callback: sendUnaryData<unknown>) => {
-      logRequests.push(call.request);
+    Export: (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+      decoded.logs.push(call.request);
       callback(null, {});
     },
   });
@@ -160,8 +165,15 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${bound}`,
     port: bound,
-    requests,
-    logRequests,
+    get requests() {
+      requests.refresh();
+      return requests;
+    },
+    get logRequests() {
+      logRequests.refresh();
+      return logRequests;
+    },
+    decoded,
     sizes,
     arrivals,
     kill: () => server.forceShutdown(),
@@ -170,6 +182,22 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     },
     close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
   };
+}
+
+/**
+ * An array of the plain data of `messages` (enums as names, 64-bit integers as strings), which
+ * `refresh()` extends with the messages that arrived since: a receiver converts only what a test reads.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: generated protobuf message classes are untyped
+function plainData(messages: readonly unknown[], type: any): unknown[] & { refresh(): void } {
+  const plain = [] as unknown as unknown[] & { refresh(): void };
+  Object.defineProperty(plain, "refresh", {
+    value: () => {
+      while (plain.length < messages.length)
+        plain.push(type.toObject(messages[plain.length], { longs: String, enums: String, defaults: false }));
+    },
+  });
+  return plain;
 }
 
 export function attributeMap(attributes: Array<{ key: string; value: Record<string, unknown> }> | undefined): Record<string, unknown> {
