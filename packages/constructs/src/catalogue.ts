@@ -46,7 +46,7 @@ export interface ScrapeTarget {
 /**
  * The exporter as a Service's endpoint: what Prometheus' Kubernetes discovery (role endpoints)
  * attaches to the target and a ServiceMonitor's generated relabelling turns into the target
- * labels `namespace`, `service`, `pod`, `container`, `job` and `endpoint`.
+ * labels `namespace`, `service`, `pod` (or `node`), `container`, `job` and `endpoint`.
  */
 export interface KubernetesEndpoint {
   readonly namespace: string;
@@ -55,8 +55,12 @@ export interface KubernetesEndpoint {
   readonly serviceLabels: Readonly<Record<string, string>>;
   /** The name of the Service port the endpoint serves. */
   readonly portName: string;
-  readonly pod: string;
-  readonly container: string;
+  /**
+   * What the endpoint's address refers to: an exporter's pod and the container that serves the
+   * port, or its node (the kubelet's Service, whose endpoints the Prometheus Operator keeps as the
+   * nodes' addresses: target kind Node; the target's `node` names it).
+   */
+  readonly address: { readonly pod: string; readonly container: string } | { readonly node: true };
 }
 
 export interface TargetSamples {

@@ -150,6 +150,16 @@ describe("node-exporter on every node (gpu-fault.yaml with telemetry.nodeExporte
     );
   });
 
+  it("drops the container of the gang's failed rank from cAdvisor and the node's busy time (01:00), while the node stays up", () => {
+    // Node 1 holds nothing after the distributed job's rank there failed on XID 95.
+    const node1 = before.cadvisor.get("train-node-1") ?? [];
+    expect(of(node1, "container_cpu_usage_seconds_total", { pod: "pretrain-worker-0" })).toEqual([]);
+    const [a, b] = [frames[0] as Taken, frames[1] as Taken];
+    const busyCores = (busySeconds(b.node.get("train-node-1")) - busySeconds(a.node.get("train-node-1"))) / ((b.t - a.t) / 1000);
+    // Its system pods and host daemons only: under two cores of its 224.
+    expect(busyCores).toBeLessThan(2);
+  });
+
   it("runs its pod on every node in monitoring, on the host network, as kube-state-metrics lists it", () => {
     const pods = of(before.ksm, "kube_pod_info", { namespace: "monitoring" });
     expect(pods.map((s) => s.labels.node).sort()).toEqual([...before.node.keys()].sort());

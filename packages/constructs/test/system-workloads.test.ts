@@ -70,7 +70,11 @@ describe("system workloads in gpu-fault", () => {
     const listed = new Set(samples(AT.before, "kube_pod_info").map((s) => `${s.labels.namespace}/${s.labels.pod}`));
     const exporters = (frames.get(AT.before) as Frame).targets.filter((t) => t.target.job === "nvidia-dcgm-exporter");
     expect(exporters.length).toBe(nodes);
-    for (const { target } of exporters) expect(listed.has(`gpu-operator/${target.kubernetes?.pod}`), target.kubernetes?.pod).toBe(true);
+    for (const { target } of exporters) {
+      const address = target.kubernetes?.address;
+      const pod = address !== undefined && "pod" in address ? address.pod : undefined;
+      expect(listed.has(`gpu-operator/${pod}`), pod).toBe(true);
+    }
     const scheduler = logs.find((r) => r.resource?.["k8s.namespace.name"] === "kai-scheduler");
     expect(scheduler).toBeDefined();
     expect(listed.has(`kai-scheduler/${scheduler?.resource?.["k8s.pod.name"]}`)).toBe(true);

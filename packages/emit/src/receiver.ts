@@ -26,6 +26,7 @@ const RESOURCE_OF_META_LABEL: Readonly<Record<string, string>> = {
   __meta_kubernetes_pod_container_name: "k8s.container.name",
   __meta_kubernetes_namespace: "k8s.namespace.name",
   __meta_kubernetes_pod_node_name: "k8s.node.name",
+  __meta_kubernetes_endpoint_node_name: "k8s.node.name",
 };
 
 /** The labels service discovery gives a target beside its address: job, instance, and Kubernetes' meta labels. */
@@ -69,14 +70,22 @@ function kubernetesMetaLabels(endpoint: KubernetesEndpoint, node: string | undef
     __meta_kubernetes_service_name: endpoint.service,
     __meta_kubernetes_endpoint_port_name: endpoint.portName,
     __meta_kubernetes_endpoint_ready: "true",
-    __meta_kubernetes_endpoint_address_target_kind: "Pod",
-    __meta_kubernetes_endpoint_address_target_name: endpoint.pod,
-    __meta_kubernetes_pod_name: endpoint.pod,
-    __meta_kubernetes_pod_container_name: endpoint.container,
-    __meta_kubernetes_pod_phase: "Running",
-    __meta_kubernetes_pod_ready: "true",
   };
-  if (node !== undefined) labels.__meta_kubernetes_pod_node_name = node;
+  const { address } = endpoint;
+  if ("pod" in address) {
+    labels.__meta_kubernetes_endpoint_address_target_kind = "Pod";
+    labels.__meta_kubernetes_endpoint_address_target_name = address.pod;
+    labels.__meta_kubernetes_pod_name = address.pod;
+    labels.__meta_kubernetes_pod_container_name = address.container;
+    labels.__meta_kubernetes_pod_phase = "Running";
+    labels.__meta_kubernetes_pod_ready = "true";
+    if (node !== undefined) labels.__meta_kubernetes_pod_node_name = node;
+  } else if (node !== undefined) {
+    // A node's address (the Prometheus Operator's kubelet endpoints: nodeName and a Node targetRef).
+    labels.__meta_kubernetes_endpoint_address_target_kind = "Node";
+    labels.__meta_kubernetes_endpoint_address_target_name = node;
+    labels.__meta_kubernetes_endpoint_node_name = node;
+  }
   for (const [key, value] of Object.entries(endpoint.serviceLabels)) {
     // Prometheus sanitises a label key into a label name (every other character becomes `_`).
     const name = key.replace(/[^a-zA-Z0-9_]/g, "_");

@@ -64,7 +64,7 @@ class LiveScenario {
     const sdUrl = `http://127.0.0.1:${sd.port}${SD_PATH}`;
     this.prometheus = await PrometheusServer.start(sdUrl, `${TICK_MS}ms`);
     this.operatorPrometheus = await PrometheusServer.startWithScrapeConfigs(
-      repo("deploy/prometheus/gpu-operator.yml"),
+      repo("deploy/prometheus/kube-prometheus.yml"),
       sdUrl,
       `${TICK_MS}ms`,
     );
@@ -104,9 +104,14 @@ class LiveScenario {
     return (this.prometheus as PrometheusServer).query(documentedQuery(id), atMs);
   }
 
-  /** A documented query sent to the Prometheus that scrapes as the GPU Operator's ServiceMonitor. */
+  /** A documented query sent to the Prometheus that scrapes as the ServiceMonitors do (deploy/prometheus/kube-prometheus.yml). */
   queryUnderOperator(id: string, atMs?: number): Promise<InstantSample[]> {
-    return (this.operatorPrometheus as PrometheusServer).query(documentedQuery(id), atMs);
+    return this.promqlUnderOperator(documentedQuery(id), atMs);
+  }
+
+  /** Any PromQL, sent to the Prometheus that scrapes as the ServiceMonitors do. */
+  promqlUnderOperator(promql: string, atMs?: number): Promise<InstantSample[]> {
+    return (this.operatorPrometheus as PrometheusServer).query(promql, atMs);
   }
 
   async stop(): Promise<void> {
@@ -237,6 +242,42 @@ describe.skipIf(prometheusBinary === "" || prometheus3 === "")("failure journeys
         const labels = (s: InstantSample) => JSON.stringify(Object.entries(s.metric).sort());
         expect(under.map(labels).sort(), id).toEqual(plain.map(labels).sort());
       }
+    });
+  });
+
+  describe("kube-prometheus' selectors on the kubelet's cAdvisor endpoint and node-exporter (its ServiceMonitors)", () => {
+    // kube-prometheus v0.18.0 configures kubernetes-mixin (jsonnet/kube-prometheus/components/
+    // k8s-control-plane.libsonnet @4775d44d) with these selectors.
+    const cadvisor = 'job="kubelet", metrics_path="/metrics/cadvisor"';
+    const nodes = ["train-node-0", "train-node-1"];
+    // 02:50, before node 0 reboots: both nodes up, the 4-GPU job running on node 0.
+    const at = () => fault.scrapedBy(170 * MINUTE);
+
+    it("selects every running container's cAdvisor series, labelled with the node kube-state-metrics places its pod on", async () => {
+      const containers = await fault.promqlUnderOperator(`container_cpu_usage_seconds_total{${cadvisor}, image!=""}`, at());
+      expect(new Set(containers.map((s) => s.metric.node))).toEqual(new Set(nodes));
+      const misplaced = await fault.promqlUnderOperator(
+        `container_cpu_usage_seconds_total{${cadvisor}, image!=""} unless on (namespace, pod, node) kube_pod_info{job="kube-state-metrics"}`,
+        at(),
+      );
+      expect(containers.length).toBeGreaterThan(nodes.length);
+      expect(misplaced).toEqual([]);
+    });
+
+    it("answers kube-prometheus' node:node_num_cpu:sum, which joins node-exporter's pods with kube_pod_info: 224 CPUs a DGX H100", async () => {
+      // kubernetes-mixin rules/node.libsonnet (@df91a9b0, the commit kube-prometheus v0.18.0 pins):
+      // node:node_num_cpu:sum over node_namespace_pod:kube_pod_info:, the cluster label left empty.
+      const podNodes =
+        'topk by (cluster, namespace, pod) (1, max by (cluster, node, namespace, pod) (label_replace(kube_pod_info{job="kube-state-metrics",node!=""}, "pod", "$1", "pod", "(.*)")))';
+      const cpus = await fault.promqlUnderOperator(
+        `count by (cluster, node) (node_cpu_seconds_total{mode="idle",job="node-exporter"} * on (cluster, namespace, pod) group_left(node) topk by (cluster, namespace, pod) (1, ${podNodes}))`,
+        at(),
+      );
+      expect(rows(cpus, ["node"])).toEqual(nodes);
+      for (const s of cpus) expect(s.value[1]).toBe("224");
+      // node-exporter's instance is the node's name, as its ServiceMonitor relabels it.
+      const instances = await fault.promqlUnderOperator('count by (instance) (node_boot_time_seconds{job="node-exporter"})', at());
+      expect(rows(instances, ["instance"])).toEqual(nodes);
     });
   });
 

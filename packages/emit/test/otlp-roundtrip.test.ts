@@ -89,13 +89,14 @@ describe("OTLP/gRPC round trip", () => {
             "server.address": t.host,
             "server.port": String(t.port),
             "url.scheme": "http",
-            // Where discovery gives Kubernetes' meta labels (dcgm-exporter's pods), the
-            // receiver maps them to the pod's resource attributes.
+            // Where discovery gives Kubernetes' meta labels (the exporters' pods, the kubelet's
+            // node), the receiver maps them to the resource attributes of the pod or node.
             ...(t.kubernetes === undefined
               ? {}
               : {
-                  "k8s.pod.name": t.kubernetes.pod,
-                  "k8s.container.name": t.kubernetes.container,
+                  ...("pod" in t.kubernetes.address
+                    ? { "k8s.pod.name": t.kubernetes.address.pod, "k8s.container.name": t.kubernetes.address.container }
+                    : {}),
                   "k8s.namespace.name": t.kubernetes.namespace,
                   "k8s.node.name": t.node,
                 }),

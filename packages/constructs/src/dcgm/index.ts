@@ -108,8 +108,7 @@ export class DcgmConstruct implements MetricConstruct {
           serviceLabels: { app: name },
           portName,
           // The GPU Operator's nvidia-dcgm-exporter DaemonSet's pod on the node (kube/system-workloads.ts).
-          pod: daemonSetPodName(name, node),
-          container: name,
+          address: { pod: daemonSetPodName(name, node), container: name },
         },
       };
       this.targets.set(node, target);

@@ -113,15 +113,14 @@ export class NodeContainers {
   /** Feeds a domain event, after the image pulls have seen it. */
   readonly record = (event: DomainEvent): void => {
     if (stopsContainers(event)) {
-      for (const pod of event.pods) {
-        const container = this.workloads.get(pod.node)?.get(pod.uid);
-        if (container === undefined) continue;
-        this.stoppedCpu.set(pod.node, (this.stoppedCpu.get(pod.node) ?? 0) + cpuSeconds(container.usage, event.t));
-        this.workloads.get(pod.node)?.delete(pod.uid);
-      }
+      for (const pod of event.pods) this.stop(pod, event.t);
       return;
     }
     switch (event.kind) {
+      case "RankFailed":
+        // One rank of a gang failed: its container has stopped; the others run on.
+        this.stop(event.pod, event.t);
+        return;
       case "WorkloadStarted":
         this.start(event.workload, event.pods, 0, event.t);
         return;
@@ -154,6 +153,14 @@ export class NodeContainers {
     out.push(...system.containers);
     for (const container of this.workloads.get(node)?.values() ?? []) if (container.usage.from <= t) out.push(container);
     return out;
+  }
+
+  /** A user's pod's container stopped at `t`: its CPU time stays in its node's counters. */
+  private stop(pod: PodPlacement, t: number): void {
+    const container = this.workloads.get(pod.node)?.get(pod.uid);
+    if (container === undefined) return;
+    this.stoppedCpu.set(pod.node, (this.stoppedCpu.get(pod.node) ?? 0) + cpuSeconds(container.usage, t));
+    this.workloads.get(pod.node)?.delete(pod.uid);
   }
 
   /**

@@ -6,7 +6,15 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView } from "@gpusynth/sim";
-import { type MetricConstruct, type MetricFamily, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
+import {
+  type KubernetesEndpoint,
+  type MetricConstruct,
+  type MetricFamily,
+  type Sample,
+  type ScrapeTarget,
+  seriesLabels,
+  type TargetSamples,
+} from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { ImagePulls } from "../kube/image-pulls.js";
 import { containerCgroupPath, type NodeContainer, NodeContainers, type PodCgroup, podCgroupPath } from "./containers.js";
@@ -235,9 +243,24 @@ export class KubeletConstruct implements MetricConstruct {
   private target(node: string): ScrapeTarget {
     let target = this.targets.get(node);
     if (target === undefined) {
-      target = { job: KUBELET_JOB, host: node, port: KUBELET_PORT, path: CADVISOR_PATH, node };
+      target = { job: KUBELET_JOB, host: node, port: KUBELET_PORT, path: CADVISOR_PATH, node, kubernetes: KUBELET_ENDPOINT };
       this.targets.set(node, target);
     }
     return target;
   }
 }
+
+/**
+ * The kubelet as kube-prometheus finds it: the `kubelet` Service in kube-system that the
+ * Prometheus Operator keeps (kube-prometheus runs it with --kubelet-service=kube-system/kubelet),
+ * whose endpoints are the nodes' addresses with a Node target on the port `https-metrics`
+ * (prometheus-operator pkg/kubelet/controller.go @v0.93.0, f8fafd47: syncService, the endpoint
+ * addresses' NodeName and TargetRef; labels from pkg/operator/kubernetes.go).
+ */
+const KUBELET_ENDPOINT: KubernetesEndpoint = {
+  namespace: "kube-system",
+  service: "kubelet",
+  serviceLabels: { "app.kubernetes.io/managed-by": "prometheus-operator", "app.kubernetes.io/name": "kubelet", "k8s-app": "kubelet" },
+  portName: "https-metrics",
+  address: { node: true },
+};

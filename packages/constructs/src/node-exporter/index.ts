@@ -75,7 +75,12 @@ export class NodeExporterConstruct implements MetricConstruct {
       host.cpuModes(cpu, busy, t, modes);
       const perMode = labels[cpu] as readonly Readonly<Record<string, string>>[];
       for (let m = 0; m < CPU_MODES.length; m++)
-        samples.push({ family: NODE.cpuSeconds, labels: perMode[m] as Readonly<Record<string, string>>, value: modes[m] as number, startMs: host.bootMs });
+        samples.push({
+          family: NODE.cpuSeconds,
+          labels: perMode[m] as Readonly<Record<string, string>>,
+          value: modes[m] as number,
+          startMs: host.bootMs,
+        });
     }
     const [load1, load5, load15] = host.load(containers, t);
     samples.push(gauge(NODE.load1, load1), gauge(NODE.load15, load15), gauge(NODE.load5, load5));
@@ -146,9 +151,8 @@ export class NodeExporterConstruct implements MetricConstruct {
           service: workload.name,
           serviceLabels: NODE_EXPORTER_SERVICE_LABELS,
           portName: "https",
-          pod: daemonSetPodName(workload.name, node),
           // The Service's port is kube-rbac-proxy's, which forwards to node-exporter on 127.0.0.1:9101.
-          container: "kube-rbac-proxy",
+          address: { pod: daemonSetPodName(workload.name, node), container: "kube-rbac-proxy" },
         },
       };
       this.targets.set(node, target);
