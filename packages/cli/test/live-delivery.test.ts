@@ -47,8 +47,10 @@ describe("OTLP delivery of a live run", () => {
       OTEL_BLRP_MAX_EXPORT_BATCH_SIZE: "1000000",
       // The subject is the requests' size: a receiver in a test process that a loaded machine
       // slows past the 10 s default would see a timed-out request again (OTLP retries are
-      // at-least-once), and count its points twice.
+      // at-least-once), and count its points twice; and a queue the slowed receiver leaves full
+      // would drop what it could not hold (about 190,000 points a scrape, node-exporter's most).
       OTEL_EXPORTER_OTLP_TIMEOUT: "60000",
+      GPUSYNTH_OTLP_QUEUE_BYTES: String(512 * 2 ** 20),
     });
     const { logs } = await expectEverythingDelivered(live, collector);
     expect(logs.delivered).toBe(logs.total);
