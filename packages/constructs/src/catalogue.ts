@@ -7,7 +7,12 @@
 import type { ClusterView, UnixMs } from "@gpusynth/sim";
 
 /** The Prometheus type the vendor prints in `# TYPE`. */
-export type MetricType = "gauge" | "counter";
+/**
+ * A family's Prometheus type. `untyped`: the exporter declares none (client_golang's
+ * UntypedValue, written `# TYPE <name> untyped`); a collector's prometheus receiver makes a gauge
+ * of it, as of every family of unknown type.
+ */
+export type MetricType = "gauge" | "counter" | "untyped";
 
 export interface MetricFamily {
   /** Stable id of the family's row in signals/<area>.md, e.g. "dcgm.gpu_util". */

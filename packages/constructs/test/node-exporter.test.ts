@@ -94,6 +94,25 @@ describe("node-exporter on every node (gpu-fault.yaml with telemetry.nodeExporte
     }
   });
 
+  it("counts /proc/vmstat's pages and faults up from boot: never backwards while the node is up, from zero again after it reboots", () => {
+    const fields = ["node_vmstat_pgfault", "node_vmstat_pgmajfault", "node_vmstat_pgpgin", "node_vmstat_pgpgout", "node_vmstat_oom_kill"];
+    const backwards: string[] = [];
+    for (let i = 1; i < frames.length; i++) {
+      const [a, b] = [frames[i - 1] as Taken, frames[i] as Taken];
+      for (const [node, now] of b.node) {
+        const then = a.node.get(node);
+        if (then === undefined || value(then, "node_boot_time_seconds") !== value(now, "node_boot_time_seconds")) continue;
+        for (const field of fields) if (value(now, field) < value(then, field)) backwards.push(`${node} ${field} at ${b.t}`);
+      }
+    }
+    expect(backwards).toEqual([]);
+    // Node 0 up for months before its reboot, minutes after it.
+    expect(value(afterReboot.node.get(NODE), "node_vmstat_pgfault")).toBeLessThan(
+      value(before.node.get(NODE), "node_vmstat_pgfault") / 100,
+    );
+    for (const [, samples] of before.node) expect(value(samples, "node_vmstat_pswpin") + value(samples, "node_vmstat_pswpout")).toBe(0);
+  });
+
   it("holds every container's CPU time in the node's busy time, with less than a core besides", () => {
     let compared = 0;
     for (let i = 1; i < frames.length; i++) {

@@ -72,4 +72,21 @@ describe("a training job killed at its memory limit (oom-kill.yaml)", () => {
       .find((s) => s.family.name === "kube_pod_container_status_restarts_total" && s.labels.pod === leaky);
     expect(restarts?.value).toBe(3);
   });
+
+  it("counts each kill in the node's kernel (node_vmstat_oom_kill), at the scrape after it", () => {
+    const kills = (frame: Frame) =>
+      frame.targets.flatMap((t) => t.samples).find((s) => s.family.name === "node_vmstat_oom_kill")?.value as number;
+    // The container's deaths: three restarts and the last, each at its memory limit.
+    const deaths = events.filter(
+      (e) => (e.kind === "ContainerCrashed" || e.kind === "WorkloadFailed") && e.workload.name === "train-leaky",
+    );
+    expect(deaths).toHaveLength(4);
+    for (const death of deaths) {
+      const before = frames.filter((f) => f.simulatedMs < death.t).at(-1) as Frame;
+      const after = frames.find((f) => f.simulatedMs >= death.t) as Frame;
+      expect(kills(after) - kills(before)).toBe(1);
+    }
+    expect(kills(frames.at(-1) as Frame)).toBe(4);
+    expect(kills(frames[0] as Frame)).toBe(0);
+  });
 });

@@ -15,7 +15,7 @@ import type { ImagePulls } from "../kube/image-pulls.js";
 import { type SystemContainer, type SystemPod, systemOf } from "../kube/system-workloads.js";
 import { containerName } from "../naming.js";
 import { stableHex } from "../noise.js";
-import { type ContainerUsage, containerUsage, cpuSeconds, SYSTEM_PROFILE, UNREQUESTED, WORKLOAD_PROFILES } from "./usage.js";
+import { type ContainerUsage, containerUsage, cpuSeconds, memoryUse, SYSTEM_PROFILE, UNREQUESTED, WORKLOAD_PROFILES } from "./usage.js";
 
 export type QosClass = "Guaranteed" | "Burstable" | "BestEffort";
 
@@ -85,6 +85,18 @@ export function qosClass(containers: readonly Pick<SystemContainer, "requests" |
   return guaranteed ? "Guaranteed" : "Burstable";
 }
 
+/** What the users' containers that stopped on a node since it booted used, as its kernel counted it. */
+export interface Stopped {
+  readonly cpuSeconds: number;
+  /** Resident memory and page cache each held when it stopped (the pages it faulted in). */
+  readonly memoryBytes: number;
+  /** Its page cache (read in from disk). */
+  readonly cacheBytes: number;
+  /** Containers the OOM killer ended. */
+  readonly oomKills: number;
+}
+const NOTHING_STOPPED: Stopped = { cpuSeconds: 0, memoryBytes: 0, cacheBytes: 0, oomKills: 0 };
+
 export class NodeContainers {
   /** The users' containers by node, then pod UID; a container not yet started has `from` in the future. */
   private readonly workloads = new Map<string, Map<string, NodeContainer>>();
@@ -92,8 +104,8 @@ export class NodeContainers {
   private readonly system = new Map<string, { readonly pod: SystemPod; readonly spec: SystemContainer }[]>();
   private readonly readyAt = new Map<string, number>();
   private readonly reboots = new Map<string, number>();
-  /** Per node: the CPU seconds of the users' containers that stopped since it last came up. */
-  private readonly stoppedCpu = new Map<string, number>();
+  /** Per node: what the users' containers that stopped since it last came up used, and OOM kills. */
+  private readonly stopped = new Map<string, Stopped>();
 
   constructor(
     blueprint: Blueprint,
@@ -130,7 +142,7 @@ export class NodeContainers {
       case "NodeReady":
         this.readyAt.set(event.node, event.t);
         this.reboots.set(event.node, (this.reboots.get(event.node) ?? 0) + 1);
-        this.stoppedCpu.delete(event.node);
+        this.stopped.delete(event.node);
         return;
       default:
         return;
@@ -155,20 +167,29 @@ export class NodeContainers {
     return out;
   }
 
-  /** A user's pod's container stopped at `t`: its CPU time stays in its node's counters. */
+  /** A user's pod's container stopped at `t`: what it used stays in its node's kernel counters. */
   private stop(pod: PodPlacement, t: number): void {
     const container = this.workloads.get(pod.node)?.get(pod.uid);
     if (container === undefined) return;
-    this.stoppedCpu.set(pod.node, (this.stoppedCpu.get(pod.node) ?? 0) + cpuSeconds(container.usage, t));
+    // Its memory reached its limit (usage.ts): the kernel's OOM killer ended it.
+    const oomKilled = container.usage.oom !== undefined && t >= container.usage.oom.atMs;
+    const before = this.stoppedOn(pod.node);
+    const memory = memoryUse(container.usage, t);
+    this.stopped.set(pod.node, {
+      cpuSeconds: before.cpuSeconds + cpuSeconds(container.usage, t),
+      memoryBytes: before.memoryBytes + memory.rss + memory.cache,
+      cacheBytes: before.cacheBytes + memory.cache,
+      oomKills: before.oomKills + (oomKilled ? 1 : 0),
+    });
     this.workloads.get(pod.node)?.delete(pod.uid);
   }
 
   /**
-   * The CPU seconds the users' containers that have stopped on `node` used, since the node last
-   * came up (the kernel's counters start again at boot); those still running are in `on`.
+   * What the users' containers that have stopped on `node` used, since the node last came up
+   * (the kernel's counters start again at boot); those still running are in `on`.
    */
-  stoppedCpuSeconds(node: string): number {
-    return this.stoppedCpu.get(node) ?? 0;
+  stoppedOn(node: string): Stopped {
+    return this.stopped.get(node) ?? NOTHING_STOPPED;
   }
 
   /** When `node` last came up in the run (undefined: up since before it). */

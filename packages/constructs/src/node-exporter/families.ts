@@ -19,6 +19,9 @@ const family = (name: string, type: MetricType, help: string, labels: readonly s
 /** meminfo.go: every /proc/meminfo field is a gauge named after it, its HELP the same sentence. */
 const meminfo = (field: string) => family(`node_memory_${field}_bytes`, "gauge", `Memory information field ${field}_bytes.`);
 
+/** vmstat_linux.go: each /proc/vmstat field its default --collector.vmstat.fields matches, untyped. */
+const vmstat = (field: string) => family(`node_vmstat_${field}`, "untyped", `/proc/vmstat information field ${field}.`);
+
 /** In exposition order: client_golang's Gather sorts the families by name. */
 export const NODE = {
   bootTime: family("node_boot_time_seconds", "gauge", "Node boot time, in unixtime."), // stat_linux.go
@@ -38,6 +41,13 @@ export const NODE = {
   timexMaxError: family("node_timex_maxerror_seconds", "gauge", "Maximum error in seconds."), // timex.go
   timexOffset: family("node_timex_offset_seconds", "gauge", "Time offset in between local system and reference clock."),
   timexSyncStatus: family("node_timex_sync_status", "gauge", "Is clock synchronized to a reliable server (1 = yes, 0 = no)."),
+  oomKill: vmstat("oom_kill"),
+  pgfault: vmstat("pgfault"),
+  pgmajfault: vmstat("pgmajfault"),
+  pgpgin: vmstat("pgpgin"),
+  pgpgout: vmstat("pgpgout"),
+  pswpin: vmstat("pswpin"),
+  pswpout: vmstat("pswpout"),
 } as const;
 
 export const NODE_EXPORTER_FAMILIES: readonly MetricFamily[] = Object.values(NODE);

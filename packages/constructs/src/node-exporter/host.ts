@@ -8,6 +8,7 @@
  * The shares below are modelling choices with the bases given beside them, not measurements of a
  * DGX node: cantfind.md `node-exporter.host-model`.
  */
+import type { Stopped } from "../kubelet/containers.js";
 import type { ContainerUsage } from "../kubelet/usage.js";
 import { containerUsage, cpuCores, cpuSeconds, memoryUse, SYSTEM_PROFILE } from "../kubelet/usage.js";
 import { between } from "../noise.js";
@@ -56,12 +57,31 @@ const tick = (seconds: number) => Math.round(seconds * 100) / 100;
 /** /proc/meminfo counts kB of 4 KiB pages. */
 const pages = (bytes: number) => Math.max(0, Math.round(bytes / 4096) * 4096);
 
+/**
+ * /proc/vmstat's background, whatever the containers do: the daemons' minor faults, the odd major
+ * fault of a binary or library paged in, the logs and journals written.
+ */
+const BACKGROUND = { minorFaultsPerS: 2000, majorFaultsPerS: 0.05, pagedInKiBPerS: 16, pagedOutKiBPerS: 256 } as const;
+/** The share of the page cache read in through faults on mapped files (major faults) rather than read(). */
+const MAPPED_CACHE_SHARE = 0.01;
+
 /** A node's containers at an instant, as the host sums them. */
 export interface HostContainers {
   /** Running containers' usage (system pods' and users'). */
   readonly running: readonly { readonly usage: ContainerUsage }[];
-  /** CPU seconds of the users' containers that stopped since the node booted. */
-  readonly stoppedCpuSeconds: number;
+  /** What the users' containers that stopped since the node booted used. */
+  readonly stopped: Stopped;
+}
+
+/** The /proc/vmstat fields node-exporter reads by default (--collector.vmstat.fields), since boot. */
+export interface Vmstat {
+  readonly oomKill: number;
+  readonly pgfault: number;
+  readonly pgmajfault: number;
+  readonly pgpgin: number;
+  readonly pgpgout: number;
+  readonly pswpin: number;
+  readonly pswpout: number;
 }
 
 /** One node's kernel counters. */
@@ -89,7 +109,7 @@ export class NodeHost {
 
   /** Busy CPU seconds of the whole node since boot, at `t`. */
   busySeconds(containers: HostContainers, t: number): number {
-    let busy = this.preRunSeconds() + containers.stoppedCpuSeconds + cpuSeconds(this.host, t);
+    let busy = this.preRunSeconds() + containers.stopped.cpuSeconds + cpuSeconds(this.host, t);
     for (const c of containers.running) busy += cpuSeconds(c.usage, t);
     return busy;
   }
@@ -154,6 +174,33 @@ export class NodeHost {
       buffers,
       cached,
       slab,
+    };
+  }
+
+  /**
+   * /proc/vmstat at `t`: every page the containers and the host brought in faulted in once (minor
+   * faults), the page cache read in from disk (pgpgin, in KiB; a hundredth of it through mapped
+   * files: major faults), the background above, no swap, and the containers the OOM killer ended.
+   */
+  vmstat(containers: HostContainers, t: number): Vmstat {
+    const uptime = (t - this.bootMs) / 1000;
+    const host = memoryUse(this.host, t);
+    let memory = host.rss + host.cache + containers.stopped.memoryBytes;
+    let cache = host.cache + this.memTotal * HOST_CACHE_SHARE + containers.stopped.cacheBytes;
+    for (const c of containers.running) {
+      const m = memoryUse(c.usage, t);
+      memory += m.rss + m.cache;
+      cache += m.cache;
+    }
+    memory += this.memTotal * HOST_CACHE_SHARE;
+    return {
+      oomKill: containers.stopped.oomKills,
+      pgfault: Math.round(uptime * BACKGROUND.minorFaultsPerS + memory / 4096),
+      pgmajfault: Math.round(uptime * BACKGROUND.majorFaultsPerS + (cache / 4096) * MAPPED_CACHE_SHARE),
+      pgpgin: Math.round(uptime * BACKGROUND.pagedInKiBPerS + cache / 1024),
+      pgpgout: Math.round(uptime * BACKGROUND.pagedOutKiBPerS),
+      pswpin: 0,
+      pswpout: 0,
     };
   }
 

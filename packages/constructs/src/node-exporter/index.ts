@@ -55,7 +55,7 @@ export class NodeExporterConstruct implements MetricConstruct {
         const host = this.host(node.name, nodeCpus(pool.spec), pool.spec.memoryGiB * 2 ** 30);
         const containers: HostContainers = {
           running: this.containers.on(node.name, view.now),
-          stoppedCpuSeconds: this.containers.stoppedCpuSeconds(node.name),
+          stopped: this.containers.stoppedOn(node.name),
         };
         result.push({ target: this.target(node.name), samples: this.samples(host, containers, view) });
       }
@@ -66,8 +66,9 @@ export class NodeExporterConstruct implements MetricConstruct {
     const t = view.now;
     const node = host.node;
     const unixSeconds = (ms: number) => this.clock(view.startMs + ms) / 1000;
-    const gauge = (family: (typeof NODE)[keyof typeof NODE], value: number): Sample => this.kept.sample(node, family, {}, value);
-    const samples: Sample[] = [gauge(NODE.bootTime, Math.floor(unixSeconds(host.bootMs)))];
+    // A family's one series on the node (no labels of its own), its label set kept.
+    const single = (family: (typeof NODE)[keyof typeof NODE], value: number): Sample => this.kept.sample(node, family, {}, value);
+    const samples: Sample[] = [single(NODE.bootTime, Math.floor(unixSeconds(host.bootMs)))];
     const busy = host.busySeconds(containers, t);
     const labels = this.cpuLabelsOf(host);
     const modes = this.modes;
@@ -83,27 +84,37 @@ export class NodeExporterConstruct implements MetricConstruct {
         });
     }
     const [load1, load5, load15] = host.load(containers, t);
-    samples.push(gauge(NODE.load1, load1), gauge(NODE.load15, load15), gauge(NODE.load5, load5));
+    samples.push(single(NODE.load1, load1), single(NODE.load15, load15), single(NODE.load5, load5));
     const memory = host.memory(containers, t);
     samples.push(
-      gauge(NODE.buffers, memory.buffers),
-      gauge(NODE.cached, memory.cached),
-      gauge(NODE.memAvailable, memory.available),
-      gauge(NODE.memFree, memory.free),
-      gauge(NODE.memTotal, memory.total),
-      gauge(NODE.slab, memory.slab),
+      single(NODE.buffers, memory.buffers),
+      single(NODE.cached, memory.cached),
+      single(NODE.memAvailable, memory.available),
+      single(NODE.memFree, memory.free),
+      single(NODE.memTotal, memory.total),
+      single(NODE.slab, memory.slab),
       // The kubelet of v1.30 will not start with swap on (failSwapOn's default): none.
-      gauge(NODE.swapFree, 0),
-      gauge(NODE.swapTotal, 0),
+      single(NODE.swapFree, 0),
+      single(NODE.swapTotal, 0),
     );
     // The scrape reads the clock a few milliseconds after it starts; chrony keeps it within tens
     // of microseconds of its servers, with a maximum error of a few milliseconds between updates.
     const key = `${node}/${t}`;
     samples.push(
-      gauge(NODE.time, unixSeconds(t) + between(`${key}/read`, 0.001, 0.004)),
-      gauge(NODE.timexMaxError, Math.round(between(`${key}/maxerror`, 0.0005, 0.012) * 1e6) / 1e6),
-      gauge(NODE.timexOffset, Math.round(between(`${key}/offset`, -5e-5, 5e-5) * 1e9) / 1e9),
-      gauge(NODE.timexSyncStatus, 1),
+      single(NODE.time, unixSeconds(t) + between(`${key}/read`, 0.001, 0.004)),
+      single(NODE.timexMaxError, Math.round(between(`${key}/maxerror`, 0.0005, 0.012) * 1e6) / 1e6),
+      single(NODE.timexOffset, Math.round(between(`${key}/offset`, -5e-5, 5e-5) * 1e9) / 1e9),
+      single(NODE.timexSyncStatus, 1),
+    );
+    const vmstat = host.vmstat(containers, t);
+    samples.push(
+      single(NODE.oomKill, vmstat.oomKill),
+      single(NODE.pgfault, vmstat.pgfault),
+      single(NODE.pgmajfault, vmstat.pgmajfault),
+      single(NODE.pgpgin, vmstat.pgpgin),
+      single(NODE.pgpgout, vmstat.pgpgout),
+      single(NODE.pswpin, vmstat.pswpin),
+      single(NODE.pswpout, vmstat.pswpout),
     );
     return samples;
   }
