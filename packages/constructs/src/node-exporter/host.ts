@@ -1,5 +1,5 @@
 /**
- * A node's kernel as node-exporter reads it (/proc/stat, /proc/meminfo, /proc/loadavg): the CPU
+ * A node's kernel as node-exporter reads it (/proc/stat, /proc/meminfo, /proc/loadavg, /proc/vmstat): the CPU
  * time and memory of every container the kubelet runs on it (kubelet/containers.ts, usage.ts),
  * plus what runs outside Kubernetes — the kubelet, containerd, the kernel — since the node booted.
  * Every value is a function of (node, time) and the containers' own pure usage, so it agrees with
@@ -10,7 +10,7 @@
  */
 import type { Stopped } from "../kubelet/containers.js";
 import type { ContainerUsage } from "../kubelet/usage.js";
-import { containerUsage, cpuCores, cpuSeconds, memoryUse, SYSTEM_PROFILE } from "../kubelet/usage.js";
+import { containerUsage, cpuSeconds, type MemoryUse, memoryUse, SYSTEM_PROFILE } from "../kubelet/usage.js";
 import { between } from "../noise.js";
 import type { CpuMode } from "./families.js";
 
@@ -114,13 +114,6 @@ export class NodeHost {
     return busy;
   }
 
-  /** Busy cores at `t` (the rate of busySeconds), for the load averages. */
-  busyCores(containers: HostContainers, t: number): number {
-    let cores = cpuCores(this.host, t);
-    for (const c of containers.running) cores += cpuCores(c.usage, t);
-    return cores;
-  }
-
   /**
    * Seconds CPU `cpu` has spent in each mode since boot, given the node's busy seconds at `t`,
    * written into `out` in CPU_MODES' order (a scrape reads thousands of CPUs: no object each).
@@ -153,8 +146,8 @@ export class NodeHost {
     return [windowed(1), windowed(5), windowed(15)];
   }
 
-  /** /proc/meminfo at `t`: the containers' resident memory and page cache, the host's, the kernel's. */
-  memory(containers: HostContainers, t: number): Readonly<Record<"total" | "free" | "available" | "buffers" | "cached" | "slab", number>> {
+  /** Resident memory and page cache at `t` of the running containers and the host (its daemons, the files it reads). */
+  private inUse(containers: HostContainers, t: number): MemoryUse {
     const host = memoryUse(this.host, t);
     let rss = host.rss;
     let cache = host.cache + this.memTotal * HOST_CACHE_SHARE;
@@ -163,6 +156,12 @@ export class NodeHost {
       rss += m.rss;
       cache += m.cache;
     }
+    return { rss, cache };
+  }
+
+  /** /proc/meminfo at `t`: the containers' resident memory and page cache, the host's, the kernel's. */
+  memory(containers: HostContainers, t: number): Readonly<Record<"total" | "free" | "available" | "buffers" | "cached" | "slab", number>> {
+    const { rss, cache } = this.inUse(containers, t);
     const slab = pages(this.memTotal * SLAB_SHARE);
     const buffers = pages(this.memTotal * BUFFERS_SHARE);
     const cached = pages(cache);
@@ -184,15 +183,9 @@ export class NodeHost {
    */
   vmstat(containers: HostContainers, t: number): Vmstat {
     const uptime = (t - this.bootMs) / 1000;
-    const host = memoryUse(this.host, t);
-    let memory = host.rss + host.cache + containers.stopped.memoryBytes;
-    let cache = host.cache + this.memTotal * HOST_CACHE_SHARE + containers.stopped.cacheBytes;
-    for (const c of containers.running) {
-      const m = memoryUse(c.usage, t);
-      memory += m.rss + m.cache;
-      cache += m.cache;
-    }
-    memory += this.memTotal * HOST_CACHE_SHARE;
+    const now = this.inUse(containers, t);
+    const memory = now.rss + now.cache + containers.stopped.memoryBytes;
+    const cache = now.cache + containers.stopped.cacheBytes;
     return {
       oomKill: containers.stopped.oomKills,
       pgfault: Math.round(uptime * BACKGROUND.minorFaultsPerS + memory / 4096),

@@ -1,7 +1,7 @@
 /**
  * node-exporter on every node, as kube-prometheus v0.18.0 deploys it (a DaemonSet in
  * `monitoring`, its metrics behind kube-rbac-proxy on the host's port 9100, job `node-exporter`):
- * the node's CPU time per CPU and mode, memory, load, boot time and clock (host.ts), from the
+ * the node's CPU time per CPU and mode, memory, load, paging and OOM kills, boot time and clock (host.ts), from the
  * containers the kubelet runs on it, so that node totals and cAdvisor's containers agree.
  */
 import { type Blueprint, nodeCpus } from "@gpusynth/blueprint";
