@@ -6,9 +6,8 @@
 
 import type { ClusterView, UnixMs } from "@gpusynth/sim";
 
-/** The Prometheus type the vendor prints in `# TYPE`. */
 /**
- * A family's Prometheus type. `untyped`: the exporter declares none (client_golang's
+ * The Prometheus type the vendor prints in `# TYPE`. `untyped`: the exporter declares none (client_golang's
  * UntypedValue, written `# TYPE <name> untyped`); a collector's prometheus receiver makes a gauge
  * of it, as of every family of unknown type.
  */

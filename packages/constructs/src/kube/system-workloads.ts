@@ -2,7 +2,8 @@
  * The system workloads a Run:ai GPU cluster runs besides the users' jobs, from their charts and
  * manifests at a pin: kube-system (kubeadm's kube-proxy and CoreDNS at Kubernetes v1.30.2, the
  * Calico CNI), the NVIDIA GPU Operator (its DaemonSets on every GPU node, its Deployments, and
- * node-feature-discovery), and KAI-Scheduler's control components. Run:ai's own cluster
+ * node-feature-discovery), KAI-Scheduler's control components, and kube-prometheus' node-exporter
+ * where the blueprint runs it (telemetry.nodeExporter). Run:ai's own cluster
  * components are not here: no public chart pins them (cantfind.md). Each entry cites where its name, containers and resources come from;
  * signals/kubernetes.md ("System workloads") lists them. Their pods exist for the whole run:
  * created when the cluster was installed, restarted in place when their node reboots.
