@@ -64,8 +64,11 @@ const scrapeOnce = async () => {
   exported = [];
   const pipelineStart = process.cpuUsage();
   await pipeline.scrape(frame.targets, blueprint.time.start + t);
+  nodeExporterPoints = frame.targets.reduce((s, x) => s + (x.target.job === "node-exporter" ? x.samples.length : 0), 0);
   return { frameMs, pipelineMs: cpuMs(pipelineStart), points: frame.targets.reduce((s, x) => s + x.samples.length, 0) };
 };
+/** The last scrape's points from node-exporter (8 per logical CPU of every node). */
+let nodeExporterPoints = 0;
 for (let i = 0; i < 3; i++) await scrapeOnce(); // JIT warm-up
 
 const ours = [];
@@ -135,6 +138,7 @@ const result = {
   gpus,
   targets: lastExport.length,
   pointsPerInterval: points,
+  nodeExporterShare: +(nodeExporterPoints / points).toFixed(3),
   intervalSeconds: INTERVAL / 1000,
   measuredIntervals: MEASURED,
   cpuMsPerInterval: Math.round(oursCpu),
@@ -165,7 +169,8 @@ const md = `# Emission speed
 
 Measured ${result.date} on ${result.machine.cpu} (${result.machine.cores} cores, ${result.machine.memoryGiB} GiB), Node.js ${result.machine.node}.
 
-Cluster: ${result.blueprint} — ${gpus} GPUs, ${result.targets} scrape targets, ${result.pointsPerInterval} data points per ${result.intervalSeconds} s interval.
+Cluster: ${result.blueprint} — ${gpus} GPUs, ${result.targets} scrape targets, ${result.pointsPerInterval} data points per ${result.intervalSeconds} s interval
+(${Math.round(result.nodeExporterShare * 100)} % of them node-exporter's: 8 series per logical CPU of every node, telemetry.nodeExporter).
 Each interval: advance the simulation and build the frame (every target's samples: ClusterRun), then the
 pipeline: collect each target through its SDK reader, whose MetricProducer stamps points as the prometheus
 receiver does, and encode it as an OTLP sink does — protobuf requests of at most 4 MiB, written by
