@@ -133,7 +133,8 @@ describe.skipIf(prometheusBinary === "" || prometheus3 === "")("failure journeys
   const memory = new PushedScenario("blueprints/scenarios/memory-pressure.yaml", 35 * MINUTE);
   const oom = new PushedScenario("blueprints/scenarios/oom-kill.yaml", 70 * MINUTE);
   const straggler = new PushedScenario("blueprints/scenarios/straggler.yaml", HOUR);
-  const pushed = [quota, storm, crashLoop, memory, oom, straggler];
+  const starved = new PushedScenario("blueprints/scenarios/data-starved.yaml", 90 * MINUTE);
+  const pushed = [quota, storm, crashLoop, memory, oom, straggler, starved];
   const stores: PrometheusServer[] = [];
 
   beforeAll(async () => {
@@ -278,6 +279,21 @@ describe.skipIf(prometheusBinary === "" || prometheus3 === "")("failure journeys
       // node-exporter's instance is the node's name, as its ServiceMonitor relabels it.
       const instances = await fault.promqlUnderOperator('count by (instance) (node_boot_time_seconds{job="node-exporter"})', at());
       expect(rows(instances, ["instance"])).toEqual(nodes);
+    });
+  });
+
+  describe("a job whose data loader is held at its CPU limit (data-starved)", () => {
+    it("finds its pod at its CPU limit and its node far from busy: the limit holds the loader back, not the node", async () => {
+      // Every pod with a CPU limit (the system's too): only the starved loader's sits at it.
+      const atLimit = await starved.query("cpu-vs-limit");
+      expect(rows(atLimit, ["pod"])).toContain("train-starved-0-0");
+      expect(atLimit.filter((s) => Number(s.value[1]) > 0.5).map((s) => s.metric.pod)).toEqual(["train-starved-0-0"]);
+      expect(Number(atLimit.find((s) => s.metric.pod === "train-starved-0-0")?.value[1])).toBeCloseTo(1, 2);
+      const node = await starved.query("node-cpu-utilisation");
+      expect(node).toHaveLength(1);
+      // Its 16 cores and the fed job's, of the node's 256.
+      expect(Number(node[0]?.value[1])).toBeGreaterThan(0.05);
+      expect(Number(node[0]?.value[1])).toBeLessThan(0.25);
     });
   });
 
