@@ -173,7 +173,9 @@ function problemsOf(path: string, seed: number, hours: number, check: string): s
     const { blueprint } = loadBlueprint(file(path));
     const checks = Object.entries(CHECKS).map(([name, make]) => ({ name, run: make(), problems: [] as string[] }));
     drive(new ClusterRun(blueprint, { seed }), every(INTERVAL, { toMs: hours * HOUR }), ({ view, targets }) => {
-      for (const c of checks) if (c.problems.length < 5) c.run(view, [...targets], c.problems);
+      // One array for every check: samplesOf indexes it by family once.
+      const collected = [...targets];
+      for (const c of checks) if (c.problems.length < 5) c.run(view, collected, c.problems);
     });
     found = new Map(checks.map((c) => [c.name, c.problems]));
     runs.set(key, found);
