@@ -11,8 +11,9 @@ import { durationOption, oneBlueprint, seedOption } from "./options.js";
 export const dumpHelp = `Usage: gpusynth dump [options] [blueprint]
 
 Runs a blueprint offline for a bounded time, samples every emulated scrape target at each
-interval, and prints what was emitted: per source (dcgm, kubernetes, runai, scheduler) its scrape
-jobs, and per metric family its type, the label keys seen and the most series at once.
+interval, and prints what was emitted: per source (dcgm, kubelet, kubernetes, node-exporter,
+runai, scheduler; node-exporter where telemetry.nodeExporter is on) its scrape jobs, and per
+metric family its type, the label keys seen and the most series at once.
 
 Arguments:
   blueprint            YAML file (default: blueprints/lab.yaml)
