@@ -8,7 +8,7 @@ import { declaredIn } from "./name-references.js";
 import { BUILT_IN_PRIORITY_CLASSES, isPreemptible } from "./priority-classes.js";
 import { type BlueprintProblem, describeValue, type YamlPath } from "./problems.js";
 import { type Blueprint, MAX_GPUS, MAX_NODES, type NodePool, type Project, type WorkloadType } from "./schema.js";
-import { nodeCpus, nodeName, podShape } from "./shape.js";
+import { nodeCpus, nodeMemoryBytes, nodeName, podShape } from "./shape.js";
 
 /** What every rule reads: the blueprint, its names resolved, and where problems go. */
 interface Context {
@@ -318,7 +318,8 @@ function checkRequests(
     {
       field: requests.memoryGiBPerGpu === undefined ? ["limitRange", "memoryDefaultRequestGpuFactorMiB"] : [...path, "memoryGiBPerGpu"],
       value: requests.memoryGiBPerGpu ?? defaults.memoryDefaultRequestGpuFactorMiB / 1024,
-      share: (pool: NodePool) => pool.memoryGiB / pool.gpusPerNode,
+      // What the kubelet reports (the kernel's MemTotal), not the installed memory.
+      share: (pool: NodePool) => nodeMemoryBytes(pool) / 2 ** 30 / pool.gpusPerNode,
       unit: "GiB of memory",
     },
   ];

@@ -30,5 +30,5 @@ export {
   type WorkloadKind,
   type WorkloadType,
 } from "./schema.js";
-export { nodeCpus, nodeName, type PodShape, podShape } from "./shape.js";
+export { nodeCpus, nodeMemoryBytes, nodeName, type PodShape, podShape } from "./shape.js";
 export { DEVICE_PLUGIN_IGNORED_XIDS, devicePluginIgnores, XID_CATALOGUE, type XidEffect, type XidEntry } from "./xid-catalogue.js";

@@ -9,6 +9,18 @@ export function nodeCpus(pool: NodePool): number {
   return pool.cpuCores * pool.threadsPerCore;
 }
 
+/**
+ * The memory a node's kernel reports (MemTotal), which the kubelet reports as its capacity: the
+ * installed memory less the kernel's memory map, one 64-byte struct page for every 4 KiB page
+ * (1/64 of it), which the boot allocator keeps and never hands to the page allocator. A "2 TiB"
+ * node shows 2,016 GiB. The kernel image, firmware regions and a crash kernel take a little more
+ * on a real node (cantfind.md `node.memtotal`).
+ */
+export function nodeMemoryBytes(pool: NodePool): number {
+  const installed = pool.memoryGiB * 2 ** 30;
+  return Math.floor((installed - installed / 64) / 4096) * 4096;
+}
+
 export function nodeName(pool: NodePool, index: number): string {
   return `${pool.nodeNamePrefix ?? `${pool.name}-node-`}${index}`;
 }

@@ -94,7 +94,7 @@ describe("pod CPU and memory requests", () => {
     expect(text).toHaveLength(8);
     for (const line of text)
       expect(line).toMatch(
-        /^workloads\.\d\.mix\.\d+\.(cpuPerGpu: expected at most 32 CPU cores per GPU, .*node pool "\w+".*, found 40|memoryGiBPerGpu: expected at most 256 GiB of memory per GPU, .*, found 300)$/,
+        /^workloads\.\d\.mix\.\d+\.(cpuPerGpu: expected at most 32 CPU cores per GPU, .*node pool "\w+".*, found 40|memoryGiBPerGpu: expected at most 252 GiB of memory per GPU, .*, found 300)$/,
       );
   });
 });

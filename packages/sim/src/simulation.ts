@@ -9,6 +9,7 @@ import {
   devicePluginIgnores,
   type Ending,
   isPreemptible,
+  nodeMemoryBytes,
   podShape,
   powerCapPace,
   type Submission,
@@ -836,7 +837,7 @@ export class Simulation {
     const pods = [...this.running].flatMap((w) => (w.terminatingUntil === null ? w.pods.filter((p) => p.node === node) : []));
     pods.sort((a, b) => a.workload.priority - b.workload.priority || b.gpus.length - a.gpus.length || a.name.localeCompare(b.name));
     const victim = pods[0];
-    const memoryBytes = node.pool.spec.memoryGiB * 2 ** 30;
+    const memoryBytes = nodeMemoryBytes(node.pool.spec);
     const kib = (bytes: number) => Math.round(bytes / 1024) * 1024;
     const usageBytes =
       victim === undefined ? 0 : kib(((memoryBytes * victim.gpus.length) / node.gpus.length) * (0.9 + 0.08 * this.faultRng.float()));

@@ -11,6 +11,7 @@ import {
   isPreemptible,
   type NodePool,
   nodeCpus,
+  nodeMemoryBytes,
   nodeName,
   pciBusId,
   type WorkloadType,
@@ -431,7 +432,7 @@ export function nodeResources(node: {
 }): NodeResources {
   const { spec } = node.pool;
   const cpuMilli = nodeCpus(spec) * 1000;
-  const memoryBytes = spec.memoryGiB * 2 ** 30;
+  const memoryBytes = nodeMemoryBytes(spec);
   const registered = node.devicePluginRegistered;
   return {
     node: node.name,

@@ -41,8 +41,6 @@ const BUSY_SHARES: Readonly<Record<Exclude<CpuMode, "idle" | "iowait" | "steal">
 };
 const IOWAIT_SHARE = 0.03;
 
-/** struct page: 64 bytes for every 4 KiB page (1.56 % of memory) that no /proc/meminfo field but MemTotal's complement shows. */
-const PAGE_STRUCT_SHARE = 64 / 4096;
 /** The kernel's slab caches (dentries, inodes, network buffers): a small share of memory. */
 const SLAB_SHARE = 0.004;
 /** Page cache of what the host itself reads (the OS, container images under /var/lib/containerd). */
@@ -165,7 +163,7 @@ export class NodeHost {
     const slab = pages(this.memTotal * SLAB_SHARE);
     const buffers = pages(this.memTotal * BUFFERS_SHARE);
     const cached = pages(cache);
-    const free = pages(this.memTotal * (1 - PAGE_STRUCT_SHARE) - rss - cached - buffers - slab);
+    const free = pages(this.memTotal - rss - cached - buffers - slab);
     return {
       total: this.memTotal,
       free,

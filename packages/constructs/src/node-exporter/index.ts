@@ -4,7 +4,7 @@
  * the node's CPU time per CPU and mode, memory, load, paging and OOM kills, boot time and clock (host.ts), from the
  * containers the kubelet runs on it, so that node totals and cAdvisor's containers agree.
  */
-import { type Blueprint, nodeCpus } from "@gpusynth/blueprint";
+import { type Blueprint, nodeCpus, nodeMemoryBytes } from "@gpusynth/blueprint";
 import type { ClusterView } from "@gpusynth/sim";
 import { KeptLabelSets, type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
@@ -52,7 +52,7 @@ export class NodeExporterConstruct implements MetricConstruct {
     for (const pool of view.pools)
       for (const node of pool.nodes) {
         if (node.status === "rebooting" || (owns !== undefined && !owns(node.name))) continue;
-        const host = this.host(node.name, nodeCpus(pool.spec), pool.spec.memoryGiB * 2 ** 30);
+        const host = this.host(node.name, nodeCpus(pool.spec), nodeMemoryBytes(pool.spec));
         const containers: HostContainers = {
           running: this.containers.on(node.name, view.now),
           stopped: this.containers.stoppedOn(node.name),

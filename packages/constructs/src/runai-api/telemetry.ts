@@ -5,7 +5,7 @@
  * values as requested; a group's value is the grouped object's id and its name its name.
  */
 
-import { nodeCpus } from "@gpusynth/blueprint";
+import { nodeCpus, nodeMemoryBytes } from "@gpusynth/blueprint";
 import type { WorkloadRecord } from "@gpusynth/sim";
 import type { ControlPlane } from "./control-plane.js";
 import { FREE, NOT_REPORTING } from "./history.js";
@@ -106,7 +106,10 @@ export const NODE_TELEMETRY: Readonly<Record<string, NodeItems>> = {
     const spec = cp.index.nodes[n]?.pool.spec;
     return spec === undefined ? 0 : nodeCpus(spec);
   }),
-  TOTAL_CPU_MEMORY_BYTES: perNode((cp, n) => (cp.index.nodes[n]?.pool.spec.memoryGiB ?? 0) * 2 ** 30),
+  TOTAL_CPU_MEMORY_BYTES: perNode((cp, n) => {
+    const pool = cp.index.nodes[n]?.pool.spec;
+    return pool === undefined ? 0 : nodeMemoryBytes(pool);
+  }),
 };
 
 export interface WorkloadFilter {

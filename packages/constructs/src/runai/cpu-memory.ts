@@ -5,7 +5,7 @@
  * the containers' at the instant (cores: the rate of their CPU counters; memory: the working set
  * cAdvisor reports); a node's and the cluster's are their containers', the system pods' included.
  */
-import { nodeCpus } from "@gpusynth/blueprint";
+import { nodeCpus, nodeMemoryBytes } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Workload } from "@gpusynth/sim";
 import type { KeptLabelSets, Sample } from "../catalogue.js";
 import type { NodeContainer, NodeContainers } from "../kubelet/containers.js";
@@ -42,7 +42,7 @@ export function cpuMemorySamples(
       if (node.status === "rebooting") continue;
       const labels = { clusterId, node: node.name };
       const cpus = nodeCpus(pool.spec);
-      const memory = pool.spec.memoryGiB * 2 ** 30;
+      const memory = nodeMemoryBytes(pool.spec);
       let cores = 0;
       let used = 0;
       for (const c of containers.on(node.name, now)) {
