@@ -101,6 +101,8 @@ export const SERIES_LABELS: object = Object.freeze(Object.create(Object.prototyp
 export const KEPT_OTLP: unique symbol = Symbol("the label set's OTLP attributes");
 /** The slot of a label set's Prometheus text (`{k="v",…}`, exposition.ts). */
 export const KEPT_TEXT: unique symbol = Symbol("the label set's exposition text");
+/** The slot of a label set's OTLP JSON attributes (`[{"key":…,"value":{…}},…]`, delivery/json-metrics.ts). */
+export const KEPT_JSON: unique symbol = Symbol("the label set's OTLP JSON attributes");
 
 /** In a family's label list: any number of kube-state-metrics converted labels (label_<key>). */
 export const LABEL_PATTERN = "label_*";

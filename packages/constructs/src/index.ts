@@ -1,4 +1,5 @@
 export {
+  KEPT_JSON,
   KEPT_OTLP,
   KEPT_TEXT,
   type KubernetesEndpoint,

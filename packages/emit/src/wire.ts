@@ -6,7 +6,7 @@
  * file receives it all.
  */
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
-import { serializeMetricsJson } from "./delivery/json-metrics.js";
+import { metricsJson } from "./delivery/json-metrics.js";
 import { type Encoded, type Encoding, encodeMetrics, pointsOf } from "./delivery/requests.js";
 
 export type WireFormat =
@@ -20,15 +20,13 @@ export type EncodedScrape =
   | { readonly kind: "otlp"; readonly encoded: Encoded; readonly points: number }
   | { readonly kind: "otlp-json-line"; readonly line: string; readonly points: number };
 
-const decoder = new TextDecoder();
-
 /** Encodes one target's scrape (its ResourceMetrics) in `format`. */
 export function encodeScrape(format: WireFormat, metrics: ResourceMetrics): EncodedScrape {
   const points = pointsOf(metrics);
   if (format.kind === "otlp") {
     return { kind: "otlp", encoded: encodeMetrics(metrics, format.encoding, format.maxRequestBytes, targetKeyOf(metrics)), points };
   }
-  return { kind: "otlp-json-line", line: `${decoder.decode(serializeMetricsJson(metrics))}\n`, points };
+  return { kind: "otlp-json-line", line: `${metricsJson(metrics)}\n`, points };
 }
 
 /** One key per scrape target: its requests are delivered in order. */

@@ -12,10 +12,11 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { seriesLabels } from "@gpusynth/constructs";
 import { emitOffline, MetricsEncoder, type MetricsSink } from "@gpusynth/emit";
-import { ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
+import { JsonMetricsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { type DataPoint, MeterProvider, type MetricData, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { describe, expect, it } from "vitest";
+import { serializeMetricsJson } from "../src/delivery/json-metrics.js";
 import { splitMetrics } from "../src/delivery/requests.js";
 
 const blueprints = fileURLToPath(new URL("../../../blueprints/", import.meta.url));
@@ -29,6 +30,7 @@ const shipped = [
 ];
 
 const sdk = (metrics: ResourceMetrics): Uint8Array => ProtobufMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
+const sdkJson = (metrics: ResourceMetrics): Uint8Array => JsonMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
 const points = (metrics: ResourceMetrics): number =>
   metrics.scopeMetrics.reduce((n, s) => n + s.metrics.reduce((k, m) => k + m.dataPoints.length, 0), 0);
 
@@ -49,8 +51,8 @@ function withoutStalePoints(metrics: ResourceMetrics): ResourceMetrics {
   return stale === 0 ? metrics : { ...metrics, scopeMetrics };
 }
 
-/** A sink that encodes every target both ways and keeps the targets whose bytes differ. */
-function comparingSink(encoder: MetricsEncoder) {
+/** A sink that encodes every target both ways (and as JSON, when `json`) and keeps the targets whose bytes differ. */
+function comparingSink(encoder: MetricsEncoder, json = false) {
   const seen = {
     targets: 0,
     points: 0,
@@ -69,6 +71,9 @@ function comparingSink(encoder: MetricsEncoder) {
       const ours = encoder.encode(metrics);
       if (ours === undefined || Buffer.compare(ours, sdk(metrics)) !== 0)
         seen.differing.push(String(metrics.resource.attributes["service.name"]));
+      // And in the OTLP JSON encoding (--otlp-json, http/json), where asked.
+      if (json && Buffer.compare(serializeMetricsJson(metrics), sdkJson(metrics)) !== 0)
+        seen.differing.push(`${String(metrics.resource.attributes["service.name"])} (JSON)`);
       return true;
     },
     shutdown: async () => {},
@@ -78,10 +83,11 @@ function comparingSink(encoder: MetricsEncoder) {
 
 describe("the OTLP metrics encoder", () => {
   it.each(shipped.map((path) => [path.slice(blueprints.length), path]))(
-    "writes the SDK serializer's bytes for every target of %s, scrape after scrape, and cuts its largest the same way",
+    "writes the SDK serializers' bytes (protobuf, and JSON but for platform) for every target of %s, scrape after scrape, and cuts its largest the same way",
     async (_name, path) => {
       const { blueprint } = loadBlueprint(path);
-      const { sink, seen } = comparingSink(new MetricsEncoder());
+      // The JSON encoding too, but for platform (the SDK's JSON serializer alone would take seconds there).
+      const { sink, seen } = comparingSink(new MetricsEncoder(), !path.endsWith("platform.yaml"));
       // Two scrapes: the second writes what the first kept of each label set.
       await emitOffline(blueprint, sink, { durationMs: 900_000, intervalMs: 900_000 });
       expect(seen.differing).toEqual([]);

@@ -1,47 +1,116 @@
 /**
- * OTLP ExportMetricsServiceRequest in the OTLP JSON encoding: the SDK's JsonMetricsSerializer,
- * with the stale points (staleness.ts) written as the collector's prometheus receiver writes
- * them, `"flags": 1` and no value, which the SDK's DataPoint cannot say (it would write the NaN
- * as `null`).
+ * OTLP ExportMetricsServiceRequest in the OTLP JSON encoding, written as the SDK's
+ * JsonMetricsSerializer writes it (@opentelemetry/otlp-transformer: JSON.stringify of its
+ * `createExportMetricsServiceRequest`, the JSON encoder's timestamps as decimal strings) — the same
+ * keys in the same order, the same numbers — with two differences:
+ * - the stale points (staleness.ts) are written as the collector's prometheus receiver writes
+ *   them, `"flags": 1` and no value, which the SDK's DataPoint cannot say (it would write the
+ *   NaN as `null`);
+ * - a series' attributes are written once and kept with its label set (catalogue.ts
+ *   `SERIES_LABELS`, `KEPT_JSON`), as the protobuf encoder keeps their bytes: the SDK builds every
+ *   point's objects and stringifies them anew, several times slower.
+ * packages/emit/test/metrics-encoder.test.ts compares the two on every shipped blueprint.
  */
 
-import { JsonMetricsSerializer } from "@opentelemetry/otlp-transformer";
-import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import { KEPT_JSON, SERIES_LABELS } from "@gpusynth/constructs";
+import { type Attributes, ValueType } from "@opentelemetry/api";
+import type { DataPoint, MetricData, ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import { DataPointType } from "@opentelemetry/sdk-metrics";
 import { FLAG_NO_RECORDED_VALUE, isNoRecordedValue } from "../staleness.js";
 
-interface JsonPoint {
-  asDouble?: unknown;
-  asInt?: unknown;
-  flags?: number;
-}
-interface JsonRequest {
-  resourceMetrics: Array<{
-    scopeMetrics: Array<{ metrics: Array<{ gauge?: { dataPoints: JsonPoint[] }; sum?: { dataPoints: JsonPoint[] } }> }>;
-  }>;
-}
-
-const hasStalePoints = (metrics: ResourceMetrics): boolean =>
-  metrics.scopeMetrics.some((s) =>
-    s.metrics.some((m) => m.dataPoints.some((p) => typeof p.value === "number" && isNoRecordedValue(p as never))),
-  );
-
+/** The request as OTLP JSON bytes (UTF-8). */
 export function serializeMetricsJson(metrics: ResourceMetrics): Uint8Array {
-  const bytes = JsonMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
-  if (!hasStalePoints(metrics)) return bytes;
-  // The SDK writes scopes, metrics and points in the order of the ResourceMetrics it is given.
-  const request = JSON.parse(Buffer.from(bytes).toString("utf8")) as JsonRequest;
-  const scopes = request.resourceMetrics[0]?.scopeMetrics ?? [];
-  for (const [s, scope] of metrics.scopeMetrics.entries())
-    for (const [m, metric] of scope.metrics.entries()) {
-      const written = scopes[s]?.metrics[m];
-      const points = written?.gauge?.dataPoints ?? written?.sum?.dataPoints ?? [];
-      for (const [p, point] of metric.dataPoints.entries()) {
-        const json = points[p];
-        if (json === undefined || typeof point.value !== "number" || !isNoRecordedValue(point as never)) continue;
-        delete json.asDouble;
-        delete json.asInt;
-        json.flags = FLAG_NO_RECORDED_VALUE;
-      }
-    }
-  return new TextEncoder().encode(JSON.stringify(request));
+  return Buffer.from(metricsJson(metrics), "utf8");
+}
+
+/** The request as an OTLP JSON string (one line: an OTLP-JSON file's line). */
+export function metricsJson(metrics: ResourceMetrics): string {
+  const { resource } = metrics;
+  // The SDK writes a resource's schema URL twice: in the resource, and after it in ResourceMetrics.
+  const schemaUrl =
+    resource.schemaUrl !== undefined && resource.schemaUrl !== "" ? `,"schemaUrl":${JSON.stringify(resource.schemaUrl)}` : "";
+  let out = `{"resourceMetrics":[{"resource":{"attributes":${attributesJson(resource.attributes)},"droppedAttributesCount":0${schemaUrl}}${schemaUrl}`;
+  out += ',"scopeMetrics":[';
+  metrics.scopeMetrics.forEach((scope, s) => {
+    if (s > 0) out += ",";
+    const { name, version, schemaUrl: scopeSchemaUrl } = scope.scope;
+    out += `{"scope":{"name":${JSON.stringify(name)}`;
+    if (version !== undefined) out += `,"version":${JSON.stringify(version)}`;
+    out += '},"metrics":[';
+    scope.metrics.forEach((metric, m) => {
+      if (m > 0) out += ",";
+      out += metricJson(metric);
+    });
+    out += "]";
+    if (scopeSchemaUrl !== undefined) out += `,"schemaUrl":${JSON.stringify(scopeSchemaUrl)}`;
+    out += "}";
+  });
+  return `${out}]}]}`;
+}
+
+function metricJson(metric: MetricData): string {
+  const { name, description, unit, valueType } = metric.descriptor;
+  let out = `{"name":${JSON.stringify(name)},"description":${JSON.stringify(description)},"unit":${JSON.stringify(unit)},`;
+  if (metric.dataPointType === DataPointType.SUM)
+    // AGGREGATION_TEMPORALITY_CUMULATIVE is 2, DELTA 1 (the SDK's EAggregationTemporality).
+    out += `"sum":{"aggregationTemporality":${metric.aggregationTemporality === 0 ? 1 : 2},"isMonotonic":${metric.isMonotonic},"dataPoints":[`;
+  else if (metric.dataPointType === DataPointType.GAUGE) out += '"gauge":{"dataPoints":[';
+  else throw new Error(`${name}: only sums and gauges are written (a ${metric.dataPointType} came)`);
+  const points = metric.dataPoints as DataPoint<number>[];
+  for (let i = 0; i < points.length; i++) {
+    const point = points[i] as DataPoint<number>;
+    if (i > 0) out += ",";
+    out += `{"attributes":${attributesJson(point.attributes)},"startTimeUnixNano":"${nanos(point.startTime)}","timeUnixNano":"${nanos(point.endTime)}"`;
+    if (isNoRecordedValue(point as never)) out += `,"flags":${FLAG_NO_RECORDED_VALUE}}`;
+    else out += `,${valueType === ValueType.INT ? '"asInt"' : '"asDouble"'}:${numberJson(point.value)}}`;
+  }
+  return `${out}]}}`;
+}
+
+/**
+ * An HrTime as the SDK's JSON encoder writes it: its nanoseconds since the epoch, in decimal. The
+ * points of a scrape share their time (and a series' start is met again at every scrape): the
+ * last few are remembered by identity.
+ */
+function nanos(time: readonly [number, number]): string {
+  for (const [known, text] of recentTimes) if (known === time) return text;
+  const s = Math.trunc(time[0]);
+  const ns = Math.trunc(time[1]);
+  const text = s === 0 ? String(ns) : `${s}${String(ns).padStart(9, "0")}`;
+  recentTimes.unshift([time, text]);
+  if (recentTimes.length > 4) recentTimes.pop();
+  return text;
+}
+const recentTimes: [readonly [number, number], string][] = [];
+
+/** A value as JSON.stringify writes it (NaN and infinities as null), without its general path. */
+const numberJson = (value: number): string => (Number.isFinite(value) ? String(value) : "null");
+
+/** `[{"key":…,"value":{…}},…]`, kept with a series' label set. */
+function attributesJson(attributes: Attributes & { [KEPT_JSON]?: string }): string {
+  const kept = attributes[KEPT_JSON];
+  if (kept !== undefined) return kept;
+  let out = "[";
+  let first = true;
+  for (const key of Object.keys(attributes)) {
+    out += `${first ? "" : ","}{"key":${JSON.stringify(key)},"value":${JSON.stringify(anyValue(attributes[key]))}}`;
+    first = false;
+  }
+  out += "]";
+  if (Object.getPrototypeOf(attributes) === SERIES_LABELS) Object.defineProperty(attributes, KEPT_JSON, { value: out, enumerable: false });
+  return out;
+}
+
+/** The SDK's toAnyValue: an attribute's value as an OTLP AnyValue. */
+function anyValue(value: unknown): object {
+  if (typeof value === "string") return { stringValue: value };
+  if (typeof value === "number") return Number.isInteger(value) ? { intValue: value } : { doubleValue: value };
+  if (typeof value === "boolean") return { boolValue: value };
+  if (value instanceof Uint8Array) return { bytesValue: Buffer.from(value).toString("base64") };
+  if (Array.isArray(value)) return { arrayValue: { values: value.map(anyValue) } };
+  if (typeof value === "object" && value !== null)
+    return {
+      kvlistValue: { values: Object.keys(value).map((key) => ({ key, value: anyValue((value as Record<string, unknown>)[key]) })) },
+    };
+  return {};
 }
