@@ -93,7 +93,10 @@ function attributesJson(attributes: Attributes & { [KEPT_JSON]?: string }): stri
   let out = "[";
   let first = true;
   for (const key of Object.keys(attributes)) {
-    out += `${first ? "" : ","}{"key":${JSON.stringify(key)},"value":${JSON.stringify(anyValue(attributes[key]))}}`;
+    const value = attributes[key];
+    // Labels are strings: their AnyValue written directly, anything else through the SDK's mapping.
+    const written = typeof value === "string" ? `{"stringValue":${JSON.stringify(value)}}` : JSON.stringify(anyValue(value));
+    out += `${first ? "" : ","}{"key":${JSON.stringify(key)},"value":${written}}`;
     first = false;
   }
   out += "]";
