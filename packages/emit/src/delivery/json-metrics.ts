@@ -15,7 +15,7 @@
 import { KEPT_JSON, SERIES_LABELS } from "@gpusynth/constructs";
 import { type Attributes, ValueType } from "@opentelemetry/api";
 import type { DataPoint, MetricData, ResourceMetrics } from "@opentelemetry/sdk-metrics";
-import { DataPointType } from "@opentelemetry/sdk-metrics";
+import { AggregationTemporality, DataPointType } from "@opentelemetry/sdk-metrics";
 import { FLAG_NO_RECORDED_VALUE, isNoRecordedValue } from "../staleness.js";
 
 /** The request as OTLP JSON bytes (UTF-8). */
@@ -53,7 +53,7 @@ function metricJson(metric: MetricData): string {
   let out = `{"name":${JSON.stringify(name)},"description":${JSON.stringify(description)},"unit":${JSON.stringify(unit)},`;
   if (metric.dataPointType === DataPointType.SUM)
     // AGGREGATION_TEMPORALITY_CUMULATIVE is 2, DELTA 1 (the SDK's EAggregationTemporality).
-    out += `"sum":{"aggregationTemporality":${metric.aggregationTemporality === 0 ? 1 : 2},"isMonotonic":${metric.isMonotonic},"dataPoints":[`;
+    out += `"sum":{"aggregationTemporality":${metric.aggregationTemporality === AggregationTemporality.DELTA ? 1 : 2},"isMonotonic":${metric.isMonotonic},"dataPoints":[`;
   else if (metric.dataPointType === DataPointType.GAUGE) out += '"gauge":{"dataPoints":[';
   else throw new Error(`${name}: only sums and gauges are written (a ${metric.dataPointType} came)`);
   const points = metric.dataPoints as DataPoint<number>[];
