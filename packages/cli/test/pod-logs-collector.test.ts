@@ -183,18 +183,19 @@ describe.skipIf(otelcolBinary === "" || otelcolNodeBinary === "")("gpusynth's po
 
   it("delivers what gpusynth pushes at --speed 600, across a rotation and a restart of the agent", async () => {
     const p = await pipeline("x600");
-    // The kubelet looks at the files every 20 s of the node's clock here (10 s by default): at
+    // The kubelet looks at the files every 30 s of the node's clock here (10 s by default): at
     // ×600 a file holds hours of the scheduler's lines by then, past the 32 KiB this run allows
     // even at KAI's --v=1 (a cycle's start and end; --v=3 at ×600 is megabytes a second, which
     // the ×1 run below covers line for line).
     live = run(
       p,
       ...["--speed", "600", "--scheduler-verbosity", "1", "--duration", "45s", "--container-log-max-size", "32Ki"],
-      ...["--container-log-monitor-interval", "20s"],
+      ...["--container-log-monitor-interval", "30s"],
     );
     while (rotatedFiles(p.podLogs).length === 0 && live.child.exitCode === null) await sleep(100);
-    // Just after a rotation, the next is 20 s away: time enough, on a loaded machine too, for what
-    // follows before it (a file rotated while the agent is down is not found again, and the part
+    // Just after a rotation, the next is 30 s away: time enough, on a loaded machine too, for what
+    // follows before it (20 s was not, once in a clean-clone CI run with the static checks and the
+    // lab beside the suite: a file rotated while the agent was down is not found again, and the part
     // it had not read is lost, as with a real agent). Once the agent has read the rotated file to
     // its end (a renamed file is read on through the handle it holds, not found again after a
     // restart), it is stopped (its offsets kept in file_storage) and started again while
