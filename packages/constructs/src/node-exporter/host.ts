@@ -145,7 +145,7 @@ export class NodeHost {
   }
 
   /** Resident memory and page cache at `t` of the running containers and the host (its daemons, the files it reads). */
-  private inUse(containers: HostContainers, t: number): MemoryUse {
+  inUse(containers: HostContainers, t: number): MemoryUse {
     const host = memoryUse(this.host, t);
     let rss = host.rss;
     let cache = host.cache + this.memTotal * HOST_CACHE_SHARE;
@@ -157,9 +157,8 @@ export class NodeHost {
     return { rss, cache };
   }
 
-  /** /proc/meminfo at `t`: the containers' resident memory and page cache, the host's, the kernel's. */
-  memory(containers: HostContainers, t: number): Readonly<Record<"total" | "free" | "available" | "buffers" | "cached" | "slab", number>> {
-    const { rss, cache } = this.inUse(containers, t);
+  /** /proc/meminfo from the memory in use (inUse): the containers' and the host's, and the kernel's own. */
+  memory({ rss, cache }: MemoryUse): Readonly<Record<"total" | "free" | "available" | "buffers" | "cached" | "slab", number>> {
     const slab = pages(this.memTotal * SLAB_SHARE);
     const buffers = pages(this.memTotal * BUFFERS_SHARE);
     const cached = pages(cache);
@@ -175,13 +174,13 @@ export class NodeHost {
   }
 
   /**
-   * /proc/vmstat at `t`: every page the containers and the host brought in faulted in once (minor
-   * faults), the page cache read in from disk (pgpgin, in KiB; a hundredth of it through mapped
-   * files: major faults), the background above, no swap, and the containers the OOM killer ended.
+   * /proc/vmstat at `t`, given the memory in use then: every page the containers and the host
+   * brought in faulted in once (minor faults), the page cache read in from disk (pgpgin, in KiB; a
+   * hundredth of it through mapped files: major faults), the background above, no swap, and the
+   * containers the OOM killer ended.
    */
-  vmstat(containers: HostContainers, t: number): Vmstat {
+  vmstat(containers: HostContainers, now: MemoryUse, t: number): Vmstat {
     const uptime = (t - this.bootMs) / 1000;
-    const now = this.inUse(containers, t);
     const memory = now.rss + now.cache + containers.stopped.memoryBytes;
     const cache = now.cache + containers.stopped.cacheBytes;
     return {

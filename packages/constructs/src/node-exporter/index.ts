@@ -85,7 +85,9 @@ export class NodeExporterConstruct implements MetricConstruct {
     }
     const [load1, load5, load15] = host.load(containers, t);
     samples.push(single(NODE.load1, load1), single(NODE.load15, load15), single(NODE.load5, load5));
-    const memory = host.memory(containers, t);
+    // Memory in use now, read once for /proc/meminfo and /proc/vmstat.
+    const inUse = host.inUse(containers, t);
+    const memory = host.memory(inUse);
     samples.push(
       single(NODE.buffers, memory.buffers),
       single(NODE.cached, memory.cached),
@@ -106,7 +108,7 @@ export class NodeExporterConstruct implements MetricConstruct {
       single(NODE.timexOffset, Math.round(between(`${key}/offset`, -5e-5, 5e-5) * 1e9) / 1e9),
       single(NODE.timexSyncStatus, 1),
     );
-    const vmstat = host.vmstat(containers, t);
+    const vmstat = host.vmstat(containers, inUse, t);
     samples.push(
       single(NODE.oomKill, vmstat.oomKill),
       single(NODE.pgfault, vmstat.pgfault),
