@@ -10,16 +10,17 @@
 #                                                              -> .cache/prometheus3/prometheus
 #   victorialogs  VictoriaLogs, a log backend that takes OTLP logs -> .cache/victorialogs/victoria-logs
 #   helm          Helm v4, for the chart's lint and render (just helm-test) -> .cache/helm/helm
-#   mixins        the rules and alerts of node_exporter's and kube-state-metrics' mixins as
-#                 kube-prometheus configures them (deploy/kube-prometheus/<exporter>.jsonnet),
-#                 rendered by go-jsonnet from each exporter's module at its pinned release
-#                                                              -> .cache/mixins/<exporter>.json
+#   kube-prometheus  kube-prometheus' rendered rules and dashboards at its pinned release: the
+#                 PrometheusRules of the Kubernetes mixin, kube-state-metrics and node-exporter,
+#                 kube-prometheus' own, and the Grafana dashboards' ConfigMaps, copied from the
+#                 release's manifests/ (fetched as a Go module: kube-prometheus has a go.mod, and the
+#                 proxy serves the tag with its checksum) -> .cache/kube-prometheus/*.yaml
 #
 # Each is rebuilt only when its pin (or, for the collector, the manifest) changes: a stamp beside
 # the binary records what it was built from. The Go module and build caches are Go's defaults
 # (outside the checkout), so a fresh clone on a machine that built them once links in seconds
 # instead of compiling for minutes. Go 1.26 on the PATH; the Go module proxy reachable.
-# Usage: scripts/build-tools.sh [otelcol|otelcol-node|prometheus3|victorialogs|helm|mixins ...] (default: all six).
+# Usage: scripts/build-tools.sh [otelcol|otelcol-node|prometheus3|victorialogs|helm|kube-prometheus ...] (default: all six).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,16 +33,20 @@ OTELCOL_NODE_MANIFEST=deploy/otelcol-node/builder.yaml
 PROMETHEUS3=github.com/prometheus/prometheus/cmd/prometheus@v0.316.0
 VICTORIALOGS=github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs@v1.52.2
 HELM=helm.sh/helm/v4/cmd/helm@v4.3.2
-JSONNET=github.com/google/go-jsonnet/cmd/jsonnet@v0.22.0
-# Each mixin: the module and folder it is read from. kube-prometheus v0.18.0 deploys node-exporter
-# v1.11.1 (manifests/nodeExporter-daemonset.yaml); kube-state-metrics is the release gpusynth emulates.
-MIXINS=(
-  "node-exporter github.com/prometheus/node_exporter@v1.11.1 docs/node-mixin"
-  "kube-state-metrics k8s.io/kube-state-metrics/v2@v2.13.0 jsonnet/kube-state-metrics-mixin"
+# kube-prometheus v0.18.0: the release whose manifests gpusynth's kube-prometheus.yml and docs cite.
+KUBE_PROMETHEUS=github.com/prometheus-operator/kube-prometheus@v0.18.0
+# What is read from its manifests/: the rules of the components gpusynth emulates and the
+# dashboards (the Prometheus, Alertmanager, Grafana and Operator rules watch the monitoring stack).
+KUBE_PROMETHEUS_FILES=(
+  kubernetesControlPlane-prometheusRule.yaml
+  kubeStateMetrics-prometheusRule.yaml
+  nodeExporter-prometheusRule.yaml
+  kubePrometheus-prometheusRule.yaml
+  grafana-dashboardDefinitions.yaml
 )
 
 tools=("$@")
-[ "${#tools[@]}" -gt 0 ] || tools=(otelcol otelcol-node prometheus3 victorialogs helm mixins)
+[ "${#tools[@]}" -gt 0 ] || tools=(otelcol otelcol-node prometheus3 victorialogs helm kube-prometheus)
 
 # True when $1/.stamp holds exactly $2: the binary there was built from that pin.
 built_from() { [ -f "$1/.stamp" ] && [ "$(cat "$1/.stamp")" = "$2" ]; }
@@ -80,22 +85,18 @@ build_otelcol() {
   "$folder/$binary" --version
 }
 
-# Each mixin's rules and alerts, rendered with go-jsonnet into one Prometheus rule file per exporter.
-render_mixins() {
-  local folder=.cache/mixins stamp name module dir source
-  stamp="$JSONNET ${MIXINS[*]} $(cat deploy/kube-prometheus/*.jsonnet | sha256sum | cut -d' ' -f1)"
+# kube-prometheus' manifests at the pinned release, as its repository renders them (jsonnet, committed).
+fetch_kube_prometheus() {
+  local folder=.cache/kube-prometheus stamp="$KUBE_PROMETHEUS ${KUBE_PROMETHEUS_FILES[*]}" source
   if built_from "$folder" "$stamp"; then
-    echo "mixins: already rendered in $folder"
+    echo "kube-prometheus: already in $folder"
     return
   fi
+  echo "kube-prometheus: fetching $KUBE_PROMETHEUS's manifests into $folder"
   rm -rf "$folder" && mkdir -p "$folder"
-  GOBIN="$PWD/$folder" go install -trimpath -ldflags "-s -w" "$JSONNET"
-  for mixin in "${MIXINS[@]}"; do
-    read -r name module dir <<< "$mixin"
-    echo "mixins: rendering deploy/kube-prometheus/$name.jsonnet with $module's $dir"
-    source="$(go mod download -json "$module" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
-    "$folder/jsonnet" -J "$source/$dir" "deploy/kube-prometheus/$name.jsonnet" > "$folder/$name.json"
-  done
+  source="$(go mod download -json "$KUBE_PROMETHEUS" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  for file in "${KUBE_PROMETHEUS_FILES[@]}"; do cp "$source/manifests/$file" "$folder/$file"; done
+  chmod u+w "$folder"/*.yaml
   echo "$stamp" > "$folder/.stamp"
 }
 
@@ -106,9 +107,9 @@ for tool in "${tools[@]}"; do
     prometheus3) install_pinned .cache/prometheus3 "$PROMETHEUS3" ;;
     victorialogs) install_pinned .cache/victorialogs "$VICTORIALOGS" ;;
     helm) install_pinned .cache/helm "$HELM" ;;
-    mixins) render_mixins ;;
+    kube-prometheus) fetch_kube_prometheus ;;
     *)
-      echo "build-tools: unknown tool \"$tool\" (expected otelcol, otelcol-node, prometheus3, victorialogs, helm or mixins)" >&2
+      echo "build-tools: unknown tool \"$tool\" (expected otelcol, otelcol-node, prometheus3, victorialogs, helm or kube-prometheus)" >&2
       exit 2
       ;;
   esac

@@ -2,8 +2,7 @@
  * The Go tools of the real pipeline, built from their modules at pinned releases by
  * scripts/build-tools.sh into .cache/ (which .ci/run runs): the OpenTelemetry Collector of
  * deploy/otelcol/builder.yaml and its node agent (deploy/otelcol-node), Prometheus 3, VictoriaLogs, Helm
- * and the rule files of node-exporter's and kube-state-metrics' mixins (rendered as kube-prometheus
- * configures them). A test that needs one fails in CI
+ * and kube-prometheus' rendered rules and dashboards at its release. A test that needs one fails in CI
  * when it is missing, and elsewhere is skipped with one line saying how to get it.
  */
 import { existsSync } from "node:fs";
@@ -18,8 +17,8 @@ const TOOLS = {
   prometheus3: ".cache/prometheus3/prometheus",
   victorialogs: ".cache/victorialogs/victoria-logs",
   helm: ".cache/helm/helm",
-  // Written last, when every mixin's rule file is in the folder.
-  mixins: ".cache/mixins/.stamp",
+  // Written last, when every manifest is in the folder.
+  "kube-prometheus": ".cache/kube-prometheus/.stamp",
 } as const;
 
 export type BuiltTool = keyof typeof TOOLS;

@@ -1,0 +1,225 @@
+/**
+ * kube-prometheus v0.18.0's own rules and alerts — the Kubernetes mixin's, kube-state-metrics',
+ * node-exporter's and kube-prometheus' PrometheusRules as the release renders them
+ * (`manifests/*-prometheusRule.yaml`, fetched by scripts/build-tools.sh kube-prometheus) — asked
+ * of runs pushed into a real Prometheus 3, at the simulated instants they cover (kube-prometheus.ts).
+ *
+ * A calm lab: the recording rules answer exactly where every series they read exists, and the only
+ * alerts that fire are the ones docs/kubernetes.md tells a user to turn off because gpusynth
+ * emulates no control plane (and Watchdog, which always fires). The scenarios: an alert fires
+ * where its situation lasts its real `for:`, for the pod or node it is about, and stays pending
+ * where the situation is shorter.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtTool } from "../../cli/test/built-tools.js";
+import { durationSeconds, type FiredAlert, firedAlerts, inliner, kubePrometheusRules, type Rule } from "./kube-prometheus.js";
+import { PrometheusServer } from "./prometheus-server.js";
+import { PushedScenario } from "./pushed-scenario.js";
+
+const MINUTE = 60_000;
+const prometheus3 = builtTool("prometheus3");
+const kubePrometheus = builtTool("kube-prometheus");
+
+/** The alerts docs/kubernetes.md tells a kube-prometheus-stack user to disable (`defaultRules.disabled`). */
+function documentedDisabledAlerts(): string[] {
+  const doc = readFileSync(fileURLToPath(new URL("../../../docs/kubernetes.md", import.meta.url)), "utf8");
+  const block = doc.match(/defaultRules:\n {2}disabled:\n((?: {4}\w+: true\n)+)/)?.[1];
+  if (block === undefined) throw new Error("docs/kubernetes.md no longer lists defaultRules.disabled");
+  return [...block.matchAll(/(\w+): true/g)].map(([, name]) => name as string);
+}
+
+interface AstNode {
+  readonly type?: string;
+  readonly name?: string;
+  readonly matchers?: ReadonlyArray<{ name: string; type: string; value: string }>;
+}
+
+/** Every series selector in a parsed PromQL expression (Prometheus' own parser: /api/v1/parse_query). */
+function selectorsOf(node: unknown, found = new Set<string>()): Set<string> {
+  if (node === null || typeof node !== "object") return found;
+  const { type, name, matchers } = node as AstNode;
+  if (type === "vectorSelector" || type === "matrixSelector") {
+    const labels = (matchers ?? []).filter((m) => m.name !== "__name__").map((m) => `${m.name}${m.type}${JSON.stringify(m.value)}`);
+    found.add(`${name ?? ""}{${labels.join(", ")}}`);
+  }
+  for (const child of Object.values(node)) selectorsOf(child, found);
+  return found;
+}
+
+/** A scenario pushed into its own Prometheus 3 (scenarios share calendar days). */
+async function pushed(file: string, durationMs: number, intervalMs?: number) {
+  const scenario = new PushedScenario(file, durationMs, intervalMs);
+  const store = await PrometheusServer.startOtlpReceiver(prometheus3);
+  await scenario.run(`${store.api}/api/v1/otlp/v1/metrics`, store);
+  return { scenario, store };
+}
+
+/** The alerts that fired over a whole scenario, one rule evaluation per scrape. */
+function firedOver(scenario: PushedScenario, store: PrometheusServer, rules: readonly Rule[]): Promise<FiredAlert[]> {
+  return firedAlerts(store, rules, scenario.stamp(0), scenario.stamp(scenario.lastScrape), scenario.intervalMs / 1000);
+}
+
+const minutesInto = (scenario: PushedScenario, unixSeconds: number) => (unixSeconds * 1000 - scenario.stamp(0)) / MINUTE;
+
+describe.skipIf(prometheus3 === "" || kubePrometheus === "")("kube-prometheus v0.18.0's rules and alerts on gpusynth's runs", () => {
+  const rules = kubePrometheus === "" ? [] : kubePrometheusRules(kubePrometheus);
+  const inline = inliner(rules);
+  const stores: PrometheusServer[] = [];
+  afterAll(async () => Promise.all(stores.map((s) => s.stop())));
+
+  describe("a calm lab, 40 minutes scraped every minute", () => {
+    let lab: PushedScenario;
+    let store: PrometheusServer;
+    /** Each rule's series selectors that find nothing at the lab's last scrape. */
+    const missing = new Map<Rule, string[]>();
+
+    beforeAll(async () => {
+      ({ scenario: lab, store } = await pushed("blueprints/lab.yaml", 40 * MINUTE));
+      stores.push(store);
+      for (const rule of rules) {
+        const ast = await store.get(`/api/v1/parse_query?query=${encodeURIComponent(inline(rule.expr))}`);
+        const absent: string[] = [];
+        for (const selector of selectorsOf(ast))
+          if ((await store.query(`count(${selector})`, lab.stamp(lab.lastScrape))).length === 0) absent.push(selector);
+        missing.set(rule, absent);
+      }
+    }, 120_000);
+
+    it("answers a recording rule exactly where every series it reads is there, and those rules are kube-state-metrics' and node-exporter's", async () => {
+      const answered = new Map<string, number>();
+      for (const rule of rules.filter((r) => r.record !== undefined)) {
+        const result = await store.query(inline(rule.expr), lab.stamp(lab.lastScrape));
+        // node:node_num_cpu:sum joins node-exporter's pod to kube_pod_info on the labels
+        // kube-prometheus' ServiceMonitor gives its series, which the plain push has not (docs/kubernetes.md).
+        if (rule.record !== "node:node_num_cpu:sum") expect(result.length > 0, rule.record).toBe(missing.get(rule)?.length === 0);
+        if (result.length > 0) answered.set(rule.record as string, Math.max(answered.get(rule.record as string) ?? 0, result.length));
+      }
+      const nodes = lab.blueprint.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
+      expect([...answered.keys()].sort()).toEqual([
+        ":node_memory_MemAvailable_bytes:sum",
+        "cluster:namespace:pod_cpu:active:kube_pod_container_resource_limits",
+        "cluster:namespace:pod_cpu:active:kube_pod_container_resource_requests",
+        "cluster:namespace:pod_memory:active:kube_pod_container_resource_limits",
+        "cluster:namespace:pod_memory:active:kube_pod_container_resource_requests",
+        "cluster:node_cpu:ratio",
+        "cluster:node_cpu:ratio_rate5m",
+        "cluster:node_cpu:sum_rate5m",
+        "instance:node_cpu:rate:sum",
+        "instance:node_cpu:ratio",
+        "instance:node_cpu_utilisation:rate5m",
+        "instance:node_load1_per_cpu:ratio",
+        "instance:node_memory_utilisation:ratio",
+        "instance:node_num_cpu:sum",
+        "instance:node_vmstat_pgmajfault:rate5m",
+        "namespace_cpu:kube_pod_container_resource_limits:sum",
+        "namespace_cpu:kube_pod_container_resource_requests:sum",
+        "namespace_memory:kube_pod_container_resource_limits:sum",
+        "namespace_memory:kube_pod_container_resource_requests:sum",
+        "namespace_workload_pod:kube_pod_owner:relabel",
+        "node:node_cpu_utilization:ratio_rate5m",
+        "node_namespace_pod:kube_pod_info:",
+      ]);
+      for (const perNode of ["instance:node_num_cpu:sum", "instance:node_cpu_utilisation:rate5m", "instance:node_memory_utilisation:ratio"])
+        expect(answered.get(perNode), perNode).toBe(nodes);
+      // The lab's DGX A100 nodes: 128 cores with two threads each.
+      const cpus = await store.query(inline("instance:node_num_cpu:sum"), lab.stamp(lab.lastScrape));
+      expect(cpus.map((s) => Number(s.value[1]))).toEqual(Array(nodes).fill(256));
+      for (const ratio of await store.query(
+        inline("instance:node_cpu_utilisation:rate5m or instance:node_memory_utilisation:ratio"),
+        lab.stamp(lab.lastScrape),
+      )) {
+        expect(Number(ratio.value[1])).toBeGreaterThan(0);
+        expect(Number(ratio.value[1])).toBeLessThan(1);
+      }
+    });
+
+    it("fires only Watchdog and the control plane's alerts that docs/kubernetes.md says to disable, each after its for:", async () => {
+      const fired = await firedOver(lab, store, rules);
+      // The chart's list names KubeProxyDown too, a rule of the chart's that kube-prometheus does not ship.
+      const shipped = documentedDisabledAlerts().filter((name) => rules.some((r) => r.alert === name));
+      expect([...new Set(fired.map((f) => f.alert.split(" ")[0]))].sort()).toEqual(["Watchdog", ...shipped].sort());
+      for (const { alert, firingFrom } of fired) {
+        const rule = rules.find((r) => alert.startsWith(`${r.alert} `)) as Rule;
+        expect(minutesInto(lab, firingFrom), alert).toBeGreaterThanOrEqual(durationSeconds(rule.for) / 60);
+      }
+    });
+
+    it("feeds the alerts on workloads, DaemonSets, Deployments, nodes and kube-state-metrics itself from real series", () => {
+      const fed = rules
+        .filter((r) => r.alert !== undefined && missing.get(r)?.length === 0)
+        .map((r) => `${r.alert} (${r.labels?.severity})`);
+      expect(fed).toEqual([
+        "KubePodNotReady (warning)",
+        "KubeDeploymentGenerationMismatch (warning)",
+        "KubeDeploymentReplicasMismatch (warning)",
+        "KubeDeploymentRolloutStuck (warning)",
+        "KubeDaemonSetRolloutStuck (warning)",
+        "KubeDaemonSetNotScheduled (warning)",
+        "KubeDaemonSetMisScheduled (warning)",
+        "KubeNodeNotReady (warning)",
+        "KubeNodePressure (info)",
+        "KubeNodeReadinessFlapping (warning)",
+        "KubeStateMetricsShardingMismatch (critical)",
+        "KubeStateMetricsShardsMissing (critical)",
+        "NodeClockSkewDetected (warning)",
+        "NodeClockNotSynchronising (warning)",
+        "NodeCPUHighUsage (info)",
+        "NodeSystemSaturation (warning)",
+        "NodeMemoryMajorPagesFaults (warning)",
+        "NodeMemoryHighUtilization (warning)",
+        "Watchdog (none)",
+      ]);
+    });
+  });
+
+  it("crash-loop: KubePodCrashLooping fires for the crash-looping pod alone, 15 minutes after its first back-off", async () => {
+    const { scenario, store } = await pushed("blueprints/scenarios/crash-loop.yaml", 45 * MINUTE);
+    stores.push(store);
+    const crashes = scenario.events.flatMap((e) => (e.kind === "ContainerCrashed" ? [e] : []));
+    const firstCrash = crashes[0] as (typeof crashes)[number];
+    const failed = scenario.events.find((e) => e.kind === "WorkloadFailed" && e.workload.name === firstCrash.workload.name);
+    const looping = (await firedOver(scenario, store, rules)).filter((f) => f.alert === "KubePodCrashLooping (warning)");
+    expect(looping.map((f) => f.labels.pod)).toEqual(firstCrash.pods.map((p) => p.name));
+    const from = minutesInto(scenario, (looping[0] as FiredAlert).firingFrom);
+    // Not before the back-off has lasted its for: (15m), and while the pod still loops.
+    expect(from).toBeGreaterThanOrEqual(firstCrash.t / MINUTE + 15);
+    expect(from).toBeLessThanOrEqual((failed?.t ?? Number.POSITIVE_INFINITY) / MINUTE + 5);
+  }, 60_000);
+
+  it("memory-pressure: KubeNodePressure is pending while the node reports MemoryPressure, and never fires: 5 minutes are under its for: (10m)", async () => {
+    const { scenario, store } = await pushed("blueprints/scenarios/memory-pressure.yaml", 35 * MINUTE);
+    stores.push(store);
+    const pressure = scenario.events.find((e) => e.kind === "NodeMemoryPressure");
+    const relieved = scenario.events.find((e) => e.kind === "NodeMemoryPressureRelieved");
+    if (pressure === undefined || relieved === undefined) throw new Error("the scenario no longer relieves its node's memory pressure");
+    const rule = rules.find((r) => r.alert === "KubeNodePressure") as Rule;
+    const pending = await store.queryRange(inline(rule.expr), scenario.stamp(0), scenario.stamp(scenario.lastScrape), 60);
+    const minutes = pending.flatMap((s) => s.values.map(([t]) => minutesInto(scenario, t)));
+    expect(minutes.length).toBeGreaterThan(0);
+    for (const minute of minutes) {
+      expect(minute).toBeGreaterThanOrEqual(pressure.t / MINUTE);
+      expect(minute).toBeLessThanOrEqual(relieved.t / MINUTE + 1);
+    }
+    expect((await firedOver(scenario, store, rules)).filter((f) => f.alert.startsWith("KubeNodePressure "))).toEqual([]);
+  }, 60_000);
+
+  it("gpu-fault: KubePodNotReady fires for the 8-GPU job's pod left Pending by the lost GPUs, once it has waited 15 minutes", async () => {
+    const { scenario, store } = await pushed("blueprints/scenarios/gpu-fault.yaml", 4 * 60 * MINUTE, 5 * MINUTE);
+    stores.push(store);
+    const notReady = (await firedOver(scenario, store, rules)).filter((f) => f.alert === "KubePodNotReady (warning)");
+    // The pods that waited 15 minutes or more for GPUs, from their submission, in the truth.
+    const waited = scenario.events.flatMap((e) => {
+      if (e.kind !== "WorkloadUnschedulable") return [];
+      const submitted = scenario.events.find((s) => s.kind === "WorkloadSubmitted" && s.workload.name === e.workload.name)?.t ?? 0;
+      const started = scenario.events.find((s) => s.kind === "WorkloadStarted" && s.workload.name === e.workload.name);
+      return (started?.t ?? scenario.durationMs) - submitted >= 15 * MINUTE ? e.pods.map((p) => ({ pod: p.name, since: submitted })) : [];
+    });
+    expect(notReady.map((f) => f.labels.pod)).toEqual([...new Set(waited.map((w) => w.pod))]);
+    for (const alert of notReady) {
+      const since = Math.min(...waited.filter((w) => w.pod === alert.labels.pod).map((w) => w.since));
+      expect(minutesInto(scenario, alert.firingFrom)).toBeGreaterThanOrEqual(since / MINUTE + 15);
+    }
+  }, 60_000);
+});
