@@ -491,6 +491,10 @@ const telemetrySchema = z.strictObject({
     description:
       "Whether the cluster's monitoring stack runs node-exporter on every node, as kube-prometheus deploys it (its DaemonSet in `monitoring`, job node-exporter). Its per-CPU series (8 modes for every logical CPU: 1,792 on a DGX H100) outnumber a node's GPU series many times over. Default: off.",
   }),
+  serviceMonitors: z.boolean().default(false).meta({
+    description:
+      "Whether the collector's prometheus receiver finds the exporters through the ServiceMonitors the cluster deploys (the OpenTelemetry Operator's Target Allocator with prometheusCR): kube-prometheus' for the kubelet's cAdvisor endpoint and node-exporter, the GPU Operator's for dcgm-exporter. Their pushed series then carry the labels those give (namespace, service, endpoint, pod, container, node, metrics_path; dcgm-exporter's own pod, namespace and container become exported_*), which kube-prometheus' rules and dashboards select on. Default: off (every series as its exporter writes it).",
+  }),
   runai: z
     .strictObject({
       // Targets are served at /targets/<job>/<host>:<port>/metrics, so the job must be one URL
@@ -719,6 +723,7 @@ export const blueprintSchema = z
       driverVersion: DEFAULT_DRIVER_VERSION,
       schedulerVerbosity: 3,
       nodeExporter: false,
+      serviceMonitors: false,
     }),
     controlPlane: controlPlaneSchema.default({ retention: 86_400_000 }),
     calibration: calibrationSchema.default({ days: 7, warmup: 86_400_000, targets: {} }),

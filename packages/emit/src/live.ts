@@ -124,7 +124,10 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
         }),
   });
   if (run.controlPlane !== undefined) options.api?.server.attach(run.controlPlane);
-  const pipeline = options.sink === undefined || workers !== undefined ? undefined : new MetricsPipeline(options.sink);
+  const pipeline =
+    options.sink === undefined || workers !== undefined
+      ? undefined
+      : new MetricsPipeline(options.sink, blueprint.telemetry.serviceMonitors);
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
   const statusOf = (view: ClusterView, targets: number, wantedMs: number): LiveStatus => ({
     simulatedMs: view.now,

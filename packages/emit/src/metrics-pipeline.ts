@@ -8,6 +8,7 @@ import type { TargetSamples } from "@gpusynth/constructs";
 import type { UnixMs } from "@gpusynth/sim";
 import { pointsOf } from "./delivery/requests.js";
 import { targetKey } from "./receiver.js";
+import { plainScrape, serviceMonitorScrape } from "./service-monitors.js";
 import type { MetricsSink } from "./sinks.js";
 import { TargetProvider } from "./target-provider.js";
 
@@ -23,7 +24,14 @@ const YIELD_EVERY_MS = 20;
 export class MetricsPipeline {
   private readonly targets = new Map<string, TargetProvider>();
 
-  constructor(private readonly sink: MetricsSink) {}
+  /**
+   * `serviceMonitors`: the receiver finds the exporters through the cluster's ServiceMonitors
+   * (a blueprint's `telemetry.serviceMonitors`), so their series carry the labels those give.
+   */
+  constructor(
+    private readonly sink: MetricsSink,
+    private readonly serviceMonitors = false,
+  ) {}
 
   /**
    * Scrapes every target at `timeMs` (Unix ms) and exports each. Between targets it lets the
@@ -45,7 +53,7 @@ export class MetricsPipeline {
       scraped.add(key);
       let provider = this.targets.get(key);
       if (provider === undefined) {
-        provider = new TargetProvider(target);
+        provider = new TargetProvider(target, this.serviceMonitors ? serviceMonitorScrape(target) : plainScrape(target));
         this.targets.set(key, provider);
       }
       const metrics = await provider.scrape(samples, timeMs);

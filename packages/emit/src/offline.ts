@@ -43,7 +43,7 @@ export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | unde
     ...(options.shard === undefined ? {} : { shard: options.shard }),
   });
   const logsPipeline = options.logs === undefined ? undefined : new LogsPipeline(options.logs);
-  const pipeline = sink === undefined || workers !== undefined ? undefined : new MetricsPipeline(sink);
+  const pipeline = sink === undefined || workers !== undefined ? undefined : new MetricsPipeline(sink, blueprint.telemetry.serviceMonitors);
   let logRecords = 0;
   let scrapes = 0;
   let points = 0;

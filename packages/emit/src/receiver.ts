@@ -9,6 +9,7 @@
  * double values.
  */
 import type { KubernetesEndpoint, ScrapeTarget } from "@gpusynth/constructs";
+import { plainScrape, type TargetScrape } from "./service-monitors.js";
 
 /** Scope name since collector-contrib PR #34589 (Aug 2024); version = the collector build. */
 export const RECEIVER_SCOPE_NAME = "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver";
@@ -38,15 +39,20 @@ export function discoveryLabels(target: ScrapeTarget): Record<string, string> {
   };
 }
 
-/** The resource the receiver makes of a target from its discovery labels (CreateResource). */
-export function targetResourceAttributes(target: ScrapeTarget): Record<string, string> {
+/**
+ * The resource the receiver makes of a target from its job, instance and discovery labels
+ * (CreateResource): the host and port are split from the instance (`server.port` empty where the
+ * instance has none, as a ServiceMonitor that names the instance after the node leaves it).
+ */
+export function targetResourceAttributes(target: ScrapeTarget, scrape: TargetScrape = plainScrape(target)): Record<string, string> {
+  const [, host, port] = /^(.*):(\d+)$/.exec(scrape.instance) ?? [scrape.instance, scrape.instance, ""];
   const attributes: Record<string, string> = {
-    "service.name": target.job,
-    "service.instance.id": `${target.host}:${target.port}`,
-    "server.port": String(target.port),
+    "service.name": scrape.job,
+    "service.instance.id": scrape.instance,
+    "server.port": port as string,
     "url.scheme": "http",
   };
-  if (!LOOPBACK.test(target.host)) attributes["server.address"] = target.host;
+  if (!LOOPBACK.test(host as string)) attributes["server.address"] = host as string;
   if (target.kubernetes !== undefined)
     for (const [label, value] of Object.entries(kubernetesMetaLabels(target.kubernetes, target.node))) {
       const key = RESOURCE_OF_META_LABEL[label];

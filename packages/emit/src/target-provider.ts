@@ -26,6 +26,7 @@ import {
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
 import { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
+import type { TargetScrape } from "./service-monitors.js";
 import { type LabelSet, staleByFamily } from "./staleness.js";
 
 const NO_TIME: HrTime = [0, 0];
@@ -52,6 +53,8 @@ class ScrapeProducer implements MetricProducer {
   private previous = new Map<MetricFamily, LabelSet[]>();
   private readonly descriptors = new Map<MetricFamily, MetricData["descriptor"]>();
 
+  constructor(private readonly scrape: TargetScrape) {}
+
   set(samples: readonly Sample[], timeMs: number): void {
     this.samples = samples;
     this.timeMs = timeMs;
@@ -66,6 +69,8 @@ class ScrapeProducer implements MetricProducer {
     let points: DataPoint<number>[] = [];
     let sets: LabelSet[] = [];
     for (const sample of this.samples) {
+      const labels = this.scrape.labelsOf(sample.family.name, sample.labels);
+      if (labels === undefined) continue;
       if (sample.family !== family) {
         family = sample.family;
         const known = byFamily.get(family);
@@ -76,8 +81,8 @@ class ScrapeProducer implements MetricProducer {
           labelSets.set(family, sets);
         }
       }
-      points.push({ attributes: sample.labels, startTime: NO_TIME, endTime: time, value: sample.value });
-      sets.push(sample.labels);
+      points.push({ attributes: labels, startTime: NO_TIME, endTime: time, value: sample.value });
+      sets.push(labels);
     }
     // As the receiver's scrape loop appends them: a family's stale markers after its scraped
     // series, then the families no series of which is left.
@@ -109,12 +114,21 @@ class ScrapeProducer implements MetricProducer {
 }
 
 export class TargetProvider {
-  private readonly producer = new ScrapeProducer();
-  private readonly reader = new OnDemandReader({ metricProducers: [this.producer] });
+  private readonly producer: ScrapeProducer;
+  private readonly reader: OnDemandReader;
   private readonly provider: MeterProvider;
 
-  constructor(readonly target: ScrapeTarget) {
-    this.provider = new MeterProvider({ resource: resourceFromAttributes(targetResourceAttributes(target)), readers: [this.reader] });
+  /** `scrape`: how the receiver finds the target (service-monitors.ts): its job, instance and series labels. */
+  constructor(
+    readonly target: ScrapeTarget,
+    scrape: TargetScrape,
+  ) {
+    this.producer = new ScrapeProducer(scrape);
+    this.reader = new OnDemandReader({ metricProducers: [this.producer] });
+    this.provider = new MeterProvider({
+      resource: resourceFromAttributes(targetResourceAttributes(target, scrape)),
+      readers: [this.reader],
+    });
   }
 
   /** Collects what the target exposes now, scraped at `timeMs` (Unix ms), through the SDK's reader. */

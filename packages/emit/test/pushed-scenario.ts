@@ -30,12 +30,15 @@ export class PushedScenario {
   readonly events: DomainEvent[] = [];
   private store: PrometheusServer | undefined;
 
+  /** `telemetry`: settings of the blueprint's telemetry to change (how its exporters are scraped, say). */
   constructor(
     file: string,
     readonly durationMs: number,
     readonly intervalMs = INTERVAL_MS,
+    telemetry: Partial<Blueprint["telemetry"]> = {},
   ) {
-    this.blueprint = loadBlueprint(fileURLToPath(new URL(`../../../${file}`, import.meta.url))).blueprint;
+    const loaded = loadBlueprint(fileURLToPath(new URL(`../../../${file}`, import.meta.url))).blueprint;
+    this.blueprint = { ...loaded, telemetry: { ...loaded.telemetry, ...telemetry } };
     const truth = new Simulation(this.blueprint);
     truth.onEvent((event) => this.events.push(event));
     truth.runUntil(durationMs);

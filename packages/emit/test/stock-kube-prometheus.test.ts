@@ -4,11 +4,13 @@
  * (`manifests/*-prometheusRule.yaml`, fetched by scripts/build-tools.sh kube-prometheus) — asked
  * of runs pushed into a real Prometheus 3, at the simulated instants they cover (kube-prometheus.ts).
  *
- * A calm lab: the recording rules answer exactly where every series they read exists, and the only
- * alerts that fire are the ones docs/kubernetes.md tells a user to turn off because gpusynth
- * emulates no control plane (and Watchdog, which always fires). The scenarios: an alert fires
- * where its situation lasts its real `for:`, for the pod or node it is about, and stays pending
- * where the situation is shorter.
+ * Every run's exporters are scraped through kube-prometheus' ServiceMonitors (a blueprint's
+ * `telemetry.serviceMonitors`), whose labels the Kubernetes mixin selects on. A calm lab: the
+ * recording rules answer exactly where every series they read exists, and the only alerts that
+ * fire are the ones docs/kubernetes.md tells a user to turn off because gpusynth emulates no
+ * control plane (and Watchdog, which always fires). The scenarios: an alert fires where its
+ * situation lasts its real `for:`, for the pod or node it is about, and stays pending where the
+ * situation is shorter.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -48,9 +50,13 @@ function selectorsOf(node: unknown, found = new Set<string>()): Set<string> {
   return found;
 }
 
-/** A scenario pushed into its own Prometheus 3 (scenarios share calendar days). */
+/**
+ * A scenario pushed into its own Prometheus 3 (scenarios share calendar days), its exporters
+ * scraped through kube-prometheus' ServiceMonitors (`telemetry.serviceMonitors`), whose labels
+ * the Kubernetes mixin selects on.
+ */
 async function pushed(file: string, durationMs: number, intervalMs?: number) {
-  const scenario = new PushedScenario(file, durationMs, intervalMs);
+  const scenario = new PushedScenario(file, durationMs, intervalMs, { serviceMonitors: true });
   const store = await PrometheusServer.startOtlpReceiver(prometheus3);
   await scenario.run(`${store.api}/api/v1/otlp/v1/metrics`, store);
   return { scenario, store };
@@ -87,13 +93,11 @@ describe.skipIf(prometheus3 === "" || kubePrometheus === "")("kube-prometheus v0
       }
     }, 120_000);
 
-    it("answers a recording rule exactly where every series it reads is there, and those rules are kube-state-metrics' and node-exporter's", async () => {
+    it("answers a recording rule exactly where every series it reads is there: kube-state-metrics', cAdvisor's and node-exporter's", async () => {
       const answered = new Map<string, number>();
       for (const rule of rules.filter((r) => r.record !== undefined)) {
         const result = await store.query(inline(rule.expr), lab.stamp(lab.lastScrape));
-        // node:node_num_cpu:sum joins node-exporter's pod to kube_pod_info on the labels
-        // kube-prometheus' ServiceMonitor gives its series, which the plain push has not (docs/kubernetes.md).
-        if (rule.record !== "node:node_num_cpu:sum") expect(result.length > 0, rule.record).toBe(missing.get(rule)?.length === 0);
+        expect(result.length > 0, rule.record).toBe(missing.get(rule)?.length === 0);
         if (result.length > 0) answered.set(rule.record as string, Math.max(answered.get(rule.record as string) ?? 0, result.length));
       }
       const nodes = lab.blueprint.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
@@ -119,13 +123,26 @@ describe.skipIf(prometheus3 === "" || kubePrometheus === "")("kube-prometheus v0
         "namespace_memory:kube_pod_container_resource_requests:sum",
         "namespace_workload_pod:kube_pod_owner:relabel",
         "node:node_cpu_utilization:ratio_rate5m",
+        "node:node_num_cpu:sum",
         "node_namespace_pod:kube_pod_info:",
+        "node_namespace_pod_container:container_cpu_usage_seconds_total:sum_irate",
+        "node_namespace_pod_container:container_cpu_usage_seconds_total:sum_rate5m",
+        "node_namespace_pod_container:container_memory_cache",
+        "node_namespace_pod_container:container_memory_rss",
+        "node_namespace_pod_container:container_memory_swap",
+        "node_namespace_pod_container:container_memory_working_set_bytes",
       ]);
       for (const perNode of ["instance:node_num_cpu:sum", "instance:node_cpu_utilisation:rate5m", "instance:node_memory_utilisation:ratio"])
         expect(answered.get(perNode), perNode).toBe(nodes);
-      // The lab's DGX A100 nodes: 128 cores with two threads each.
-      const cpus = await store.query(inline("instance:node_num_cpu:sum"), lab.stamp(lab.lastScrape));
-      expect(cpus.map((s) => Number(s.value[1]))).toEqual(Array(nodes).fill(256));
+      // The lab's DGX A100 nodes: 128 cores with two threads each, by instance and, joined to
+      // kube_pod_info through node-exporter's pod, by node.
+      for (const record of ["instance:node_num_cpu:sum", "node:node_num_cpu:sum"]) {
+        const cpus = await store.query(inline(record), lab.stamp(lab.lastScrape));
+        expect(
+          cpus.map((s) => Number(s.value[1])),
+          record,
+        ).toEqual(Array(nodes).fill(256));
+      }
       for (const ratio of await store.query(
         inline("instance:node_cpu_utilisation:rate5m or instance:node_memory_utilisation:ratio"),
         lab.stamp(lab.lastScrape),
@@ -186,6 +203,19 @@ describe.skipIf(prometheus3 === "" || kubePrometheus === "")("kube-prometheus v0
     // Not before the back-off has lasted its for: (15m), and while the pod still loops.
     expect(from).toBeGreaterThanOrEqual(firstCrash.t / MINUTE + 15);
     expect(from).toBeLessThanOrEqual((failed?.t ?? Number.POSITIVE_INFINITY) / MINUTE + 5);
+  }, 60_000);
+
+  it("data-starved: CPUThrottlingHigh fires for the data loader held at its CPU limit alone, once it has been throttled 15 minutes", async () => {
+    const { scenario, store } = await pushed("blueprints/scenarios/data-starved.yaml", 90 * MINUTE);
+    stores.push(store);
+    const throttled = (await firedOver(scenario, store, rules)).filter((f) => f.alert === "CPUThrottlingHigh (info)");
+    expect(throttled.map((f) => `${f.labels.namespace}/${f.labels.pod} ${f.labels.container}`)).toEqual([
+      "runai-vision/train-starved-0-0 train-starved",
+    ]);
+    const started = scenario.events.find((e) => e.kind === "WorkloadStarted" && e.workload.name === "train-starved");
+    if (started === undefined) throw new Error("the scenario no longer starts train-starved");
+    // Its expression reads 5 minutes of CFS periods; the alert then waits out its for: (15m).
+    expect(minutesInto(scenario, (throttled[0] as FiredAlert).firingFrom)).toBeGreaterThanOrEqual(started.t / MINUTE + 15);
   }, 60_000);
 
   it("memory-pressure: KubeNodePressure is pending while the node reports MemoryPressure, and never fires: 5 minutes are under its for: (10m)", async () => {

@@ -27,14 +27,17 @@ let postScrape: PostEvent<ShardEvent> = () => {};
 const pipeline =
   format === undefined
     ? undefined
-    : new MetricsPipeline({
-        export: async (metrics) => {
-          const scrape = encodeScrape(format, metrics);
-          postScrape(scrape, scrape.kind === "otlp" ? ownBuffers(scrape.encoded.requests.map((r) => r.body)) : undefined);
-          return true;
+    : new MetricsPipeline(
+        {
+          export: async (metrics) => {
+            const scrape = encodeScrape(format, metrics);
+            postScrape(scrape, scrape.kind === "otlp" ? ownBuffers(scrape.encoded.requests.map((r) => r.body)) : undefined);
+            return true;
+          },
+          shutdown: async () => {},
         },
-        shutdown: async () => {},
-      });
+        data.blueprint.telemetry.serviceMonitors,
+      );
 let latest = new Map<string, readonly Sample[]>();
 
 /**

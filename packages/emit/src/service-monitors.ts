@@ -1,0 +1,138 @@
+/**
+ * Scraping through ServiceMonitors: the labels a target's series carry when the collector's
+ * prometheus receiver finds the exporters through the ServiceMonitors the cluster deploys (the
+ * OpenTelemetry Operator's Target Allocator with `prometheusCR` enabled generates its scrape
+ * configuration with the Prometheus Operator's own generator), as a blueprint's
+ * `telemetry.serviceMonitors` declares.
+ *
+ * The ServiceMonitors and what the Operator makes of each are those of
+ * deploy/prometheus/kube-prometheus.yml, which says where each comes from (kube-prometheus
+ * v0.18.0's kubelet and node-exporter ServiceMonitors, the GPU Operator's dcgm-exporter one; the
+ * Prometheus Operator v0.93.0's relabelling for role `endpoints`), and
+ * packages/cli/test/collector-scrape.test.ts compares this emulation with a real collector
+ * scraping through that file. A target no ServiceMonitor selects keeps its exporter's labels,
+ * as that file's last job keeps them.
+ */
+import type { KubernetesEndpoint, ScrapeTarget } from "@gpusynth/constructs";
+
+type Labels = Readonly<Record<string, string>>;
+
+interface ServiceMonitor {
+  /** The namespace the ServiceMonitor's namespaceSelector keeps; any when absent. */
+  readonly namespace?: string;
+  /** Its selector's matchLabels on the Service. */
+  readonly selector: Labels;
+  /** The Service port its endpoint scrapes. */
+  readonly port: string;
+  /** The Service label whose value becomes `job` (`jobLabel`). */
+  readonly jobLabel: string;
+  readonly honorLabels: boolean;
+  /** The endpoint's own relabelings, after the Operator's. */
+  readonly relabel?: (labels: Record<string, string>, target: ScrapeTarget) => void;
+  /** The endpoint's metricRelabelings that drop a series: whether this one goes. */
+  readonly drops?: (name: string, labels: Labels) => boolean;
+}
+
+const MONITORS: readonly ServiceMonitor[] = [
+  // The GPU Operator v26.7.0's (assets/state-dcgm-exporter/0500_service_monitor.yaml @10ee5b36).
+  { selector: { app: "nvidia-dcgm-exporter" }, port: "gpu-metrics", jobLabel: "app", honorLabels: false },
+  // kube-prometheus v0.18.0's kubelet ServiceMonitor, its cAdvisor endpoint
+  // (manifests/kubernetesControlPlane-serviceMonitorKubelet.yaml @4775d44d).
+  {
+    namespace: "kube-system",
+    selector: { "app.kubernetes.io/name": "kubelet" },
+    port: "https-metrics",
+    jobLabel: "app.kubernetes.io/name",
+    honorLabels: true,
+    relabel: (labels, target) => {
+      labels.metrics_path = target.path;
+    },
+    drops: (name, labels) =>
+      /^container_(network_tcp_usage_total|network_udp_usage_total|tasks_state|cpu_load_average_10s)$/.test(name) ||
+      (/^(container_spec_.*|container_file_descriptors|container_sockets|container_threads_max|container_threads|container_start_time_seconds|container_last_seen)$/.test(
+        name,
+      ) &&
+        !labels.pod &&
+        !labels.namespace) ||
+      (name === "container_blkio_device_usage_total" && Boolean(labels.container)),
+  },
+  // kube-prometheus v0.18.0's node-exporter ServiceMonitor (manifests/nodeExporter-serviceMonitor.yaml).
+  {
+    selector: {
+      "app.kubernetes.io/component": "exporter",
+      "app.kubernetes.io/name": "node-exporter",
+      "app.kubernetes.io/part-of": "kube-prometheus",
+    },
+    port: "https",
+    jobLabel: "app.kubernetes.io/name",
+    honorLabels: false,
+    relabel: (labels, target) => {
+      if (target.node !== undefined) labels.instance = target.node;
+    },
+  },
+];
+
+function selects(monitor: ServiceMonitor, endpoint: KubernetesEndpoint): boolean {
+  return (
+    (monitor.namespace === undefined || monitor.namespace === endpoint.namespace) &&
+    endpoint.portName === monitor.port &&
+    Object.entries(monitor.selector).every(([key, value]) => endpoint.serviceLabels[key] === value)
+  );
+}
+
+/** How the receiver scrapes one target: its job and instance, and what it does to each series' labels. */
+export interface TargetScrape {
+  readonly job: string;
+  readonly instance: string;
+  /** A series' labels as stored (the same object for the same input object), or undefined where the scrape drops it. */
+  readonly labelsOf: (name: string, labels: Labels) => Labels | undefined;
+}
+
+/** The plain scrape: job and instance from discovery, every series as the exporter writes it. */
+export function plainScrape(target: ScrapeTarget): TargetScrape {
+  return { job: target.job, instance: `${target.host}:${target.port}`, labelsOf: (_name, labels) => labels };
+}
+
+/** How `target` is scraped through the ServiceMonitor that selects it, or plainly where none does. */
+export function serviceMonitorScrape(target: ScrapeTarget): TargetScrape {
+  const endpoint = target.kubernetes;
+  const monitor = endpoint === undefined ? undefined : MONITORS.find((m) => selects(m, endpoint));
+  if (endpoint === undefined || monitor === undefined) return plainScrape(target);
+  // The Operator's relabelling for role endpoints, then the endpoint's own.
+  const labels: Record<string, string> = { instance: `${target.host}:${target.port}` };
+  if ("pod" in endpoint.address) {
+    labels.pod = endpoint.address.pod;
+    labels.container = endpoint.address.container;
+  } else if (target.node !== undefined) labels.node = target.node;
+  labels.namespace = endpoint.namespace;
+  labels.service = endpoint.service;
+  labels.job = endpoint.serviceLabels[monitor.jobLabel] || endpoint.service;
+  labels.endpoint = monitor.port;
+  monitor.relabel?.(labels, target);
+  const { job, instance, ...targetLabels } = labels as Record<string, string> & { job: string; instance: string };
+  const stored = new WeakMap<Labels, Labels>();
+  const merge = (series: Labels): Labels => {
+    const merged: Record<string, string> = {};
+    if (monitor.honorLabels) Object.assign(merged, targetLabels, series);
+    else {
+      // honor_labels: false: a label of the exporter's that the target also sets is kept as exported_<name>.
+      for (const [key, value] of Object.entries(series))
+        merged[key in targetLabels || key === "job" || key === "instance" ? `exported_${key}` : key] = value;
+      Object.assign(merged, targetLabels);
+    }
+    return merged;
+  };
+  return {
+    job,
+    instance,
+    labelsOf: (name, series) => {
+      if (monitor.drops?.(name, series) === true) return undefined;
+      let merged = stored.get(series);
+      if (merged === undefined) {
+        merged = merge(series);
+        stored.set(series, merged);
+      }
+      return merged;
+    },
+  };
+}
