@@ -50,8 +50,9 @@ function equalities(selector: string | undefined): Record<string, string> {
 
 /**
  * `expr` with every recorded series replaced by the expressions recording it (those whose static
- * labels agree with the selector's equality matchers, joined by `or`), recursively; a range read
- * of a recorded series becomes a subquery at kube-prometheus' evaluation interval (30 s).
+ * labels agree with the selector's equality matchers, joined by `or`) and filtered by those
+ * matchers, recursively; a range read of a recorded series becomes a subquery at kube-prometheus'
+ * evaluation interval (30 s).
  */
 export function inliner(rules: readonly Rule[]): (expr: string) => string {
   const recorders = new Map<string, Rule[]>();
@@ -67,7 +68,16 @@ export function inliner(rules: readonly Rule[]): (expr: string) => string {
         Object.entries(wanted).every(([k, v]) => r.labels?.[k] === undefined || r.labels[k] === v),
       );
       const body = matching.map((r) => `(${inline(r.expr, depth + 1)})`).join(" or ");
-      return range === undefined ? `(${body})` : `(${body})${range.slice(0, -1)}:30s]`;
+      // The selector's equality matchers kept: `and on` a one-sample vector carrying exactly those
+      // values (an empty value matches a series without the label, as the matcher does). Its other
+      // matchers (`!=`, `=~`) repeat the recording rules' own in kube-prometheus and are dropped.
+      const keys = Object.keys(wanted);
+      const filter =
+        keys.length === 0
+          ? ""
+          : ` and on(${keys.join(", ")}) ${keys.reduce((v, k) => `label_replace(${v}, ${JSON.stringify(k)}, ${JSON.stringify(wanted[k])}, "", "")`, "vector(1)")}`;
+      const selected = `((${body})${filter})`;
+      return range === undefined ? selected : `${selected}${range.slice(0, -1)}:30s]`;
     });
   };
   return (expr) => inline(expr, 0);
@@ -112,4 +122,94 @@ export async function firedAlerts(
     }
   }
   return fired;
+}
+
+/** A Grafana dashboard of kube-prometheus' release: its template variables and each panel's queries. */
+export interface Dashboard {
+  readonly file: string;
+  readonly title: string;
+  readonly variables: ReadonlyArray<{ readonly name: string; readonly type: string; readonly query: string; readonly current?: string }>;
+  readonly panels: ReadonlyArray<{ readonly title: string; readonly exprs: readonly string[] }>;
+}
+
+/** The dashboards of `files` (`k8s-resources-pod.json`, …) from the release's grafana-dashboardDefinitions.yaml. */
+export function kubePrometheusDashboards(stamp: string, files: readonly string[]): Dashboard[] {
+  const manifest = parse(readFileSync(join(dirname(stamp), "grafana-dashboardDefinitions.yaml"), "utf8")) as {
+    items: { data: Record<string, string> }[];
+  };
+  const all = new Map(manifest.items.flatMap((item) => Object.entries(item.data)));
+  return files.map((file) => {
+    const json = all.get(file);
+    if (json === undefined) throw new Error(`kube-prometheus ships no dashboard ${file}`);
+    interface Panel {
+      title?: string;
+      panels?: Panel[];
+      targets?: { expr?: string }[];
+    }
+    const board = JSON.parse(json) as {
+      title: string;
+      panels?: Panel[];
+      rows?: Panel[];
+      templating?: { list: { name: string; type: string; query?: unknown; current?: { value?: unknown } }[] };
+    };
+    const panels: { title: string; exprs: string[] }[] = [];
+    const walk = (list: Panel[] | undefined) => {
+      for (const panel of list ?? []) {
+        walk(panel.panels);
+        const exprs = (panel.targets ?? []).flatMap((t) => (t.expr === undefined || t.expr === "" ? [] : [t.expr]));
+        if (exprs.length > 0) panels.push({ title: panel.title ?? "", exprs });
+      }
+    };
+    walk(board.panels);
+    walk(board.rows);
+    const variables = (board.templating?.list ?? []).map((v) => ({
+      name: v.name,
+      type: v.type,
+      query: typeof v.query === "string" ? v.query : ((v.query as { query?: string } | undefined)?.query ?? ""),
+      ...(typeof v.current?.value === "string" ? { current: v.current.value } : {}),
+    }));
+    return { file, title: board.title, variables, panels };
+  });
+}
+
+/** `text` with Grafana's variables (`$name`, `${name}`, `${name:format}`, `[[name]]`) replaced from `values`. */
+export function substitute(text: string, values: Readonly<Record<string, string>>): string {
+  return text.replace(
+    /\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]/g,
+    (match, a?: string, b?: string, c?: string) => values[(a ?? b ?? c) as string] ?? match,
+  );
+}
+
+/**
+ * A dashboard's variables as a user sets them on opening it: each query variable
+ * (`label_values(<query>, <label>)`) takes the value `chosen` gives it, else the first of its
+ * values, sorted, at `atMs`, after the variables before it are set ("" where it finds none, as a
+ * hidden single-cluster `cluster` does); other variables their saved value. `builtins` are
+ * Grafana's own (`__rate_interval`, …); `inline` replaces recorded series by their expressions.
+ */
+export async function openDashboard(
+  store: PrometheusServer,
+  dashboard: Dashboard,
+  atMs: number,
+  options: {
+    readonly builtins: Readonly<Record<string, string>>;
+    readonly inline: (expr: string) => string;
+    readonly chosen?: Readonly<Record<string, string>>;
+  },
+): Promise<Record<string, string>> {
+  const values: Record<string, string> = { ...options.builtins };
+  for (const variable of dashboard.variables) {
+    if (variable.type === "datasource") continue;
+    const labelValues = /^label_values\((.*),\s*(\w+)\)\s*$/s.exec(variable.query);
+    if (variable.type !== "query" || labelValues === null) {
+      values[variable.name] = variable.current ?? "";
+      continue;
+    }
+    const [, query, label] = labelValues as unknown as [string, string, string];
+    const found = await store.query(options.inline(substitute(query, values)), atMs);
+    const offered = [...new Set(found.map((s) => s.metric[label] ?? "").filter((v) => v !== ""))].sort();
+    const chosen = options.chosen?.[variable.name];
+    values[variable.name] = chosen !== undefined && offered.includes(chosen) ? chosen : (offered[0] ?? "");
+  }
+  return values;
 }
