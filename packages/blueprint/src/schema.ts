@@ -497,7 +497,7 @@ const telemetrySchema = z.strictObject({
   }),
   runai: z
     .strictObject({
-      // Targets are served at /targets/<job>/<host>:<port>/metrics, so the job must be one URL
+      // Targets are served at /targets/<job>/<host>:<port><path>, so the job must be one URL
       // path segment: no "/", no "." or ".." (which a client resolves away), nothing to escape.
       job: z
         .string()

@@ -45,6 +45,11 @@ export interface ScrapeTarget {
   readonly node?: string;
   /** How Kubernetes service discovery sees the exporter, where its install is pinned. */
   readonly kubernetes?: KubernetesEndpoint;
+  /**
+   * Labels discovery gives the target beside job and instance, which its series then carry: the
+   * kubelet's `metrics_path`, which tells its two endpoints on one port apart.
+   */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Every construct's output for a cluster small enough to read (fixtures/one-node.yaml): each
- * scrape target's exposition at 00:30, kept in golden/<job>-<port>.prom beside this file. A change to
+ * scrape target's exposition at 00:30, kept in golden/<job>-<port>[-<path>].prom beside this file. A change to
  * what any construct emits shows up there, line by line, in the diff that causes it; regenerate
  * after a deliberate change with `npx vitest run packages/constructs/test/exposition-golden.test.ts -u`
  * (CI writes no golden: a missing or different one fails).
@@ -30,7 +30,8 @@ describe("the one-node cluster at 00:30, target by target", () => {
   });
 
   for (const { target, samples } of targets) {
-    const golden = `golden/${target.job}-${target.port}.prom`;
+    // The kubelet serves two targets on one port: a path other than /metrics names the file too.
+    const golden = `golden/${target.job}-${target.port}${target.path === "/metrics" ? "" : target.path.replaceAll("/", "-")}.prom`;
     it(`serves ${target.job} on :${target.port} as ${golden} holds it, again from what its label sets kept`, async () => {
       const first = exposition(samples);
       await expect(first).toMatchFileSnapshot(golden);

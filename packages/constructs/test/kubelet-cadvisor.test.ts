@@ -77,10 +77,10 @@ describe("cAdvisor across the lab cluster for two hours (lab.yaml)", () => {
     let busy = 0;
     for (let i = 1; i < frames.length; i++) {
       const [before, after] = [frames[i - 1] as Frame, frames[i] as Frame];
-      for (const target of after.targets.filter((t) => t.target.job === "kubelet")) {
+      for (const target of after.targets.filter((t) => t.target.path === "/metrics/cadvisor")) {
         const node = target.target.node as string;
         const was = new Map(
-          (before.targets.find((t) => t.target.job === "kubelet" && t.target.node === node)?.samples ?? [])
+          (before.targets.find((t) => t.target.path === "/metrics/cadvisor" && t.target.node === node)?.samples ?? [])
             .filter((s) => s.family.name === "container_cpu_usage_seconds_total")
             .map((s) => [s.labels.name, s.value]),
         );
@@ -101,7 +101,7 @@ describe("cAdvisor across the lab cluster for two hours (lab.yaml)", () => {
 
   it("keeps each container's working set within its usage and every node's within its memory", () => {
     for (const frame of frames) {
-      for (const target of frame.targets.filter((t) => t.target.job === "kubelet")) {
+      for (const target of frame.targets.filter((t) => t.target.path === "/metrics/cadvisor")) {
         const of = (name: string) =>
           new Map(containers(target.samples.filter((s) => s.family.name === name)).map((s) => [s.labels.name, s.value]));
         const usage = of("container_memory_usage_bytes");
@@ -166,7 +166,7 @@ describe("Run:ai's CPU and memory families beside cAdvisor (lab.yaml)", () => {
 
   it("puts a node's used memory at the sum of its containers' working sets, and within the node", () => {
     for (const s of all(after, "runai_node_used_memory_bytes")) {
-      const kubelet = after.targets.find((t) => t.target.job === "kubelet" && t.target.node === s.labels.node);
+      const kubelet = after.targets.find((t) => t.target.path === "/metrics/cadvisor" && t.target.node === s.labels.node);
       const sum = containers(kubelet?.samples.filter((x) => x.family.name === "container_memory_working_set_bytes") ?? []).reduce(
         (n, x) => n + x.value,
         0,

@@ -33,6 +33,7 @@ const RESOURCE_OF_META_LABEL: Readonly<Record<string, string>> = {
 /** The labels service discovery gives a target beside its address: job, instance, and Kubernetes' meta labels. */
 export function discoveryLabels(target: ScrapeTarget): Record<string, string> {
   return {
+    ...target.labels,
     job: target.job,
     instance: `${target.host}:${target.port}`,
     ...(target.kubernetes === undefined ? {} : kubernetesMetaLabels(target.kubernetes, target.node)),
@@ -61,8 +62,9 @@ export function targetResourceAttributes(target: ScrapeTarget, scrape: TargetScr
   return attributes;
 }
 
+/** A target's identity: its job, address and path (the kubelet serves two targets on one port). */
 export function targetKey(target: ScrapeTarget): string {
-  return `${target.job}/${target.host}:${target.port}`;
+  return `${target.job}/${target.host}:${target.port}${target.path}`;
 }
 
 /**

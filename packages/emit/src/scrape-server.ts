@@ -18,12 +18,13 @@ export const SD_PATH = "/sd";
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /**
- * The path a target is served at: /targets/<job>/<host>:<port>/metrics. Not percent-encoded:
- * job names and hosts are DNS names or IPv4 addresses, and Prometheus escapes a `%` in
+ * The path a target is served at: /targets/<job>/<host>:<port><its exporter's path> (its key),
+ * so /targets/<job>/<host>:<port>/metrics for most. Not percent-encoded: job names and hosts are
+ * DNS names or IPv4 addresses, paths are validated URL paths, and Prometheus escapes a `%` in
  * __metrics_path__ again.
  */
 export function targetPath(key: string): string {
-  return `/targets/${key}/metrics`;
+  return `/targets/${key}`;
 }
 
 /** A target as the server serves it: its address, and its exposition, rendered when a scraper asks. */

@@ -17,7 +17,10 @@ import type { KubernetesEndpoint, ScrapeTarget } from "@gpusynth/constructs";
 
 type Labels = Readonly<Record<string, string>>;
 
+/** One endpoint of a ServiceMonitor. */
 interface ServiceMonitor {
+  /** The path it scrapes (`/metrics` unless it names one). */
+  readonly path?: string;
   /** The namespace the ServiceMonitor's namespaceSelector keeps; any when absent. */
   readonly namespace?: string;
   /** Its selector's matchLabels on the Service. */
@@ -36,9 +39,22 @@ interface ServiceMonitor {
 const MONITORS: readonly ServiceMonitor[] = [
   // The GPU Operator v26.7.0's (assets/state-dcgm-exporter/0500_service_monitor.yaml @10ee5b36).
   { selector: { app: "nvidia-dcgm-exporter" }, port: "gpu-metrics", jobLabel: "app", honorLabels: false },
-  // kube-prometheus v0.18.0's kubelet ServiceMonitor, its cAdvisor endpoint
-  // (manifests/kubernetesControlPlane-serviceMonitorKubelet.yaml @4775d44d).
+  // kube-prometheus v0.18.0's kubelet ServiceMonitor
+  // (manifests/kubernetesControlPlane-serviceMonitorKubelet.yaml @4775d44d): the kubelet's own
+  // /metrics (its metricRelabelings drop families of older kubelets, none of which gpusynth emits)…
   {
+    namespace: "kube-system",
+    selector: { "app.kubernetes.io/name": "kubelet" },
+    port: "https-metrics",
+    jobLabel: "app.kubernetes.io/name",
+    honorLabels: true,
+    relabel: (labels, target) => {
+      labels.metrics_path = target.path;
+    },
+  },
+  // … and its cAdvisor endpoint.
+  {
+    path: "/metrics/cadvisor",
     namespace: "kube-system",
     selector: { "app.kubernetes.io/name": "kubelet" },
     port: "https-metrics",
@@ -72,8 +88,9 @@ const MONITORS: readonly ServiceMonitor[] = [
   },
 ];
 
-function selects(monitor: ServiceMonitor, endpoint: KubernetesEndpoint): boolean {
+function selects(monitor: ServiceMonitor, endpoint: KubernetesEndpoint, path: string): boolean {
   return (
+    (monitor.path ?? "/metrics") === path &&
     (monitor.namespace === undefined || monitor.namespace === endpoint.namespace) &&
     endpoint.portName === monitor.port &&
     Object.entries(monitor.selector).every(([key, value]) => endpoint.serviceLabels[key] === value)
@@ -88,18 +105,50 @@ export interface TargetScrape {
   readonly labelsOf: (name: string, labels: Labels) => Labels | undefined;
 }
 
-/** The plain scrape: job and instance from discovery, every series as the exporter writes it. */
+/**
+ * The plain scrape: job, instance and the target's other labels from discovery, every series as
+ * the exporter writes it with those labels added (honor_labels false: an exporter's label of the
+ * same name is kept as exported_<name>).
+ */
 export function plainScrape(target: ScrapeTarget): TargetScrape {
-  return { job: target.job, instance: `${target.host}:${target.port}`, labelsOf: (_name, labels) => labels };
+  const instance = `${target.host}:${target.port}`;
+  if (target.labels === undefined) return { job: target.job, instance, labelsOf: (_name, labels) => labels };
+  return { job: target.job, instance, labelsOf: withTargetLabels(target.labels, false) };
+}
+
+/**
+ * A series' labels with its target's added, as Prometheus' scrape loop adds them
+ * (`mutateSampleLabels`): the exporter's win under honor_labels, and are otherwise kept as
+ * exported_<name> where the target sets the same name (or job, instance). The same input object
+ * gives the same output object, so a series keeps its identity from scrape to scrape.
+ */
+function withTargetLabels(targetLabels: Labels, honorLabels: boolean): (name: string, series: Labels) => Labels {
+  const stored = new WeakMap<Labels, Labels>();
+  return (_name, series) => {
+    let merged = stored.get(series);
+    if (merged === undefined) {
+      const out: Record<string, string> = {};
+      if (honorLabels) Object.assign(out, targetLabels, series);
+      else {
+        for (const [key, value] of Object.entries(series))
+          out[Object.hasOwn(targetLabels, key) || key === "job" || key === "instance" ? `exported_${key}` : key] = value;
+        Object.assign(out, targetLabels);
+      }
+      merged = out;
+      stored.set(series, merged);
+    }
+    return merged;
+  };
 }
 
 /** How `target` is scraped through the ServiceMonitor that selects it, or plainly where none does. */
 export function serviceMonitorScrape(target: ScrapeTarget): TargetScrape {
   const endpoint = target.kubernetes;
-  const monitor = endpoint === undefined ? undefined : MONITORS.find((m) => selects(m, endpoint));
+  const monitor = endpoint === undefined ? undefined : MONITORS.find((m) => selects(m, endpoint, target.path));
   if (endpoint === undefined || monitor === undefined) return plainScrape(target);
-  // The Operator's relabelling for role endpoints, then the endpoint's own.
-  const labels: Record<string, string> = { instance: `${target.host}:${target.port}` };
+  // Discovery's own target labels first (kept unless a relabeling replaces them), then the
+  // Operator's relabelling for role endpoints, then the endpoint's own.
+  const labels: Record<string, string> = { ...target.labels, instance: `${target.host}:${target.port}` };
   if ("pod" in endpoint.address) {
     labels.pod = endpoint.address.pod;
     labels.container = endpoint.address.container;
@@ -110,29 +159,10 @@ export function serviceMonitorScrape(target: ScrapeTarget): TargetScrape {
   labels.endpoint = monitor.port;
   monitor.relabel?.(labels, target);
   const { job, instance, ...targetLabels } = labels as Record<string, string> & { job: string; instance: string };
-  const stored = new WeakMap<Labels, Labels>();
-  const merge = (series: Labels): Labels => {
-    const merged: Record<string, string> = {};
-    if (monitor.honorLabels) Object.assign(merged, targetLabels, series);
-    else {
-      // honor_labels: false: a label of the exporter's that the target also sets is kept as exported_<name>.
-      for (const [key, value] of Object.entries(series))
-        merged[key in targetLabels || key === "job" || key === "instance" ? `exported_${key}` : key] = value;
-      Object.assign(merged, targetLabels);
-    }
-    return merged;
-  };
+  const merge = withTargetLabels(targetLabels, monitor.honorLabels);
   return {
     job,
     instance,
-    labelsOf: (name, series) => {
-      if (monitor.drops?.(name, series) === true) return undefined;
-      let merged = stored.get(series);
-      if (merged === undefined) {
-        merged = merge(series);
-        stored.set(series, merged);
-      }
-      return merged;
-    },
+    labelsOf: (name, series) => (monitor.drops?.(name, series) === true ? undefined : merge(name, series)),
   };
 }

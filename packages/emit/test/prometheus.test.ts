@@ -79,6 +79,8 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
     expect(documented.map((d) => d.name).sort()).toEqual([...served].sort());
     const missing: string[] = [];
     const undocumented: string[] = [];
+    // Labels discovery gives a target (the kubelet's metrics_path: signals/kubelet.md), which Prometheus adds to its series.
+    const targetLabels = new Set(collected.flatMap((t) => Object.keys(t.target.labels ?? {})));
     for (const family of documented) {
       const series = (await query(`/api/v1/series?match[]=${encodeURIComponent(family.name)}`)) as Array<Record<string, string>>;
       if (series.length === 0) missing.push(family.name);
@@ -86,6 +88,7 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
         for (const label of Object.keys(s)) {
           const allowed =
             ["__name__", "job", "instance"].includes(label) ||
+            targetLabels.has(label) ||
             family.labels.includes(label) ||
             (label.startsWith("label_") && family.labels.includes(LABEL_PATTERN));
           if (!allowed) undocumented.push(`${family.name}{${label}}`);

@@ -106,6 +106,11 @@ export class NodeContainers {
   private readonly reboots = new Map<string, number>();
   /** Per node: what the users' containers that stopped since it last came up used, and OOM kills. */
   private readonly stopped = new Map<string, Stopped>();
+  /** Per node: the users' pods whose sandbox runs (from admission to the pod's end; through a container's back-off too). */
+  private readonly sandboxes = new Map<string, Set<string>>();
+  /** Per node: the system pods it runs, and the pods its kubelet evicted since it last came up. */
+  private readonly systemPods = new Map<string, number>();
+  private readonly evictions = new Map<string, number>();
 
   constructor(
     blueprint: Blueprint,
@@ -119,21 +124,38 @@ export class NodeContainers {
         this.system.set(pod.node, list);
       }
       for (const spec of pod.workload.containers) list.push({ pod, spec });
+      this.systemPods.set(pod.node, (this.systemPods.get(pod.node) ?? 0) + 1);
     }
   }
 
   /** Feeds a domain event, after the image pulls have seen it. */
   readonly record = (event: DomainEvent): void => {
     if (stopsContainers(event)) {
-      for (const pod of event.pods) this.stop(pod, event.t);
+      for (const pod of event.pods) {
+        this.stop(pod, event.t);
+        // A crashed container's pod keeps its sandbox while it waits to restart; an ended pod's goes.
+        if (event.kind !== "ContainerCrashed") this.sandboxes.get(pod.node)?.delete(pod.uid);
+      }
+      if (event.kind === "WorkloadFailed" && event.cause.kind === "Evicted")
+        this.evictions.set(event.cause.node, (this.evictions.get(event.cause.node) ?? 0) + 1);
       return;
     }
     switch (event.kind) {
       case "RankFailed":
-        // One rank of a gang failed: its container has stopped; the others run on.
+        // One rank of a gang failed: its container has stopped, and its pod with it; the others run on.
         this.stop(event.pod, event.t);
+        this.sandboxes.get(event.pod.node)?.delete(event.pod.uid);
         return;
       case "WorkloadStarted":
+        // Admitted: the kubelet starts the pod's sandbox, then pulls its image.
+        for (const pod of event.pods) {
+          let onNode = this.sandboxes.get(pod.node);
+          if (onNode === undefined) {
+            onNode = new Set();
+            this.sandboxes.set(pod.node, onNode);
+          }
+          onNode.add(pod.uid);
+        }
         this.start(event.workload, event.pods, 0, event.t);
         return;
       case "ContainerRestarted":
@@ -143,6 +165,8 @@ export class NodeContainers {
         this.readyAt.set(event.node, event.t);
         this.reboots.set(event.node, (this.reboots.get(event.node) ?? 0) + 1);
         this.stopped.delete(event.node);
+        // The kubelet started again: its counters with it.
+        this.evictions.delete(event.node);
         return;
       default:
         return;
@@ -190,6 +214,16 @@ export class NodeContainers {
    */
   stoppedOn(node: string): Stopped {
     return this.stopped.get(node) ?? NOTHING_STOPPED;
+  }
+
+  /** The pods with a running sandbox on `node`: its system pods and the users' admitted, not ended. */
+  runningPods(node: string): number {
+    return (this.systemPods.get(node) ?? 0) + (this.sandboxes.get(node)?.size ?? 0);
+  }
+
+  /** The pods `node`'s kubelet evicted since it last started. */
+  evictionsOn(node: string): number {
+    return this.evictions.get(node) ?? 0;
   }
 
   /** When `node` last came up in the run (undefined: up since before it). */

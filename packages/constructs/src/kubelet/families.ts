@@ -1,5 +1,6 @@
 /**
- * The cAdvisor families the kubelet serves at /metrics/cadvisor, one place per family: names,
+ * The kubelet's families: cAdvisor's, which it serves at /metrics/cadvisor, and its own on /metrics
+ * (below), one place per family. cAdvisor's: names,
  * types and HELP verbatim from google/cadvisor v0.49.0 (the version Kubernetes v1.30.2 vendors,
  * its go.mod), metrics/prometheus.go; the label keys are the kubelet's containerPrometheusLabelsFunc
  * (pkg/kubelet/server/server.go@v1.30.2: id, name, image, pod, namespace, container) plus a
@@ -47,4 +48,24 @@ export const CADVISOR = {
   startTime: family("container_start_time_seconds", "gauge", "Start time of the container since unix epoch in seconds."),
 } as const;
 
-export const KUBELET_FAMILIES: readonly MetricFamily[] = Object.values(CADVISOR);
+/**
+ * The kubelet's own families on /metrics, those gpusynth has values for:
+ * pkg/kubelet/metrics/metrics.go@v1.30.2 (subsystem `kubelet`; label keys verbatim). Each is
+ * ALPHA, and component-base writes the stability level before its HELP
+ * (k8s.io/component-base v0.30.2 metrics/opts.go annotateStabilityLevel). In exposition order.
+ */
+const own = (name: string, type: MetricType, help: string, labels: readonly string[] = []): MetricFamily => ({
+  id: `kubelet.${name}`,
+  name,
+  type,
+  help: `[ALPHA] ${help}`,
+  labels,
+});
+export const KUBELET_OWN = {
+  evictions: own("kubelet_evictions", "counter", "Cumulative number of pod evictions by eviction signal", ["eviction_signal"]),
+  nodeName: own("kubelet_node_name", "gauge", "The node's name. The count is always 1.", ["node"]),
+  runningContainers: own("kubelet_running_containers", "gauge", "Number of containers currently running", ["container_state"]),
+  runningPods: own("kubelet_running_pods", "gauge", "Number of pods that have a running pod sandbox"),
+} as const;
+
+export const KUBELET_FAMILIES: readonly MetricFamily[] = [...Object.values(CADVISOR), ...Object.values(KUBELET_OWN)];

@@ -1,8 +1,9 @@
 /**
- * The kubelet's cAdvisor endpoint (/metrics/cadvisor) on every node: each running container's
- * cgroup and each pod's, with the CPU and memory the usage model gives them (usage.ts) and the
- * cgroup settings the kubelet derives from the pod's resources. One target per node, as
- * kube-prometheus' kubelet ServiceMonitor scrapes it (job `kubelet`).
+ * The kubelet on every node, two targets as kube-prometheus' kubelet ServiceMonitor scrapes it
+ * (job `kubelet`): its cAdvisor endpoint (/metrics/cadvisor), each running container's cgroup and
+ * each pod's, with the CPU and memory the usage model gives them (usage.ts) and the cgroup
+ * settings the kubelet derives from the pod's resources; and its own /metrics, the pods and
+ * containers it runs and the pods it evicted (families.ts KUBELET_OWN).
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView } from "@gpusynth/sim";
@@ -18,12 +19,14 @@ import {
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { ImagePulls } from "../kube/image-pulls.js";
 import { containerCgroupPath, type NodeContainer, NodeContainers, type PodCgroup, podCgroupPath } from "./containers.js";
-import { CADVISOR, KUBELET_FAMILIES } from "./families.js";
+import { CADVISOR, KUBELET_FAMILIES, KUBELET_OWN } from "./families.js";
 import { type CfsCounters, cpuSeconds, memoryUse, starvedCfs, workingSet } from "./usage.js";
 
 /** The kubelet's secure port (--port default 10250) and the path cAdvisor's families are served at (server.go cadvisorMetricsPath). */
 export const KUBELET_PORT = 10250;
 export const CADVISOR_PATH = "/metrics/cadvisor";
+/** The kubelet's own families (server.go's default metrics path). */
+export const KUBELET_METRICS_PATH = "/metrics";
 /** kube-prometheus' kubelet ServiceMonitor: the job is the kubelet Service's name. */
 export const KUBELET_JOB = "kubelet";
 
@@ -111,11 +114,47 @@ export class KubeletConstruct implements MetricConstruct {
     for (const pool of view.pools)
       for (const node of pool.nodes) {
         if (node.status === "rebooting" || (owns !== undefined && !owns(node.name))) continue;
-        const cgroups = this.cgroups(this.containers.on(node.name, view.now), view.now);
-        result.push({ target: this.target(node.name), samples: this.samples(cgroups, Math.floor(seconds(view.now)), seconds) });
+        const containers = this.containers.on(node.name, view.now);
+        const cgroups = this.cgroups(containers, view.now);
+        result.push({
+          target: this.target(node.name, CADVISOR_PATH),
+          samples: this.samples(cgroups, Math.floor(seconds(view.now)), seconds),
+        });
+        result.push({ target: this.target(node.name, KUBELET_METRICS_PATH), samples: this.ownSamples(node.name, containers.length) });
       }
     return result;
   }
+
+  /**
+   * The kubelet's own families: its PLEG counts the running containers and the pods whose sandbox
+   * runs (pleg/generic.go updateRunningPodAndContainerMetrics; the exited and created containers
+   * the runtime still holds are not modelled: cantfind.md kubelet.metrics-sets), and its eviction
+   * manager counts evictions by signal once it has evicted (eviction_manager.go: memory.available
+   * is the only signal gpusynth's pressure crosses).
+   */
+  private ownSamples(node: string, runningContainers: number): Sample[] {
+    let labels = this.ownLabels.get(node);
+    if (labels === undefined) {
+      labels = {
+        evictions: seriesLabels(KUBELET_OWN.evictions, { eviction_signal: "memory.available" }),
+        nodeName: seriesLabels(KUBELET_OWN.nodeName, { node }),
+        running: seriesLabels(KUBELET_OWN.runningContainers, { container_state: "running" }),
+        none: seriesLabels(KUBELET_OWN.runningPods, {}),
+      };
+      this.ownLabels.set(node, labels);
+    }
+    const evictions = this.containers.evictionsOn(node);
+    return [
+      ...(evictions === 0 ? [] : [{ family: KUBELET_OWN.evictions, labels: labels.evictions, value: evictions }]),
+      { family: KUBELET_OWN.nodeName, labels: labels.nodeName, value: 1 },
+      { family: KUBELET_OWN.runningContainers, labels: labels.running, value: runningContainers },
+      { family: KUBELET_OWN.runningPods, labels: labels.none, value: this.containers.runningPods(node) },
+    ];
+  }
+  private readonly ownLabels = new Map<
+    string,
+    Readonly<Record<"evictions" | "nodeName" | "running" | "none", Readonly<Record<string, string>>>>
+  >();
 
   /** Each container's cgroup, then each pod's (the sum of its containers'). */
   private cgroups(containers: readonly NodeContainer[], now: number): Cgroup[] {
@@ -240,11 +279,23 @@ export class KubeletConstruct implements MetricConstruct {
     return samples;
   }
 
-  private target(node: string): ScrapeTarget {
-    let target = this.targets.get(node);
+  /** A node's kubelet at `path`: both endpoints on the kubelet's port, told apart by path. */
+  private target(node: string, path: string): ScrapeTarget {
+    const key = `${node}${path}`;
+    let target = this.targets.get(key);
     if (target === undefined) {
-      target = { job: KUBELET_JOB, host: node, port: KUBELET_PORT, path: CADVISOR_PATH, node, kubernetes: KUBELET_ENDPOINT };
-      this.targets.set(node, target);
+      // `metrics_path` as kube-prometheus' ServiceMonitor labels each endpoint: without it the two
+      // targets' `up` and scrape series would be one series written twice.
+      target = {
+        job: KUBELET_JOB,
+        host: node,
+        port: KUBELET_PORT,
+        path,
+        node,
+        kubernetes: KUBELET_ENDPOINT,
+        labels: { metrics_path: path },
+      };
+      this.targets.set(key, target);
     }
     return target;
   }
