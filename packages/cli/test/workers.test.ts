@@ -28,11 +28,12 @@ async function pushedTargets(workers: number): Promise<{ byTime: Map<string, str
   for (const request of receiver.requests)
     for (const rm of request.resourceMetrics) {
       const attributes = attributeMap(rm.resource.attributes);
-      const time =
-        rm.scopeMetrics[0]?.metrics[0]?.gauge?.dataPoints[0]?.timeUnixNano ??
-        rm.scopeMetrics[0]?.metrics[0]?.sum?.dataPoints[0]?.timeUnixNano;
+      const point = rm.scopeMetrics[0]?.metrics[0]?.gauge?.dataPoints[0] ?? rm.scopeMetrics[0]?.metrics[0]?.sum?.dataPoints[0];
+      const time = point?.timeUnixNano;
+      // A target is its resource, and its path where one address serves two (the kubelet's metrics_path).
+      const path = attributeMap(point?.attributes ?? []).metrics_path;
       const list = byTime.get(String(time)) ?? [];
-      list.push(`${String(attributes["service.name"])}/${String(attributes["service.instance.id"])}`);
+      list.push(`${String(attributes["service.name"])}/${String(attributes["service.instance.id"])}${path === undefined ? "" : String(path)}`);
       byTime.set(String(time), list);
     }
   for (const list of byTime.values()) list.sort();
