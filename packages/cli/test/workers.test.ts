@@ -33,7 +33,9 @@ async function pushedTargets(workers: number): Promise<{ byTime: Map<string, str
       // A target is its resource, and its path where one address serves two (the kubelet's metrics_path).
       const path = attributeMap(point?.attributes ?? []).metrics_path;
       const list = byTime.get(String(time)) ?? [];
-      list.push(`${String(attributes["service.name"])}/${String(attributes["service.instance.id"])}${path === undefined ? "" : String(path)}`);
+      list.push(
+        `${String(attributes["service.name"])}/${String(attributes["service.instance.id"])}${path === undefined ? "" : String(path)}`,
+      );
       byTime.set(String(time), list);
     }
   for (const list of byTime.values()) list.sort();

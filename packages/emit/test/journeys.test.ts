@@ -280,6 +280,25 @@ describe.skipIf(prometheusBinary === "" || prometheus3 === "")("failure journeys
       const instances = await fault.promqlUnderOperator('count by (instance) (node_boot_time_seconds{job="node-exporter"})', at());
       expect(rows(instances, ["instance"])).toEqual(nodes);
     });
+
+    it("finds every kubelet up on its /metrics endpoint, so kube-prometheus' KubeletDown stays quiet, and its pods counted", async () => {
+      // KubeletDown (kubernetes-mixin, as kube-prometheus v0.18.0 renders it): kube_node_info
+      // unless an up{job="kubelet", metrics_path="/metrics"} == 1.
+      const down = await fault.promqlUnderOperator(
+        'count by (cluster) (kube_node_info{job="kube-state-metrics"}) unless on (cluster) count by (cluster) (up{job="kubelet", metrics_path="/metrics"} == 1)',
+        at(),
+      );
+      expect(down).toEqual([]);
+      const up = await fault.promqlUnderOperator('up{job="kubelet", metrics_path="/metrics"} == 1', at());
+      expect(rows(up, ["node"])).toEqual(nodes);
+      // The kubelet's pods and kube-state-metrics' agree: every pod placed on the node and running.
+      const pods = await fault.promqlUnderOperator('kubelet_running_pods{job="kubelet", metrics_path="/metrics"}', at());
+      const listed = await fault.promqlUnderOperator(
+        'count by (node) (kube_pod_info{job="kube-state-metrics"} * on (namespace, pod) group_left () (kube_pod_status_phase{phase="Running"} == 1))',
+        at(),
+      );
+      expect(pods.map((s) => [s.metric.node, s.value[1]]).sort()).toEqual(listed.map((s) => [s.metric.node, s.value[1]]).sort());
+    });
   });
 
   describe("a job whose data loader is held at its CPU limit (data-starved)", () => {
