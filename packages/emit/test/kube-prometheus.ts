@@ -91,9 +91,9 @@ export interface FiredAlert {
 }
 
 /**
- * The alerts of `rules` that fire between `fromMs` and `toMs` (Unix ms), evaluated every
- * `stepSeconds`: a series of an alert's expression fires once it has been present at every
- * evaluation for the rule's `for:` (at once where there is none).
+ * The alerts of `rules` (those named `only`, where given) that fire between `fromMs` and `toMs`
+ * (Unix ms), evaluated every `stepSeconds`: a series of an alert's expression fires once it has
+ * been present at every evaluation for the rule's `for:` (at once where there is none).
  */
 export async function firedAlerts(
   store: PrometheusServer,
@@ -101,11 +101,12 @@ export async function firedAlerts(
   fromMs: number,
   toMs: number,
   stepSeconds: number,
+  only?: string,
 ): Promise<FiredAlert[]> {
   const inline = inliner(rules);
   const fired: FiredAlert[] = [];
   for (const rule of rules) {
-    if (rule.alert === undefined) continue;
+    if (rule.alert === undefined || (only !== undefined && rule.alert !== only)) continue;
     const holdFor = durationSeconds(rule.for);
     const alert = `${rule.alert} (${rule.labels?.severity ?? "none"})`;
     for (const series of await store.queryRange(inline(rule.expr), fromMs, toMs, stepSeconds)) {
