@@ -133,7 +133,8 @@ describe.skipIf(prometheusBinary === "" || prometheus3 === "")("failure journeys
   const memory = new PushedScenario("blueprints/scenarios/memory-pressure.yaml", 35 * MINUTE);
   const oom = new PushedScenario("blueprints/scenarios/oom-kill.yaml", 70 * MINUTE);
   const straggler = new PushedScenario("blueprints/scenarios/straggler.yaml", HOUR);
-  const starved = new PushedScenario("blueprints/scenarios/data-starved.yaml", 90 * MINUTE);
+  // Its checks read the state once both jobs run (the starved one from 00:05): half an hour holds it.
+  const starved = new PushedScenario("blueprints/scenarios/data-starved.yaml", 30 * MINUTE);
   const pushed = [quota, storm, crashLoop, memory, oom, straggler, starved];
   const stores: PrometheusServer[] = [];
 
