@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { loadBlueprint } from "../packages/blueprint/dist/index.js";
 import { ClusterMetrics, LABEL_PATTERN } from "../packages/constructs/dist/index.js";
-import { encodeMetrics, MetricsPipeline } from "../packages/emit/dist/index.js";
+import { encodeMetrics, MetricsPipeline, SCRAPE_REPORT } from "../packages/emit/dist/index.js";
 import { freePort, sleep, waitUntilUp } from "./local-servers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -257,9 +257,12 @@ async function requestBodies(families) {
  */
 function storedByFamily(series, families) {
   const byId = new Map(families.map((f) => [f.id, f]));
+  // The receiver's report on each scrape rides with every probe: its series (the receiver's own
+  // names, not a vendor's) are not a family's.
+  const reports = new Set(Object.values(SCRAPE_REPORT).map((f) => f.name));
   const stored = {};
   for (const s of series) {
-    if (s.__name__ === "target_info") continue;
+    if (s.__name__ === "target_info" || reports.has(s.__name__)) continue;
     const key = Object.keys(s).find((k) => byId.has(s[k]) && /^(service[._]name|job)$/.test(k));
     const family = byId.get(s[key]);
     if (family === undefined) continue;
@@ -307,8 +310,16 @@ const measured = `${JSON.stringify(
   2,
 ).replace(/"(\{\\"name.*\})"(,?)$/gm, (_, json, comma) => `${JSON.parse(`"${json}"`)}${comma}`)}\n`;
 if (check) {
-  if (!existsSync(OUT) || readFileSync(OUT, "utf8") !== measured) {
+  const kept = existsSync(OUT) ? readFileSync(OUT, "utf8") : "";
+  if (kept !== measured) {
     console.error("signals/receiver-names.json disagrees with what the receivers store: run `just gen` and review the diff");
+    // The lines that differ, so a disagreement in CI says what it is.
+    const keptLines = kept.split("\n");
+    const measuredLines = measured.split("\n");
+    const shown = [];
+    for (let i = 0; i < Math.max(keptLines.length, measuredLines.length) && shown.length < 10; i++)
+      if (keptLines[i] !== measuredLines[i]) shown.push(`line ${i + 1}:\n- ${keptLines[i]?.trim()}\n+ ${measuredLines[i]?.trim()}`);
+    for (const line of shown) console.error(line);
     process.exit(1);
   }
   console.log("signals/receiver-names.json agrees with every measured path");

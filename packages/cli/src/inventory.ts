@@ -5,6 +5,7 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, LABEL_PATTERN, type MetricFamily, type MetricType } from "@gpusynth/constructs";
+import { SCRAPE_REPORT } from "@gpusynth/emit";
 import { simulatedMs } from "@gpusynth/sim";
 
 export interface FamilyInventory {
@@ -76,8 +77,11 @@ export function collectInventory(
     addKey(key: string): void;
   }
   const entries = new Map<MetricFamily, Entry>();
-  /** Each family's signals/ area: its construct's. */
-  const areas = new Map(run.metrics.constructs.flatMap((c) => c.families.map((f) => [f, c.area] as const)));
+  /** Each family's signals/ area: its construct's, and the receiver's for its report on each scrape. */
+  const areas = new Map<MetricFamily, string>([
+    ...run.metrics.constructs.flatMap((c) => c.families.map((f) => [f, c.area] as const)),
+    ...Object.values(SCRAPE_REPORT).map((f) => [f, "receiver"] as const),
+  ]);
   const keySets = new Map<FamilyInventory, Set<string>>();
   const entryOf = (f: MetricFamily): Entry => {
     let entry = entries.get(f);
@@ -144,6 +148,12 @@ export function collectInventory(
         if (!known.complete) for (const key in s.labels) if (!known.keys.has(key)) known.addKey(key);
       }
       endRun();
+    }
+    // The receiver's report on each target's scrape (signals/receiver.md): a series per target.
+    for (const report of Object.values(SCRAPE_REPORT)) {
+      const entry = entryOf(report);
+      for (const { target } of frame.targets) entry.jobs.add(target.job);
+      seriesNow.set(entry.family, frame.targets.length);
     }
     for (const [family, count] of seriesNow) family.maxSeries = Math.max(family.maxSeries, count);
     for (const record of frame.logs) {

@@ -35,7 +35,7 @@ export {
   signalUrl,
 } from "./otlp.js";
 export { type ContainerLogRotation, KUBELET_LOG_ROTATION, PodLogFiles } from "./pod-log-files.js";
-export { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
+export { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, SCRAPE_REPORT, targetResourceAttributes } from "./receiver.js";
 export { type RunSelection, runSelection } from "./run-selection.js";
 export { ScrapeServer, SD_PATH, type ServedTarget, targetPath } from "./scrape-server.js";
 export { type EncodedMetricsSink, fanOutMetrics, type MetricsSink, OtlpJsonLinesSink, sdkMetricsSink } from "./sinks.js";

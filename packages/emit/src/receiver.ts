@@ -8,12 +8,38 @@
  * this scope; names verbatim; unit empty; counters monotonic cumulative sums, gauges gauges;
  * double values.
  */
-import type { KubernetesEndpoint, ScrapeTarget } from "@gpusynth/constructs";
+import type { KubernetesEndpoint, MetricFamily, ScrapeTarget } from "@gpusynth/constructs";
 import { plainScrape, type TargetScrape } from "./service-monitors.js";
 
 /** Scope name since collector-contrib PR #34589 (Aug 2024); version = the collector build. */
 export const RECEIVER_SCOPE_NAME = "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver";
 export const RECEIVER_SCOPE_VERSION = "0.161.0";
+
+/**
+ * The series the receiver's scrape loop adds to every scrape of a target, about the scrape
+ * (Prometheus `scrape/scrape.go` at v0.314.0, the version receiver/prometheusreceiver v0.161.0
+ * requires; names, types and HELP from the receiver's `internal/metadata.go`), carrying the
+ * target's labels and none of the exporter's. gpusynth sends those it has values for: the
+ * target answered, with so many samples, so many kept after metric relabelling. Not
+ * `scrape_duration_seconds` (no scrape is timed) nor `scrape_series_added` (signals/receiver.md).
+ */
+export const SCRAPE_REPORT = {
+  up: { id: "receiver.up", name: "up", type: "gauge", help: "The scraping was successful", labels: [] },
+  samplesScraped: {
+    id: "receiver.scrape_samples_scraped",
+    name: "scrape_samples_scraped",
+    type: "gauge",
+    help: "The number of samples the target exposed",
+    labels: [],
+  },
+  samplesPostRelabeling: {
+    id: "receiver.scrape_samples_post_metric_relabeling",
+    name: "scrape_samples_post_metric_relabeling",
+    type: "gauge",
+    help: "The number of samples remaining after metric relabeling was applied",
+    labels: [],
+  },
+} as const satisfies Record<string, MetricFamily>;
 
 const LOOPBACK = /^(localhost|127\.|0\.0\.0\.0$|::1$|\[::1\])/;
 

@@ -25,11 +25,13 @@ import {
   MetricReader,
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
-import { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, targetResourceAttributes } from "./receiver.js";
+import { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, SCRAPE_REPORT, targetResourceAttributes } from "./receiver.js";
 import type { TargetScrape } from "./service-monitors.js";
 import { type LabelSet, staleByFamily } from "./staleness.js";
 
 const NO_TIME: HrTime = [0, 0];
+/** The labels of a series that has none of its own (the scrape report's), one object for all. */
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 const SCOPE = { name: RECEIVER_SCOPE_NAME, version: RECEIVER_SCOPE_VERSION };
 /** The reader keeps its MeterProvider's Resource and never reads a producer's: one empty one serves all. */
 const UNREAD_RESOURCE = resourceFromAttributes({});
@@ -55,9 +57,13 @@ class ScrapeProducer implements MetricProducer {
 
   constructor(private readonly scrape: TargetScrape) {}
 
-  set(samples: readonly Sample[], timeMs: number): void {
+  /** Whether the target answered this scrape (a target that left answers none: only its stale markers are sent). */
+  private answered = false;
+
+  set(samples: readonly Sample[], timeMs: number, answered: boolean): void {
     this.samples = samples;
     this.timeMs = timeMs;
+    this.answered = answered;
   }
 
   async collect(): Promise<CollectionResult> {
@@ -68,9 +74,11 @@ class ScrapeProducer implements MetricProducer {
     let family: MetricFamily | undefined;
     let points: DataPoint<number>[] = [];
     let sets: LabelSet[] = [];
+    let kept = 0;
     for (const sample of this.samples) {
       const labels = this.scrape.labelsOf(sample.family.name, sample.labels);
       if (labels === undefined) continue;
+      kept++;
       if (sample.family !== family) {
         family = sample.family;
         const known = byFamily.get(family);
@@ -84,8 +92,22 @@ class ScrapeProducer implements MetricProducer {
       points.push({ attributes: labels, startTime: NO_TIME, endTime: time, value: sample.value });
       sets.push(labels);
     }
+    // The scrape loop's report on the scrape, with the target's labels alone.
+    const report: Array<readonly [MetricFamily, DataPoint<number>[]]> = [];
+    if (this.answered) {
+      const labels = this.scrape.labelsOf(SCRAPE_REPORT.up.name, NO_LABELS) ?? NO_LABELS;
+      for (const [family, value] of [
+        [SCRAPE_REPORT.up, 1],
+        [SCRAPE_REPORT.samplesScraped, this.samples.length],
+        [SCRAPE_REPORT.samplesPostRelabeling, kept],
+      ] as const) {
+        report.push([family, [{ attributes: labels, startTime: NO_TIME, endTime: time, value }]]);
+        labelSets.set(family, [labels]);
+      }
+    }
     // As the receiver's scrape loop appends them: a family's stale markers after its scraped
-    // series, then the families no series of which is left.
+    // series, then the families no series of which is left, then the report (scrape/scrape.go:
+    // append, then report).
     const stale = staleByFamily(this.previous, labelSets, time, NO_TIME);
     this.previous = labelSets;
     const metrics = [...byFamily].map(([family, points]) => {
@@ -93,6 +115,7 @@ class ScrapeProducer implements MetricProducer {
       return this.metricOf(family, ended === undefined ? points : [...points, ...ended]);
     });
     for (const [family, ended] of stale) if (!byFamily.has(family)) metrics.push(this.metricOf(family, ended));
+    for (const [family, points] of report) metrics.push(this.metricOf(family, points));
     const resourceMetrics: ResourceMetrics = {
       resource: UNREAD_RESOURCE,
       scopeMetrics: metrics.length === 0 ? [] : [{ scope: SCOPE, metrics }],
@@ -133,7 +156,11 @@ export class TargetProvider {
 
   /** Collects what the target exposes now, scraped at `timeMs` (Unix ms), through the SDK's reader. */
   async scrape(samples: readonly Sample[], timeMs: UnixMs): Promise<ResourceMetrics> {
-    this.producer.set(samples, timeMs);
+    this.producer.set(samples, timeMs, true);
+    return this.collected();
+  }
+
+  private async collected(): Promise<ResourceMetrics> {
     const result = await this.reader.collect();
     if (result.errors.length > 0) throw new AggregateError(result.errors, `collecting ${this.target.job} failed`);
     return result.resourceMetrics;
@@ -144,7 +171,8 @@ export class TargetProvider {
    * would have been (Prometheus' end-of-run staleness); no points when it had none.
    */
   async ended(timeMs: UnixMs): Promise<ResourceMetrics> {
-    return this.scrape([], timeMs);
+    this.producer.set([], timeMs, false);
+    return this.collected();
   }
 
   async shutdown(): Promise<void> {

@@ -40,6 +40,13 @@ const sample = (family: MetricFamily, labels: Record<string, string>, value: num
 });
 const target = (host: string) => ({ job: "nvidia-dcgm-exporter", host, port: 9400, path: "/metrics" });
 
+/** The receiver's report on a scrape of `samples` samples, none dropped: signals/receiver.md. */
+const REPORT = (samples: number): Point[] => [
+  { metric: "up", labels: "", value: 1 },
+  { metric: "scrape_samples_scraped", labels: "", value: samples },
+  { metric: "scrape_samples_post_metric_relabeling", labels: "", value: samples },
+];
+
 interface Point {
   metric: string;
   labels: string;
@@ -100,6 +107,8 @@ describe("stale series, as the collector's prometheus receiver sends them", () =
       { metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=1", value: 0 },
       { metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=0,pod=train-0", flags: 1 },
       { metric: "DCGM_FI_DEV_XID_ERRORS", labels: "gpu=0", flags: 1 },
+      // The scrape loop's report on the scrape, after its stale markers.
+      ...REPORT(2),
     ];
     expect(after?.protobuf).toEqual(expected);
     expect(after?.json).toEqual(expected);
@@ -112,7 +121,7 @@ describe("stale series, as the collector's prometheus receiver sends them", () =
     const { scrape } = pipeline();
     await scrape([{ target: target("node-a"), samples: [sample(util, { gpu: "0", pod: "train-0" }, 97)] }], 0);
     const [after] = await scrape([{ target: target("node-a"), samples: [sample(util, { gpu: "0", pod: "train-0" }, 98)] }], 15_000);
-    expect(after?.protobuf).toEqual([{ metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=0,pod=train-0", value: 98 }]);
+    expect(after?.protobuf).toEqual([{ metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=0,pod=train-0", value: 98 }, ...REPORT(1)]);
   });
 
   it("ends every series of a target that left, and starts afresh if it comes back", async () => {
@@ -126,9 +135,28 @@ describe("stale series, as the collector's prometheus receiver sends them", () =
       0,
     );
     const left = await scrape([{ target: target("node-a"), samples }], 15_000);
+    // node-b: every series stale, its `up` too (Prometheus' end-of-run staleness), and no report.
     expect(left.map((e) => [e.host, e.protobuf.map((p) => `${p.metric} ${p.flags ?? p.value}`)])).toEqual([
-      ["node-a", ["DCGM_FI_DEV_GPU_UTIL 5", "DCGM_FI_DEV_XID_ERRORS 0"]],
-      ["node-b", ["DCGM_FI_DEV_GPU_UTIL 1", "DCGM_FI_DEV_XID_ERRORS 1"]],
+      [
+        "node-a",
+        [
+          "DCGM_FI_DEV_GPU_UTIL 5",
+          "DCGM_FI_DEV_XID_ERRORS 0",
+          "up 1",
+          "scrape_samples_scraped 2",
+          "scrape_samples_post_metric_relabeling 2",
+        ],
+      ],
+      [
+        "node-b",
+        [
+          "DCGM_FI_DEV_GPU_UTIL 1",
+          "DCGM_FI_DEV_XID_ERRORS 1",
+          "up 1",
+          "scrape_samples_scraped 1",
+          "scrape_samples_post_metric_relabeling 1",
+        ],
+      ],
     ]);
     // Gone for good: no second end, and a return is a new target.
     expect((await scrape([{ target: target("node-a"), samples }], 30_000)).map((e) => e.host)).toEqual(["node-a"]);
