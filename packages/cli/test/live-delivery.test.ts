@@ -35,6 +35,34 @@ async function settled(count: () => number, quietMs = 300): Promise<number> {
   return last;
 }
 
+/**
+ * Waits until the backlog an outage left has reached `r`: every target of `targets` has a point
+ * stamped at `sinceMs` or later there. A target's requests are delivered in order, so everything
+ * it queued before has arrived too — however long a loaded machine takes to send it.
+ */
+async function drained(r: Receiver, targets: ReadonlySet<string>, sinceMs: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const caughtUp = new Set<string>();
+    for (const request of r.requests)
+      for (const rm of request.resourceMetrics) {
+        const time =
+          rm.scopeMetrics[0]?.metrics[0]?.gauge?.dataPoints[0]?.timeUnixNano ??
+          rm.scopeMetrics[0]?.metrics[0]?.sum?.dataPoints[0]?.timeUnixNano;
+        if (time !== undefined && Number(BigInt(time) / 1_000_000n) >= sinceMs) caughtUp.add(targetOf(rm));
+      }
+    if ([...targets].every((t) => caughtUp.has(t))) return;
+    if (Date.now() > deadline) throw new Error(`the backlog had not drained after ${timeoutMs / 1000} s`);
+    await sleep(250);
+  }
+}
+
+/** A target as a request names it: its resource's service.name and service.instance.id. */
+function targetOf(rm: Receiver["requests"][number]["resourceMetrics"][number]): string {
+  const attribute = (key: string) => String(rm.resource.attributes.find((a) => a.key === key)?.value.stringValue);
+  return `${attribute("service.name")}/${attribute("service.instance.id")}`;
+}
+
 describe("OTLP delivery of a live run", () => {
   // A frame of the warm cluster, then two 3 s ticks of 12 simulated minutes each, metrics and logs
   // together: a tick holds about 44,000 log lines (3,700 a minute, most of them the scheduler's
@@ -78,7 +106,8 @@ describe("OTLP delivery of a live run", () => {
     expect((second.arrivals[0] ?? Number.POSITIVE_INFINITY) - back, live.stderr()).toBeLessThanOrEqual(2000);
     await live.waitFor(/OTLP metrics delivery to .* resumed after .*, 0 points dropped/);
     await live.waitFor(/OTLP logs delivery to .* resumed after .*, 0 log records dropped/);
-    await sleep(3000); // the backlog drains
+    // Every target of the first receiver's, caught up with the receiver's return.
+    await drained(second, new Set(first.requests.flatMap((r) => r.resourceMetrics.map(targetOf))), back);
     const { code } = await live.stop("SIGINT");
     expect(code).toBe(0);
     const metrics = deliveryReport(live.stderr(), "metrics");
