@@ -52,7 +52,10 @@ export const runHelp = `Usage: gpusynth run [options] [blueprint]
 
 Runs the simulated cluster a blueprint describes and emits its telemetry as an OpenTelemetry
 Collector's prometheus receiver would after scraping the real exporters (Run:ai, dcgm-exporter,
-kube-state-metrics, the kubelet's cAdvisor, the scheduler).
+kube-state-metrics, the kubelet and its cAdvisor, node-exporter where the blueprint's
+telemetry.nodeExporter deploys it, the scheduler), each scrape with the receiver's up and sample
+counts; through the cluster's ServiceMonitors, with the labels kube-prometheus' rules select on,
+where its telemetry.serviceMonitors says so.
 
 Live (the default): a warm-up is simulated first (--warmup; default: the blueprint's
 time.liveWarmup, 1d unless it says otherwise), so the first scrape shows a working cluster;
