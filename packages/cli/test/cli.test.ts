@@ -174,7 +174,7 @@ describe("gpusynth dump", () => {
       "## dcgm (job `nvidia-dcgm-exporter`)",
       "## kubernetes (job `kube-state-metrics`)",
       "## runai (job `metrics-exporter`)",
-      "## scheduler (jobs",
+      "## kai-scheduler (jobs",
     ]) {
       expect(stdout).toContain(heading);
     }

@@ -57,7 +57,8 @@ export async function vmagentForwarded(stores: readonly string[], unixMs: number
     const alike = counts.every((n, k) => n === counts[k % perStore]);
     if (stamps.every((t) => t * 1000 === unixMs) && alike && counts.join() === before) return;
     before = counts.join();
-    if (i === 30) throw new Error(`vmagent did not forward the scrape stamped ${new Date(unixMs).toISOString()} within 18 s: ${before}`);
+    // Generous: three pipelines forward at once beside the rest of the suite on two cores.
+    if (i === 75) throw new Error(`vmagent did not forward the scrape stamped ${new Date(unixMs).toISOString()} within 45 s: ${before}`);
     await new Promise((resolve) => setTimeout(resolve, 600));
   }
 }

@@ -25,7 +25,7 @@ describe("system workloads in gpu-fault", () => {
     const run = new ClusterRun(blueprint, { logs: true });
     drive(run, [AT.before, AT.rebooting, AT.after].map(simulatedMs), (frame) => {
       frames.set(frame.simulatedMs, frame);
-      const scheduler = frame.logs.find((r) => r.area === "scheduler");
+      const scheduler = frame.logs.find((r) => r.area === "kai-scheduler");
       if (scheduler !== undefined) logs.push(scheduler);
     });
   });

@@ -22,7 +22,7 @@ const CONTAINER = "kai-scheduler-default";
 /** A line of the scheduler's container in attempt `restart`, as the scheduler log makes it. */
 function line(restart: number, timeMs: number, body: string): LogRecordOut {
   return {
-    area: "scheduler",
+    area: "kai-scheduler",
     receiver: "filelog",
     resource: {
       "k8s.namespace.name": POD.namespace,

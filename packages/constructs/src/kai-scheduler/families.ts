@@ -3,12 +3,12 @@
  * closed Run:ai scheduler's), one place per family: names with the default --metrics-namespace
  * "kai", types, help strings and labels from NVIDIA/KAI-Scheduler v0.13.0 (@5d35ecab):
  * pkg/scheduler/metrics/metrics.go and pkg/queuecontroller/metrics/metrics.go. Documented in
- * signals/scheduler.md under the same ids.
+ * signals/kai-scheduler.md under the same ids.
  */
 import type { MetricFamily, MetricType } from "../catalogue.js";
 
 const family = (id: string, name: string, type: MetricType, help: string, labels: readonly string[] = []): MetricFamily => ({
-  id: `scheduler.${id}`,
+  id: `kai-scheduler.${id}`,
   name,
   type,
   help,

@@ -63,7 +63,7 @@ interface Eviction {
 }
 
 export class SchedulerConstruct implements MetricConstruct {
-  readonly area = "scheduler";
+  readonly area = "kai-scheduler";
   readonly families = SCHEDULER_FAMILIES;
   /** The scheduler's and the queue controller's pods, one each for the cluster. */
   readonly placement = { clusterWide: 2 } as const;

@@ -7,7 +7,7 @@
  * ts⇥LEVEL⇥caller⇥message. The scheduler runs a cycle a period after the last one ended
  * (wait.Until, sliding: cycles drift within the second by their own duration) and logs at
  * --v=3 by default; every pending job is attempted again each cycle. Values print as KAI's
- * String() methods print them. Templates, their V levels and callers: signals/scheduler.md.
+ * String() methods print them. Templates, their V levels and callers: signals/kai-scheduler.md.
  */
 import {
   type CycleAttemptRef,
@@ -333,7 +333,7 @@ export class SchedulerLog {
       const timeMs = this.clock(this.startMs + Math.floor(startMs + i * step));
       i++;
       out.push({
-        area: "scheduler",
+        area: "kai-scheduler",
         receiver: "filelog",
         resource: this.resource,
         timeMs,
