@@ -9,7 +9,7 @@
  * double values.
  */
 import type { KubernetesEndpoint, MetricFamily, ScrapeTarget } from "@gpusynth/constructs";
-import { plainScrape, type TargetScrape } from "./service-monitors.js";
+import type { TargetScrape } from "./service-monitors.js";
 
 /** Scope name since collector-contrib PR #34589 (Aug 2024); version = the collector build. */
 export const RECEIVER_SCOPE_NAME = "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver";
@@ -71,7 +71,7 @@ export function discoveryLabels(target: ScrapeTarget): Record<string, string> {
  * (CreateResource): the host and port are split from the instance (`server.port` empty where the
  * instance has none, as a ServiceMonitor that names the instance after the node leaves it).
  */
-export function targetResourceAttributes(target: ScrapeTarget, scrape: TargetScrape = plainScrape(target)): Record<string, string> {
+export function targetResourceAttributes(target: ScrapeTarget, scrape: TargetScrape): Record<string, string> {
   const [, host, port] = /^(.*):(\d+)$/.exec(scrape.instance) ?? [scrape.instance, scrape.instance, ""];
   const attributes: Record<string, string> = {
     "service.name": scrape.job,

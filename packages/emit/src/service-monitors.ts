@@ -36,34 +36,33 @@ interface ServiceMonitor {
   readonly drops?: (name: string, labels: Labels) => boolean;
 }
 
+/** An endpoint of kube-prometheus' kubelet ServiceMonitor: its path, written into `metrics_path`, and its metricRelabelings' drops. */
+function kubeletEndpoint(path: string, drops?: ServiceMonitor["drops"]): ServiceMonitor {
+  return {
+    path,
+    namespace: "kube-system",
+    selector: { "app.kubernetes.io/name": "kubelet" },
+    port: "https-metrics",
+    jobLabel: "app.kubernetes.io/name",
+    honorLabels: true,
+    relabel: (labels, target) => {
+      labels.metrics_path = target.path;
+    },
+    ...(drops === undefined ? {} : { drops }),
+  };
+}
+
 const MONITORS: readonly ServiceMonitor[] = [
   // The GPU Operator v26.7.0's (assets/state-dcgm-exporter/0500_service_monitor.yaml @10ee5b36).
   { selector: { app: "nvidia-dcgm-exporter" }, port: "gpu-metrics", jobLabel: "app", honorLabels: false },
   // kube-prometheus v0.18.0's kubelet ServiceMonitor
   // (manifests/kubernetesControlPlane-serviceMonitorKubelet.yaml @4775d44d): the kubelet's own
   // /metrics (its metricRelabelings drop families of older kubelets, none of which gpusynth emits)…
-  {
-    namespace: "kube-system",
-    selector: { "app.kubernetes.io/name": "kubelet" },
-    port: "https-metrics",
-    jobLabel: "app.kubernetes.io/name",
-    honorLabels: true,
-    relabel: (labels, target) => {
-      labels.metrics_path = target.path;
-    },
-  },
+  kubeletEndpoint("/metrics"),
   // … and its cAdvisor endpoint.
-  {
-    path: "/metrics/cadvisor",
-    namespace: "kube-system",
-    selector: { "app.kubernetes.io/name": "kubelet" },
-    port: "https-metrics",
-    jobLabel: "app.kubernetes.io/name",
-    honorLabels: true,
-    relabel: (labels, target) => {
-      labels.metrics_path = target.path;
-    },
-    drops: (name, labels) =>
+  kubeletEndpoint(
+    "/metrics/cadvisor",
+    (name, labels) =>
       /^container_(network_tcp_usage_total|network_udp_usage_total|tasks_state|cpu_load_average_10s)$/.test(name) ||
       (/^(container_spec_.*|container_file_descriptors|container_sockets|container_threads_max|container_threads|container_start_time_seconds|container_last_seen)$/.test(
         name,
@@ -71,7 +70,7 @@ const MONITORS: readonly ServiceMonitor[] = [
         !labels.pod &&
         !labels.namespace) ||
       (name === "container_blkio_device_usage_total" && Boolean(labels.container)),
-  },
+  ),
   // kube-prometheus v0.18.0's node-exporter ServiceMonitor (manifests/nodeExporter-serviceMonitor.yaml).
   {
     selector: {

@@ -63,6 +63,26 @@ function selectorsOf(node: unknown, found = new Set<string>()): Set<string> {
 }
 
 /**
+ * A store's series at `atMs`, as the checks ask about them: the selectors of an expression
+ * (Prometheus' own parser), and whether a selector finds any series — each selector asked once, as
+ * rules and panels share most of theirs.
+ */
+function seriesAt(store: PrometheusServer, atMs: number) {
+  const found = new Map<string, Promise<boolean>>();
+  return {
+    selectorsIn: async (expr: string) => selectorsOf(await store.get(`/api/v1/parse_query?query=${encodeURIComponent(expr)}`)),
+    finds: (selector: string): Promise<boolean> => {
+      let answer = found.get(selector);
+      if (answer === undefined) {
+        answer = store.query(`count(${selector})`, atMs).then((result) => result.length > 0);
+        found.set(selector, answer);
+      }
+      return answer;
+    },
+  };
+}
+
+/**
  * A scenario pushed into its own Prometheus 3 (scenarios share calendar days), its exporters
  * scraped through kube-prometheus' ServiceMonitors (`telemetry.serviceMonitors`), whose labels
  * the Kubernetes mixin selects on.
@@ -157,20 +177,10 @@ describe.skipIf(prometheus3 === "" || kubePrometheus === "")("kube-prometheus v0
     beforeAll(async () => {
       ({ scenario: lab, store } = await pushed("blueprints/lab.yaml", 30 * MINUTE));
       stores.push(store);
-      // Rules share most of their selectors: each is asked once.
-      const found = new Map<string, Promise<boolean>>();
-      const finds = (selector: string) => {
-        let answer = found.get(selector);
-        if (answer === undefined) {
-          answer = store.query(`count(${selector})`, lab.stamp(lab.lastScrape)).then((result) => result.length > 0);
-          found.set(selector, answer);
-        }
-        return answer;
-      };
+      const { selectorsIn, finds } = seriesAt(store, lab.stamp(lab.lastScrape));
       for (const rule of rules) {
-        const ast = await store.get(`/api/v1/parse_query?query=${encodeURIComponent(inline(rule.expr))}`);
         const absent: string[] = [];
-        for (const selector of selectorsOf(ast)) if (!(await finds(selector))) absent.push(selector);
+        for (const selector of await selectorsIn(inline(rule.expr))) if (!(await finds(selector))) absent.push(selector);
         missing.set(rule, absent);
       }
     }, 120_000);
@@ -355,17 +365,7 @@ describe.skipIf(prometheus3 === "" || kubePrometheus === "")("kube-prometheus v0
       const answered: string[] = [];
       const lacking = new Set<string>();
       const familyOf = (selector: string) => selector.slice(0, selector.indexOf("{"));
-      const selectorsIn = async (expr: string) => selectorsOf(await store.get(`/api/v1/parse_query?query=${encodeURIComponent(expr)}`));
-      // Dashboards share most of their selectors: each is asked once.
-      const found = new Map<string, Promise<boolean>>();
-      const finds = (selector: string) => {
-        let answer = found.get(selector);
-        if (answer === undefined) {
-          answer = store.query(`count(${selector})`, at).then((result) => result.length > 0);
-          found.set(selector, answer);
-        }
-        return answer;
-      };
+      const { selectorsIn, finds } = seriesAt(store, at);
       for (const board of kubePrometheusDashboards(kubePrometheus, DASHBOARDS)) {
         const values = await openDashboard(store, board, at, { builtins, inline, chosen });
         // A variable with nothing to offer, and why: the families its query reads that gpusynth does
