@@ -126,7 +126,7 @@ export const EARLIEST_START_MS = 0;
  * What a pool's nodes run, as their status reports it (NodeSystemInfo): pools are imaged and
  * upgraded apart, so versions may differ between pools. The defaults: a 2024-era GPU node
  * (Kubernetes 1.30, which kube-state-metrics v2.13 supports; Ubuntu 22.04 with its GA kernel;
- * containerd 1.7), a modelling choice (signals/kubernetes.md).
+ * containerd 1.7), a modelling choice (signals/kube-state-metrics.md).
  */
 const NODE_SOFTWARE_DEFAULTS = {
   kubeletVersion: "v1.30.2",

@@ -172,7 +172,7 @@ describe("gpusynth dump", () => {
     expect(code).toBe(0);
     for (const heading of [
       "## dcgm (job `nvidia-dcgm-exporter`)",
-      "## kubernetes (job `kube-state-metrics`)",
+      "## kube-state-metrics (job `kube-state-metrics`)",
       "## runai (job `metrics-exporter`)",
       "## kai-scheduler (jobs",
     ]) {

@@ -87,7 +87,7 @@ export type Placement = { readonly perNode: true } | { readonly clusterWide: num
 /** A source of metrics: a catalogue of families and a way to sample them from the cluster. */
 export interface MetricConstruct {
   /** The signals/ area file this construct's families are documented in. */
-  readonly area: "runai" | "dcgm" | "kubernetes" | "kubelet" | "node-exporter" | "kai-scheduler";
+  readonly area: "runai" | "dcgm" | "kube-state-metrics" | "kubelet" | "node-exporter" | "kai-scheduler";
   readonly families: readonly MetricFamily[];
   readonly placement: Placement;
   /** Every target's samples at the view's time; a per-node source only the nodes `ownsNode` accepts, when given. */
@@ -183,7 +183,7 @@ export class KeptLabelSets {
 /** A log record as a collector log receiver would deliver it. */
 export interface LogRecordOut {
   /** The signals/ area that documents the record's fields. */
-  readonly area: "kubernetes" | "kai-scheduler";
+  readonly area: "kubernetes-events" | "kai-scheduler";
   /** Which receiver shape: the k8s_events receiver or filelog with the container operator. */
   readonly receiver: "k8s_events" | "filelog";
   readonly resource: Readonly<Record<string, string>>;

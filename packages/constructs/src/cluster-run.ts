@@ -9,7 +9,7 @@ import { type ClusterView, type DomainEvent, type SimulatedMs, Simulation, simul
 import type { LogRecordOut, TargetSamples } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources, type LogWriting } from "./cluster.js";
-import { ImagePulls, imagesOf } from "./kube/image-pulls.js";
+import { ImagePulls, imagesOf } from "./kubelet/image-pulls.js";
 import { RUNAI_PLACEMENT } from "./runai/index.js";
 import { ControlPlane, type ControlPlaneOptions } from "./runai-api/control-plane.js";
 import { type Shard, ShardFilter, WHOLE_RUN } from "./shard.js";

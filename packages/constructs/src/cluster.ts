@@ -11,17 +11,17 @@ import { GpuActivityModel } from "./gpu/activity.js";
 import { GpuTimelines } from "./gpu/timeline.js";
 import { SCHEDULER_DEFAULTS, SchedulerConstruct } from "./kai-scheduler/index.js";
 import { SchedulerLog } from "./kai-scheduler/logs.js";
-import { KubernetesEvents } from "./kube/events.js";
-import { ImagePulls, imagesOf } from "./kube/image-pulls.js";
-import { KubeConstruct } from "./kube/index.js";
-import { systemPodOf } from "./kube/system-workloads.js";
+import { KubeStateMetricsConstruct } from "./kube-state-metrics/index.js";
+import { ImagePulls, imagesOf } from "./kubelet/image-pulls.js";
 import { KubeletConstruct } from "./kubelet/index.js";
+import { KubernetesEvents } from "./kubernetes-events/events.js";
 import { NodeExporterConstruct } from "./node-exporter/index.js";
 import { RunaiConstruct } from "./runai/index.js";
 import type { ShardFilter } from "./shard.js";
+import { systemPodOf } from "./system-workloads.js";
 
 export class ClusterMetrics {
-  private readonly kube: KubeConstruct;
+  private readonly kubeStateMetrics: KubeStateMetricsConstruct;
   private readonly kubelet: KubeletConstruct;
   private readonly scheduler: SchedulerConstruct;
   readonly constructs: readonly MetricConstruct[];
@@ -54,7 +54,7 @@ export class ClusterMetrics {
       driverVersion: blueprint.telemetry.driverVersion,
       extraCounters: blueprint.telemetry.dcgmCounters,
     });
-    this.kube = new KubeConstruct(blueprint, clock, pulls);
+    this.kubeStateMetrics = new KubeStateMetricsConstruct(blueprint, clock, pulls);
     this.kubelet = new KubeletConstruct(blueprint, pulls, clock);
     this.scheduler = new SchedulerConstruct({
       ...SCHEDULER_DEFAULTS,
@@ -65,7 +65,7 @@ export class ClusterMetrics {
     const runai = new RunaiConstruct(blueprint, this.activity, this.kubelet.containers, clock);
     // Every source, in the order their targets are collected (and pushed, and served).
     const nodeExporter = blueprint.telemetry.nodeExporter ? [new NodeExporterConstruct(blueprint, this.kubelet.containers, clock)] : [];
-    this.constructs = [runai, dcgm, this.kube, this.kubelet, ...nodeExporter, this.scheduler];
+    this.constructs = [runai, dcgm, this.kubeStateMetrics, this.kubelet, ...nodeExporter, this.scheduler];
   }
 
   /** Feeds a domain event to the constructs that keep state from events; subscribe it to the simulation. */
@@ -74,7 +74,7 @@ export class ClusterMetrics {
     this.timelines.record(event);
     this.kubelet.containers.record(event);
     this.scheduler.record(event);
-    this.kube.record(event);
+    this.kubeStateMetrics.record(event);
   };
 
   /**

@@ -24,9 +24,9 @@ export { type Load, NO_CONTEXT, type Rhythm, type RunOf, rhythmOf } from "./gpu/
 export { type Capture, type CapturePhase, type CaptureRow, captureRows, replayCapture } from "./gpu/replay.js";
 export { GpuTimelines, type Run } from "./gpu/timeline.js";
 export { queueName } from "./kai-scheduler/index.js";
-export { K8S_EVENTS_SCOPE } from "./kube/events.js";
-export { ksmLabelName } from "./kube/families.js";
-export { ImagePulls } from "./kube/image-pulls.js";
+export { ksmLabelName } from "./kube-state-metrics/families.js";
+export { ImagePulls } from "./kubelet/image-pulls.js";
+export { K8S_EVENTS_SCOPE } from "./kubernetes-events/events.js";
 export { type AsyncConsumer, type DriveOptions, drive, driveAsync, type EveryOptions, every } from "./run-driver.js";
 export * as runaiApi from "./runai-api/index.js";
 export { MAX_SHARD_GPUS, type Shard, ShardFilter, shardGpus, WHOLE_RUN } from "./shard.js";

@@ -1,7 +1,7 @@
 /**
  * Kubernetes object names gpusynth derives for a workload's pods, shared by every construct so
  * that DCGM, kube-state-metrics and Run:ai series name the same containers and owners.
- * These are value shapes, not vendor names; signals/kubernetes.md records their basis and
+ * These are value shapes, not vendor names; signals/kube-state-metrics.md records their basis and
  * cantfind.md what is unconfirmed.
  */
 import type { WorkloadType } from "@gpusynth/blueprint";

@@ -1,6 +1,6 @@
 /** The legacy event recorder's documented behaviour (client-go tools/record/events_cache.go). */
 import { describe, expect, it } from "vitest";
-import { COMBINED_PREFIX, type EventInput, EventRecorder, SPAM_BURST, SPAM_REFILL_MS } from "../src/kube/event-recorder.js";
+import { COMBINED_PREFIX, type EventInput, EventRecorder, SPAM_BURST, SPAM_REFILL_MS } from "../src/kubernetes-events/event-recorder.js";
 
 const pod = { kind: "Pod", apiVersion: "v1", namespace: "ns", name: "p", uid: "u-1", fieldPath: "" };
 const event = (message: string, reason = "Unschedulable"): EventInput => ({

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type LogRecordOut } from "@gpusynth/constructs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SPAM_BURST } from "../src/kube/event-recorder.js";
+import { SPAM_BURST } from "../src/kubernetes-events/event-recorder.js";
 
 const storm = fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url));
 const MINUTE = 60_000;

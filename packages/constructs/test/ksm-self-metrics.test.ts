@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
-import { KsmSelfMetrics, Reflector, WATCHED_RESOURCES } from "../src/kube/self-metrics.js";
-import { systemPodOf } from "../src/kube/system-workloads.js";
+import { KsmSelfMetrics, Reflector, WATCHED_RESOURCES } from "../src/kube-state-metrics/self-metrics.js";
+import { systemPodOf } from "../src/system-workloads.js";
 
 const MINUTE = 60_000;
 

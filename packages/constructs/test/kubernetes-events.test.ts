@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type LogRecordOut } from "@gpusynth/constructs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { goDuration } from "../src/kube/events.js";
+import { goDuration } from "../src/kubernetes-events/events.js";
 
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url));
 

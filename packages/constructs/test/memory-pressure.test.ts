@@ -8,7 +8,7 @@ import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
-import { binaryQuantity } from "../src/kube/events.js";
+import { binaryQuantity } from "../src/kubernetes-events/events.js";
 
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/memory-pressure.yaml", import.meta.url));
 const MINUTE = 60_000;

@@ -8,7 +8,7 @@ import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SPAM_BURST } from "../src/kube/event-recorder.js";
+import { SPAM_BURST } from "../src/kubernetes-events/event-recorder.js";
 
 const fixture = fileURLToPath(new URL("../../sim/test/fixtures/gpu-fault.yaml", import.meta.url));
 const MINUTE = 60_000;

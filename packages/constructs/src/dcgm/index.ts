@@ -10,8 +10,8 @@ import type { OptionalDcgmCounter } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool } from "@gpusynth/sim";
 import { type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
 import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
-import { daemonSetPodName } from "../kube/system-workloads.js";
 import { containerName } from "../naming.js";
+import { daemonSetPodName } from "../system-workloads.js";
 import { DCGM, DCGM_FAMILIES } from "./families.js";
 import { xidMessage } from "./xid-messages.js";
 
@@ -107,7 +107,7 @@ export class DcgmConstruct implements MetricConstruct {
           service: name,
           serviceLabels: { app: name },
           portName,
-          // The GPU Operator's nvidia-dcgm-exporter DaemonSet's pod on the node (kube/system-workloads.ts).
+          // The GPU Operator's nvidia-dcgm-exporter DaemonSet's pod on the node (system-workloads.ts).
           address: { pod: daemonSetPodName(name, node), container: name },
         },
       };

@@ -8,7 +8,7 @@
  * GPU-physics page (scripts/gen-gpu-physics.mjs).
  */
 import type { GpuModel } from "@gpusynth/blueprint";
-import { ImagePulls } from "../kube/image-pulls.js";
+import { ImagePulls } from "../kubelet/image-pulls.js";
 import { GpuActivityModel, type GpuReading } from "./activity.js";
 import { type Load, NO_CONTEXT, type Rhythm } from "./load.js";
 import { GpuTimelines } from "./timeline.js";

@@ -5,7 +5,7 @@
  * pure function of (GPU, time): any reader at any cadence sees the same past.
  */
 import { type DomainEvent, dataWaitShare, type PodPlacement, stopsContainers, type WorkloadRef } from "@gpusynth/sim";
-import type { ImagePulls } from "../kube/image-pulls.js";
+import type { ImagePulls } from "../kubelet/image-pulls.js";
 import { between } from "../noise.js";
 import { type Load, NO_CONTEXT, type Rhythm, type RunOf, rhythmOf } from "./load.js";
 

@@ -17,7 +17,7 @@ export interface SchedulerOptions {
   readonly schedulerJob: string;
   readonly queueControllerJob: string;
   readonly port: number;
-  /** The scheduler's and the queue controller's pod addresses (their Deployments' pods: kube/system-workloads.ts). */
+  /** The scheduler's and the queue controller's pod addresses (their Deployments' pods: system-workloads.ts). */
   readonly schedulerHost: string;
   readonly queueControllerHost: string;
   /** The scheduler's period: a cycle every period, also when nothing changed (blueprint time.schedulingPeriod). */

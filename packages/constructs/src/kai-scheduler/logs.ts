@@ -76,7 +76,7 @@ export interface SchedulerLogOptions {
   /** KAI --v; lines above it are not written. */
   readonly verbosity: number;
   readonly schedulingPeriodMs: number;
-  /** The scheduler's pod and container (its Deployment <schedulerName>-<shard> in KAI's install namespace: kube/system-workloads.ts). */
+  /** The scheduler's pod and container (its Deployment <schedulerName>-<shard> in KAI's install namespace: system-workloads.ts). */
   readonly pod: { readonly namespace: string; readonly name: string; readonly uid: string; readonly container: string };
   /**
    * Count the per-queue "Resource division result" lines instead of writing them (tallied()):

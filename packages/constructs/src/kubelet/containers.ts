@@ -1,7 +1,7 @@
 /**
  * The containers a node's kubelet runs, as cAdvisor lists their cgroups: the users' containers
  * from the moment each starts (after its image is pulled: the shared ImagePulls) until it stops,
- * and the system pods' containers (kube/system-workloads.ts) while their node is up, started
+ * and the system pods' containers (system-workloads.ts) while their node is up, started
  * again after each reboot. Each comes with its pod, its cgroup and its usage (usage.ts).
  *
  * Cgroups are the kubelet's systemd driver's (pkg/kubelet/cm/cgroup_manager_linux.go@v1.30.2:
@@ -11,10 +11,10 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import { type DomainEvent, dataWaitShare, type PodPlacement, stopsContainers, type WorkloadRef } from "@gpusynth/sim";
-import type { ImagePulls } from "../kube/image-pulls.js";
-import { type SystemContainer, type SystemPod, systemOf } from "../kube/system-workloads.js";
 import { containerName } from "../naming.js";
 import { stableHex } from "../noise.js";
+import { type SystemContainer, type SystemPod, systemOf } from "../system-workloads.js";
+import type { ImagePulls } from "./image-pulls.js";
 import { type ContainerUsage, containerUsage, cpuSeconds, memoryUse, SYSTEM_PROFILE, UNREQUESTED, WORKLOAD_PROFILES } from "./usage.js";
 
 export type QosClass = "Guaranteed" | "Burstable" | "BestEffort";

@@ -17,9 +17,9 @@ import {
   type TargetSamples,
 } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
-import type { ImagePulls } from "../kube/image-pulls.js";
 import { containerCgroupPath, type NodeContainer, NodeContainers, type PodCgroup, podCgroupPath } from "./containers.js";
 import { CADVISOR, KUBELET_FAMILIES, KUBELET_OWN } from "./families.js";
+import type { ImagePulls } from "./image-pulls.js";
 import { type CfsCounters, cpuSeconds, memoryUse, starvedCfs, workingSet } from "./usage.js";
 
 /** The kubelet's secure port (--port default 10250) and the path cAdvisor's families are served at (server.go cadvisorMetricsPath). */

@@ -8,9 +8,9 @@ import { type Blueprint, nodeCpus, nodeMemoryBytes } from "@gpusynth/blueprint";
 import type { ClusterView } from "@gpusynth/sim";
 import { KeptLabelSets, type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
-import { daemonSetPodName, NODE_EXPORTER_WORKLOAD, systemOf } from "../kube/system-workloads.js";
 import type { NodeContainers } from "../kubelet/containers.js";
 import { between } from "../noise.js";
+import { daemonSetPodName, NODE_EXPORTER_WORKLOAD, systemOf } from "../system-workloads.js";
 import { CPU_MODES, NODE, NODE_EXPORTER_FAMILIES } from "./families.js";
 import { type HostContainers, NodeHost } from "./host.js";
 

@@ -11,12 +11,12 @@ import type { DomainEvent } from "@gpusynth/sim";
 import type { Sample } from "../catalogue.js";
 import { sample } from "../catalogue.js";
 import { between } from "../noise.js";
+import type { SystemPod } from "../system-workloads.js";
 import { KSM_SELF } from "./families.js";
-import type { SystemPod } from "./system-workloads.js";
 
 /**
  * The resources it serves, as `reflect.TypeOf(expectedType).String()` names them (builder.go):
- * the ones whose families gpusynth emits (signals/kubernetes.md: `--resources` assumed).
+ * the ones whose families gpusynth emits (signals/kube-state-metrics.md: `--resources` assumed).
  */
 export const WATCHED_RESOURCES = ["*v1.DaemonSet", "*v1.Deployment", "*v1.Namespace", "*v1.Node", "*v1.Pod", "*v1.ReplicaSet"] as const;
 

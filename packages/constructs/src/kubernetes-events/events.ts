@@ -19,7 +19,7 @@
  *   containers stop (pkg/kubelet/eviction/eviction_manager.go, helpers.go), and
  *   NodeHasSufficientMemory when the pressure is over;
  * - the node-lifecycle controller (component node-controller): NodeNotReady when a node goes down.
- * Message templates are verbatim; documented in signals/kubernetes.md with the log fields.
+ * Message templates are verbatim; documented in signals/kubernetes-events.md with the log fields.
  */
 import {
   type DomainEvent,
@@ -34,10 +34,10 @@ import {
 import type { LogRecordOut } from "../catalogue.js";
 import type { StampClock } from "../clock.js";
 import { queueResourceText } from "../kai-scheduler/values.js";
+import type { ImagePulls, Images } from "../kubelet/image-pulls.js";
 import { containerName, queueName } from "../naming.js";
 import { stableUuid, unitHash } from "../noise.js";
 import { type EventInput, EventRecorder, type EventWrite, type InvolvedObject } from "./event-recorder.js";
-import type { ImagePulls, Images } from "./image-pulls.js";
 
 export const K8S_EVENTS_SCOPE = {
   name: "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/k8seventsreceiver",
@@ -628,7 +628,7 @@ function toLogRecord(e: EventWrite): LogRecordOut {
   };
   if (e.count !== 0) attributes["k8s.event.count"] = e.count;
   return {
-    area: "kubernetes",
+    area: "kubernetes-events",
     receiver: "k8s_events",
     resource: {
       "k8s.node.name": e.source.host,

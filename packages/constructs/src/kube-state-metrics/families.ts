@@ -2,7 +2,7 @@
  * kube-state-metrics families gpusynth emits, one place per family: name, type, HELP text as
  * printed (STABLE families carry the "[STABLE] " prefix of generator.go's header) and labels in
  * output order, from kubernetes/kube-state-metrics v2.13.0 (@76c5888): internal/store/pod.go,
- * node.go. Documented in signals/kubernetes.md under the same ids.
+ * node.go. Documented in signals/kube-state-metrics.md under the same ids.
  */
 import type { MetricFamily } from "../catalogue.js";
 
@@ -15,7 +15,7 @@ const family = (
   stable = true,
   type: MetricFamily["type"] = "gauge",
 ): MetricFamily => ({
-  id: `kube.${id}`,
+  id: `kube-state-metrics.${id}`,
   name,
   type,
   help: stable ? `[STABLE] ${help}` : help,

@@ -20,16 +20,16 @@ import {
 import { nodeInternalIp, nodeOrdinal, PodIpam, podCidr } from "../addresses.js";
 import { KeptLabelSets, type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
+import type { ImagePulls } from "../kubelet/image-pulls.js";
 import { containerName, podController } from "../naming.js";
 import { stableHex, stableUuid } from "../noise.js";
+import { systemNamespaces, systemOf, systemPodOf } from "../system-workloads.js";
 import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
-import type { ImagePulls } from "./image-pulls.js";
 import { KsmSelfMetrics } from "./self-metrics.js";
 import { SystemWorkloadSamples } from "./system-samples.js";
-import { systemNamespaces, systemOf, systemPodOf } from "./system-workloads.js";
 import { CONDITION_STATUSES, imageId, PHASES, POD_STATUS_REASONS } from "./values.js";
 
-export interface KubeOptions {
+export interface KubeStateMetricsOptions {
   readonly job: string;
   readonly port: number;
   /** Where it serves its own metrics. */
@@ -38,7 +38,7 @@ export interface KubeOptions {
   readonly maxPodsPerNode: number;
 }
 
-export const KUBE_DEFAULTS: KubeOptions = {
+export const KUBE_STATE_METRICS_DEFAULTS: KubeStateMetricsOptions = {
   job: "kube-state-metrics", // the Service name of the kube-state-metrics Helm chart and manifests
   port: 8080, // --port default (pkg/options/options.go)
   telemetryPort: 8081, // --telemetry-port default (pkg/options/options.go)
@@ -72,8 +72,8 @@ interface PodState {
 const stateKey = (s: PodState): string =>
   `${s.phase}|${s.node?.name ?? ""}|${s.startedAt ?? ""}|${s.scheduled ?? ""}|${s.reason ?? ""}|${s.gpus}|${s.restarts ?? ""}|${s.crashLooping ?? ""}|${s.creating ?? ""}|${s.statusReason ?? ""}`;
 
-export class KubeConstruct implements MetricConstruct {
-  readonly area = "kubernetes";
+export class KubeStateMetricsConstruct implements MetricConstruct {
+  readonly area = "kube-state-metrics";
   readonly families = KSM_FAMILIES;
   /** One kube-state-metrics for the cluster: the second largest cluster-wide target. */
   readonly placement = { clusterWide: 1 } as const;
@@ -101,7 +101,7 @@ export class KubeConstruct implements MetricConstruct {
     private readonly clock: StampClock = BLUEPRINT_CALENDAR,
     /** When each container starts: until then it waits in ContainerCreating. */
     private readonly pulls: ImagePulls,
-    private readonly options: KubeOptions = KUBE_DEFAULTS,
+    private readonly options: KubeStateMetricsOptions = KUBE_STATE_METRICS_DEFAULTS,
   ) {
     this.podIps = new PodIpam(blueprint);
     const system = systemOf(blueprint);

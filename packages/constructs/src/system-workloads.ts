@@ -5,13 +5,13 @@
  * node-feature-discovery), KAI-Scheduler's control components, and kube-prometheus' node-exporter
  * where the blueprint runs it (telemetry.nodeExporter). Run:ai's own cluster
  * components are not here: no public chart pins them (cantfind.md). Each entry cites where its name, containers and resources come from;
- * signals/kubernetes.md ("System workloads") lists them. Their pods exist for the whole run:
+ * signals/kube-state-metrics.md ("System workloads") lists them. Their pods exist for the whole run:
  * created when the cluster was installed, restarted in place when their node reboots.
  */
 import { type Blueprint, nodeName } from "@gpusynth/blueprint";
-import { nodeInternalIp, systemPodIpOnNode } from "../addresses.js";
-import { generatedSuffix } from "../naming.js";
-import { between, stableUuid } from "../noise.js";
+import { nodeInternalIp, systemPodIpOnNode } from "./addresses.js";
+import { generatedSuffix } from "./naming.js";
+import { between, stableUuid } from "./noise.js";
 
 const MI = 2 ** 20;
 
@@ -164,7 +164,7 @@ function gpuOperator(release: string, driverVersion: string): SystemWorkload[] {
       hostNetwork: false,
       source: `${GPU_OPERATOR_PIN} deployments/gpu-operator/templates/operator.yaml, values.yaml L72-120`,
     },
-    // The driver image's tag is the driver version and the node's OS (Ubuntu 22.04 here: KUBE_DEFAULTS.osImage).
+    // The driver image's tag is the driver version and the node's OS (Ubuntu 22.04 here: the pools' software.osImage).
     operand(
       "nvidia-driver-daemonset",
       "nvidia-driver-ctr",

@@ -10,8 +10,8 @@
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
 import { type Sample, sample } from "../catalogue.js";
 import { stableHex } from "../noise.js";
+import { replicaSetName, type System, type SystemPod, type SystemWorkload } from "../system-workloads.js";
 import { KSM } from "./families.js";
-import { replicaSetName, type System, type SystemPod, type SystemWorkload } from "./system-workloads.js";
 import { CONDITION_STATUSES, imageId, PHASES, POD_STATUS_REASONS } from "./values.js";
 
 export class SystemWorkloadSamples {
