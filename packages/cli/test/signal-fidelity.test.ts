@@ -97,7 +97,7 @@ describe("signal fidelity", () => {
   it("reports a log field that signals/ does not document", () => {
     const problems = mutate((i) => i.logs.find((l) => l.receiver === "k8s_events")?.attributeKeys.push("k8s.event.type"));
     expect(problems).toEqual([
-      expect.stringMatching(/k8s_events record attribute k8s\.event\.type is not documented in signals\/kubernetes\.md/),
+      expect.stringMatching(/k8s_events record attribute k8s\.event\.type is not documented in signals\/kubernetes-events\.md/),
     ]);
   });
 
