@@ -131,18 +131,25 @@ process's CPU time from /proc over ${result.measuredSeconds} s (${MEASURED_INTER
 ${result.coreShare <= 5 ? "Within the goal." : `Above the goal: see below, and bench/results/emit-speed.md for the metrics alone.`}
 
 Where the time goes (\`LIVE_PLATFORM_PROFILE=<dir> node bench/live-platform.mjs\`: a CPU profile of the
-run's main thread, 2026-12-05; after the warm-up): of the main thread's time, garbage collection
-34 %, the sources' samples (label sets and values, rebuilt each scrape where a source does not keep
-them) 13 %, gpusynth's OTLP metrics encoding 12 %, gRPC, HTTP/2 and sockets 10 %, buffers 9 %, the
-SDK's metric reader 5 %, the SDK's LoggerProvider and log encoding 5 % (so an encoder of gpusynth's
-own for log records would not pay here). The main thread is about half the process's CPU: the rest
-is V8's garbage collector marking and sweeping on its helper threads. Before gpusynth's encoder the
-SDK's protobuf serializer alone was more than half of a run that cost twice as much (21.6 % of a
-core on 2026-12-04, for 40 % fewer points). What remains is mostly allocation: each scrape's
-samples and DataPoints are made anew, and its requests (about 70 MiB an interval, outside the
-heap) wait in the delivery queue long enough to be promoted, so every interval ends in a full
-collection — what series kept from one scrape to the next, and request buffers reused once
-delivered, would remove.
+run's main thread, 2026-12-05, the samples after the warm-up): garbage collection 24 %, gpusynth's
+OTLP metrics encoding and the copy of each request into its slab 20 %, Node's buffers and streams
+under the transports 16 % (the SDK's gRPC transport copies every request once more, \`Buffer.from\`),
+the SDK's log serializers 7 %, GPU physics 6 %, the SDK's metric reader and gpusynth's producer 5 %,
+gRPC 5 %, the sources' samples 8 %. The main thread is about half the process's CPU: the rest is V8's
+garbage collector marking and sweeping on its helper threads.
+
+The request bodies: a scrape's requests (about 70 MiB an interval) wait in the delivery queue for
+seconds, long enough to be promoted, and a body allocated per request made V8 collect its whole heap
+several times an interval. They are now copied into slabs of memory reused once their requests are
+done (packages/emit/src/delivery/request-slabs.ts): 13.9 % of a core before, measured the same day
+on this machine, against the figure above.
+
+What remains is mostly the heap itself. A heap snapshot during a scrape holds 206 MiB in 2.9 million
+objects: the series' label sets with their kept OTLP encodings (64 MiB of strings), and the scrape's
+442,000 samples, each an object and a boxed double, made anew each scrape by the sources that do not
+keep them (dcgm-exporter, the kubelet's changing families, Run:ai's). Every full collection marks
+all of it, about three times an interval. Series kept from one scrape to the next, their values
+updated in place and their encodings outside V8's heap, would remove most of both.
 The warm-up costs more with logs on than without (about 5 s of CPU instead of 1.5 s): the
 Kubernetes events of the simulated day go through client-go's event cache so that later events
 aggregate and count as they would.

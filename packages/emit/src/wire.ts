@@ -7,7 +7,7 @@
  */
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { metricsJson } from "./delivery/json-metrics.js";
-import { type Encoded, type Encoding, encodeMetrics, pointsOf } from "./delivery/requests.js";
+import { type Encoded, type Encoding, encodeMetrics, pointsOf, type StoreBytes } from "./delivery/requests.js";
 
 export type WireFormat =
   /** OTLP export requests of at most `maxRequestBytes`, keyed by target (delivery/requests.ts). */
@@ -20,11 +20,15 @@ export type EncodedScrape =
   | { readonly kind: "otlp"; readonly encoded: Encoded; readonly points: number }
   | { readonly kind: "otlp-json-line"; readonly line: string; readonly points: number };
 
-/** Encodes one target's scrape (its ResourceMetrics) in `format`. */
-export function encodeScrape(format: WireFormat, metrics: ResourceMetrics): EncodedScrape {
+/**
+ * Encodes one target's scrape (its ResourceMetrics) in `format`; `store` keeps each OTLP request's
+ * bytes (by default in an array of their own, which a worker thread can transfer).
+ */
+export function encodeScrape(format: WireFormat, metrics: ResourceMetrics, store?: StoreBytes): EncodedScrape {
   const points = pointsOf(metrics);
   if (format.kind === "otlp") {
-    return { kind: "otlp", encoded: encodeMetrics(metrics, format.encoding, format.maxRequestBytes, targetKeyOf(metrics)), points };
+    const encoded = encodeMetrics(metrics, format.encoding, format.maxRequestBytes, targetKeyOf(metrics), store);
+    return { kind: "otlp", encoded, points };
   }
   return { kind: "otlp-json-line", line: `${metricsJson(metrics)}\n`, points };
 }

@@ -143,6 +143,43 @@ describe("DeliveryQueue", () => {
     expect(stats.dropped.requests + stats.delivered.requests).toBe(20);
   });
 
+  it("is done with each request once — delivered, refused, dropped past its bound or after close — and never while it may still send it", async () => {
+    const receiver = scriptedReceiver();
+    receiver.state.refuse.add(9);
+    const done: number[] = [];
+    const doneAt = new Map<number, number>();
+    const queue = new DeliveryQueue<Req>({
+      maxQueuedBytes: 350,
+      maxInFlight: 1,
+      send: receiver.send,
+      retry: fast,
+      done: (r) => {
+        done.push(r.id);
+        doneAt.set(r.id, performance.now());
+      },
+    });
+    receiver.state.up = false;
+    for (let i = 0; i < 8; i++) {
+      queue.enqueue(req(i));
+      await sleep(2);
+    }
+    await sleep(30);
+    // Retried through the outage, not done: only the requests the bound dropped are.
+    const droppedInOutage = queue.stats().dropped.requests;
+    expect(done).toHaveLength(droppedInOutage);
+    receiver.state.up = true;
+    queue.enqueue(req(9));
+    await drained(queue);
+    await queue.close(Date.now() + 1_000);
+    queue.enqueue(req(10));
+    expect(done.slice().sort((a, b) => a - b)).toEqual([...new Set(done)].sort((a, b) => a - b));
+    expect(done.slice().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 9, 10]);
+    const stats = queue.stats();
+    expect(stats.delivered.requests + stats.dropped.requests + stats.rejected.requests).toBe(done.length);
+    // A request's body may be reused once it is done: none is sent again after.
+    expect(receiver.starts.filter((s) => s.at > (doneAt.get(s.id) ?? Number.POSITIVE_INFINITY))).toEqual([]);
+  });
+
   it("does not retry what the receiver refuses, and counts it", async () => {
     const receiver = scriptedReceiver();
     receiver.state.refuse.add(1);

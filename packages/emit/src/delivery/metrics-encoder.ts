@@ -180,6 +180,15 @@ export class MetricsEncoder {
 
   /** The request's bytes, or undefined when it holds what only the SDK's serializer writes. */
   encode(metrics: ResourceMetrics): Uint8Array | undefined {
+    const written = this.encodeTransient(metrics);
+    return written === undefined ? undefined : Uint8Array.prototype.slice.call(written);
+  }
+
+  /**
+   * encode's bytes as a view of the encoder's own buffer, valid until its next encode: for a
+   * caller that copies them where they are to stay (requests.ts), or only needs their size.
+   */
+  encodeTransient(metrics: ResourceMetrics): Uint8Array | undefined {
     const w = this.writer;
     w.reset();
     try {
@@ -192,7 +201,7 @@ export class MetricsEncoder {
       for (let s = metrics.scopeMetrics.length - 1; s >= 0; s--) this.writeScopeMetrics(metrics.scopeMetrics[s] as ScopeMetrics);
       w.bytes(this.resourceField(metrics.resource));
       w.delimit(REQUEST_RESOURCE_METRICS, end);
-      return w.finish();
+      return w.written();
     } catch (error) {
       if (error instanceof Unsupported) return undefined;
       throw error;

@@ -13,6 +13,7 @@ import { type EncodedScrape, encodeScrape, type WireFormat } from "../wire.js";
 import { type DeliveryConfig, FLUSH_ON_EXIT_MS, MAX_IN_FLIGHT } from "./config.js";
 import { OtlpTransport, type Signal } from "./otlp-transport.js";
 import { type DeliveryEvents, DeliveryQueue, type DeliveryStats } from "./queue.js";
+import { RequestSlabs } from "./request-slabs.js";
 import { type Encoded, type EncodedRequest, type Encoding, encodeLogs } from "./requests.js";
 
 export interface OtlpDeliveryOptions {
@@ -36,6 +37,8 @@ abstract class OtlpDelivery {
   protected readonly queue: DeliveryQueue<EncodedRequest>;
   protected readonly encoding: Encoding;
   private readonly transport: OtlpTransport;
+  /** Where queued bodies wait: memory reused once their requests are done (request-slabs.ts). */
+  protected readonly slabs = new RequestSlabs();
 
   constructor(
     signal: Signal,
@@ -51,6 +54,7 @@ abstract class OtlpDelivery {
       send: (request, attempt) => this.transport.send(request, attempt),
       ...(options.retry === undefined ? {} : { retry: options.retry }),
       ...(options.events === undefined ? {} : { events: options.events }),
+      done: (request) => this.slabs.release(request.body),
     });
   }
 
@@ -101,7 +105,7 @@ abstract class OtlpDelivery {
   }
 
   protected enqueueAll({ requests, oversized }: Encoded): void {
-    for (const request of requests) this.queue.enqueue(request);
+    for (const request of requests) this.queue.enqueue({ ...request, body: this.slabs.hold(request.body) });
     if (oversized > 0) {
       // Cannot be sent at any split: counted as rejected, like a receiver's refusal.
       this.queue.reject(
@@ -121,7 +125,7 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
   }
 
   async export(metrics: ResourceMetrics): Promise<boolean> {
-    await this.enqueuePaced(requestsOf(encodeScrape(this.wireFormat, metrics)));
+    await this.enqueuePaced(requestsOf(encodeScrape(this.wireFormat, metrics, this.slabs.hold)));
     return true;
   }
 

@@ -24,6 +24,11 @@ export class ReverseWriter {
     this.pos = this.buffer.length;
   }
 
+  /** The message written, as a view of the writer's buffer: valid until the writer is written again. */
+  written(): Uint8Array {
+    return this.buffer.subarray(this.pos);
+  }
+
   /** The message written, copied out of the writer's buffer. */
   finish(): Uint8Array {
     // A copy: Buffer's own slice() would be a view of the writer's buffer.

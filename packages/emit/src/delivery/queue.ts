@@ -89,6 +89,8 @@ export interface DeliveryQueueOptions<R extends QueuedRequest> {
   readonly retry?: { readonly initialMs: number; readonly maxMs: number };
   readonly events?: DeliveryEvents;
   readonly now?: () => number;
+  /** Called once for each request the queue is done with: delivered, refused or dropped (not when still queued at close). */
+  readonly done?: (request: R) => void;
 }
 
 interface Entry<R> {
@@ -149,6 +151,7 @@ export class DeliveryQueue<R extends QueuedRequest> {
     this.enqueued.add(request);
     if (this.closed) {
       this.dropped.add(request);
+      this.options.done?.(request);
       return;
     }
     this.insert({ seq: this.seq++, request });
@@ -244,6 +247,7 @@ export class DeliveryQueue<R extends QueuedRequest> {
       const oldest = this.queue.shift() as Entry<R>;
       this.queued.add(oldest.request, -1);
       this.dropped.add(oldest.request);
+      this.options.done?.(oldest.request);
     }
     if (this.dropped.requests > before.requests && this.outage === undefined && this.overflow === undefined) {
       this.overflow = { sinceMs: this.now(), dropped: before };
@@ -294,10 +298,12 @@ export class DeliveryQueue<R extends QueuedRequest> {
     switch (outcome.kind) {
       case "delivered":
         this.delivered.add(request);
+        this.options.done?.(request);
         if (this.outage !== undefined) this.endOutage();
         break;
       case "rejected":
         this.rejected.add(request);
+        this.options.done?.(request);
         this.options.events?.onRejected?.(outcome.error, request);
         break;
       case "retry":

@@ -23,6 +23,15 @@ export interface EncodedRequest extends QueuedRequest {
   readonly body: Uint8Array;
 }
 
+/**
+ * Where a request's bytes are kept: given bytes that are valid only until the next encoding (a
+ * view of the encoder's buffer), it returns bytes of the request's own. By default a copy; a
+ * delivery copies them into the memory it reuses (request-slabs.ts).
+ */
+export type StoreBytes = (transient: Uint8Array) => Uint8Array;
+
+const copyOut: StoreBytes = (transient) => Uint8Array.prototype.slice.call(transient);
+
 /** The requests, and how many items could not be sent at any split (one item alone over the limit). */
 export interface Encoded {
   readonly requests: EncodedRequest[];
@@ -44,9 +53,11 @@ const logsSerializer = (encoding: Encoding) => (encoding === "json" ? JsonLogsSe
  * Encodes the items [from, to) — data points or log records — as requests of at most `maxBytes`
  * each. The first encoding gives the average size per item; parts are cut to that average with
  * 10 % headroom and a part still too large is split again, so most items are encoded twice at most.
+ * `encodeRange`'s bytes need only last until its next call: a request's are stored when it is made.
  */
 function encodeWithin(
   encodeRange: (from: number, to: number) => Uint8Array,
+  store: StoreBytes,
   maxBytes: number,
   key: string | undefined,
   from: number,
@@ -56,27 +67,35 @@ function encodeWithin(
 ): void {
   const length = to - from;
   if (body.byteLength <= maxBytes) {
-    out.requests.push({ body, bytes: body.byteLength, items: length, ...(key === undefined ? {} : { key }) });
+    out.requests.push({ body: store(body), bytes: body.byteLength, items: length, ...(key === undefined ? {} : { key }) });
   } else if (length <= 1) {
     out.oversized += length;
   } else {
     const parts = Math.min(length, Math.max(2, Math.ceil((body.byteLength / maxBytes) * 1.1)));
     const size = Math.ceil(length / parts);
-    for (let start = from; start < to; start += size) encodeWithin(encodeRange, maxBytes, key, start, Math.min(to, start + size), out);
+    for (let start = from; start < to; start += size)
+      encodeWithin(encodeRange, store, maxBytes, key, start, Math.min(to, start + size), out);
   }
 }
 
 /** A target's scrape as requests of at most `maxBytes`; its points are split across requests when needed. */
-export function encodeMetrics(metrics: ResourceMetrics, encoding: Encoding, maxBytes: number, key?: string): Encoded {
-  return splitMetrics(metrics, (part) => serializeMetrics(part, encoding), maxBytes, key);
+export function encodeMetrics(
+  metrics: ResourceMetrics,
+  encoding: Encoding,
+  maxBytes: number,
+  key?: string,
+  store: StoreBytes = copyOut,
+): Encoded {
+  return splitMetrics(metrics, (part) => serializeMetrics(part, encoding), maxBytes, key, store);
 }
 
-/** encodeMetrics with the serializer given: the same split whichever encodes the parts. */
+/** encodeMetrics with the serializer given (its bytes valid until its next call): the same split whichever encodes the parts. */
 export function splitMetrics(
   metrics: ResourceMetrics,
   encode: (part: ResourceMetrics) => Uint8Array,
   maxBytes: number,
   key?: string,
+  store: StoreBytes = copyOut,
 ): Encoded {
   const points = pointsOf(metrics);
   let spans: MetricSpan[] | undefined;
@@ -93,11 +112,11 @@ export function splitMetrics(
     if (parts > 1) {
       const size = Math.ceil(points / parts);
       for (let start = 0; start < points; start += size)
-        encodeWithin(encodeRange, maxBytes, key, start, Math.min(points, start + size), out);
+        encodeWithin(encodeRange, store, maxBytes, key, start, Math.min(points, start + size), out);
       return out;
     }
   }
-  encodeWithin(encodeRange, maxBytes, key, 0, points, out, encode(metrics));
+  encodeWithin(encodeRange, store, maxBytes, key, 0, points, out, encode(metrics));
   return out;
 }
 
@@ -159,7 +178,16 @@ export function encodeLogs(records: readonly ReadableLogRecord[], encoding: Enco
   const out = { requests: [], oversized: 0 };
   for (let start = 0; start < records.length; start += maxRecords) {
     const batch = records.slice(start, start + maxRecords);
-    encodeWithin((from, to) => encode(batch.slice(from, to)), maxBytes, undefined, 0, batch.length, out);
+    // The SDK's serializer makes new bytes each time: they are the request's own.
+    encodeWithin(
+      (from, to) => encode(batch.slice(from, to)),
+      (bytes) => bytes,
+      maxBytes,
+      undefined,
+      0,
+      batch.length,
+      out,
+    );
   }
   return out;
 }

@@ -1,0 +1,63 @@
+/**
+ * Queued request bodies in reused memory: a body stays exactly as it was handed over while its
+ * request waits, whatever is held and released around it, and the memory of done requests is
+ * carved again instead of new memory being allocated.
+ */
+import { describe, expect, it } from "vitest";
+import { RequestSlabs } from "../src/delivery/request-slabs.js";
+
+/** `length` bytes of `fill`, as plain numbers (held bodies are Buffers, compared by content). */
+const bytes = (length: number, fill: number) => new Array<number>(length).fill(fill);
+const content = (body: Uint8Array) => [...body];
+
+describe("request slabs", () => {
+  it("keeps every held body intact while others are held and released around it", () => {
+    const slabs = new RequestSlabs(64);
+    const held = [];
+    for (let i = 0; i < 40; i++) {
+      held.push({ body: slabs.hold(Uint8Array.from(bytes(5 + (i % 7), i))), fill: i, length: 5 + (i % 7) });
+      // Requests end out of order: every third one is done at once, the rest stay queued.
+      if (i % 3 === 0) slabs.release((held.shift() as { body: Uint8Array }).body);
+    }
+    for (const { body, fill, length } of held) expect(content(body)).toEqual(bytes(length, fill));
+  });
+
+  it("copies what it holds: the encoder's buffer may be written again at once", () => {
+    const slabs = new RequestSlabs(64);
+    const transient = Uint8Array.from(bytes(10, 7));
+    const body = slabs.hold(transient);
+    transient.fill(0);
+    expect(content(body)).toEqual(bytes(10, 7));
+    expect(slabs.hold(body)).toBe(body);
+  });
+
+  it("carves the memory of done requests again instead of allocating more", () => {
+    const slabs = new RequestSlabs(64);
+    const first = Array.from({ length: 8 }, (_, i) => slabs.hold(Uint8Array.from(bytes(16, i))));
+    const memory = new Set(first.map((b) => b.buffer));
+    for (const body of first) slabs.release(body);
+    const second = Array.from({ length: 8 }, (_, i) => slabs.hold(Uint8Array.from(bytes(16, 100 + i))));
+    expect(new Set(second.map((b) => b.buffer))).toEqual(memory);
+    expect(second.map(content)).toEqual(second.map((_, i) => bytes(16, 100 + i)));
+  });
+
+  it("ignores a second release of a body, which would otherwise free memory still in use", () => {
+    const slabs = new RequestSlabs(64);
+    const a = slabs.hold(Uint8Array.from(bytes(16, 1)));
+    const b = slabs.hold(Uint8Array.from(bytes(16, 2)));
+    slabs.release(a);
+    slabs.release(a);
+    slabs.hold(Uint8Array.from(bytes(32, 3)));
+    slabs.hold(Uint8Array.from(bytes(16, 4)));
+    expect(content(b)).toEqual(bytes(16, 2));
+  });
+
+  it("gives a body larger than a slab an array of its own", () => {
+    const slabs = new RequestSlabs(64);
+    const large = Uint8Array.from(bytes(100, 9));
+    const body = slabs.hold(large);
+    expect(body).not.toBe(large);
+    expect(content(body)).toEqual(bytes(100, 9));
+    slabs.release(body);
+  });
+});
