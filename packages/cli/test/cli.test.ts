@@ -171,7 +171,7 @@ describe("gpusynth dump", () => {
     const { code, stdout } = gpusynth("dump", "--duration", "2h", "--interval", "10m", lab);
     expect(code).toBe(0);
     for (const heading of [
-      "## dcgm (job `nvidia-dcgm-exporter`)",
+      "## dcgm-exporter (job `nvidia-dcgm-exporter`)",
       "## kube-state-metrics (job `kube-state-metrics`)",
       "## runai (job `metrics-exporter`)",
       "## kai-scheduler (jobs",
@@ -184,7 +184,7 @@ describe("gpusynth dump", () => {
     const json = JSON.parse(gpusynth("dump", "--duration", "2h", "--interval", "10m", "--format", "json", lab).stdout) as {
       sources: Array<{ area: string; families: Array<{ name: string; maxSeries: number }> }>;
     };
-    const dcgm = json.sources.find((s) => s.area === "dcgm");
+    const dcgm = json.sources.find((s) => s.area === "dcgm-exporter");
     expect(dcgm?.families.find((f) => f.name === "DCGM_FI_DEV_XID_ERRORS")?.maxSeries).toBe(32);
   });
 

@@ -33,7 +33,7 @@ describe("signal fidelity", () => {
   it("reads every documented family with its status", () => {
     const byName = new Map(documented.map((d) => [d.name, d]));
     expect(byName.get("DCGM_FI_DEV_GPU_UTIL")).toMatchObject({
-      area: "dcgm",
+      area: "dcgm-exporter",
       type: "gauge",
       status: "emitted",
       help: "GPU utilization (in %).",
@@ -55,7 +55,7 @@ describe("signal fidelity", () => {
   it("reports an emitted family that signals/ does not document", () => {
     const problems = mutate((i) => {
       (i.sources[0] as Inventory["sources"][number]).families.push({
-        id: "dcgm.made_up",
+        id: "dcgm-exporter.made_up",
         name: "DCGM_FI_MADE_UP",
         type: "gauge",
         help: "",
@@ -83,7 +83,7 @@ describe("signal fidelity", () => {
   it("reports a PENDING family that a run emits", () => {
     const problems = mutate((i) => {
       (i.sources[0] as Inventory["sources"][number]).families.push({
-        id: "dcgm.nvlink_bandwidth_total",
+        id: "dcgm-exporter.nvlink_bandwidth_total",
         name: "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
         type: "counter",
         help: "Total number of NVLink bandwidth counters for all lanes.",
@@ -91,7 +91,7 @@ describe("signal fidelity", () => {
         maxSeries: 1,
       });
     });
-    expect(problems).toEqual([expect.stringMatching(/emitted although signals\/dcgm\.md:\d+ marks it PENDING/)]);
+    expect(problems).toEqual([expect.stringMatching(/emitted although signals\/dcgm-exporter\.md:\d+ marks it PENDING/)]);
   });
 
   it("reports a log field that signals/ does not document", () => {

@@ -14,7 +14,7 @@ import type { ClusterView, UnixMs } from "@gpusynth/sim";
 export type MetricType = "gauge" | "counter" | "untyped";
 
 export interface MetricFamily {
-  /** Stable id of the family's row in signals/<area>.md, e.g. "dcgm.gpu_util". */
+  /** Stable id of the family's row in signals/<area>.md, e.g. "dcgm-exporter.gpu_util". */
   readonly id: string;
   /** The vendor's metric name, verbatim. */
   readonly name: string;
@@ -87,7 +87,7 @@ export type Placement = { readonly perNode: true } | { readonly clusterWide: num
 /** A source of metrics: a catalogue of families and a way to sample them from the cluster. */
 export interface MetricConstruct {
   /** The signals/ area file this construct's families are documented in. */
-  readonly area: "runai" | "dcgm" | "kube-state-metrics" | "kubelet" | "node-exporter" | "kai-scheduler";
+  readonly area: "runai" | "dcgm-exporter" | "kube-state-metrics" | "kubelet" | "node-exporter" | "kai-scheduler";
   readonly families: readonly MetricFamily[];
   readonly placement: Placement;
   /** Every target's samples at the view's time; a per-node source only the nodes `ownsNode` accepts, when given. */

@@ -6,7 +6,7 @@ import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
 import type { LogRecordOut, MetricConstruct, MetricFamily, TargetSamples } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
-import { DCGM_DEFAULTS, DcgmConstruct } from "./dcgm/index.js";
+import { DCGM_DEFAULTS, DcgmConstruct } from "./dcgm-exporter/index.js";
 import { GpuActivityModel } from "./gpu/activity.js";
 import { GpuTimelines } from "./gpu/timeline.js";
 import { SCHEDULER_DEFAULTS, SchedulerConstruct } from "./kai-scheduler/index.js";

@@ -17,7 +17,7 @@ export {
 export { BLUEPRINT_CALENDAR, LiveClock, type StampClock } from "./clock.js";
 export { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources, type LogWriting } from "./cluster.js";
 export { ClusterRun, type ClusterRunOptions, type Frame } from "./cluster-run.js";
-export { xidMessage } from "./dcgm/xid-messages.js";
+export { xidMessage } from "./dcgm-exporter/xid-messages.js";
 export { GpuActivityModel, type GpuIdentity, type GpuReading } from "./gpu/activity.js";
 export { Board, type BoardTraits } from "./gpu/board.js";
 export { type Load, NO_CONTEXT, type Rhythm, type RunOf, rhythmOf } from "./gpu/load.js";

@@ -96,7 +96,7 @@ export function targetKey(target: ScrapeTarget): string {
 /**
  * The meta labels Prometheus' Kubernetes discovery (role `endpoints`, the Prometheus Operator's
  * default for a ServiceMonitor) attaches to an endpoint backed by a pod: names from Prometheus'
- * kubernetes_sd_config documentation (signals/dcgm.md, "Scrape target").
+ * kubernetes_sd_config documentation (signals/dcgm-exporter.md, "Scrape target").
  */
 function kubernetesMetaLabels(endpoint: KubernetesEndpoint, node: string | undefined): Record<string, string> {
   const labels: Record<string, string> = {

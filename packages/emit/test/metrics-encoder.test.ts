@@ -119,7 +119,7 @@ describe("the OTLP metrics encoder", () => {
 
   it("keeps a series' label set's bytes with it, and never lends them to a copy", async () => {
     const family = {
-      id: "dcgm.gpu_util",
+      id: "dcgm-exporter.gpu_util",
       name: "DCGM_FI_DEV_GPU_UTIL",
       type: "gauge",
       help: "GPU utilization (in %).",

@@ -53,8 +53,8 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
 
   it("serves, for the exporters whose install is pinned, only the discovery meta labels signals/ documents", async () => {
     const sd = (await (await fetch(sdUrl)).json()) as Array<{ labels: Record<string, string> }>;
-    // dcgm-exporter's pods (signals/dcgm.md) and the kubelet's nodes (signals/kubelet.md).
-    const documented = ["dcgm", "kubelet"].map((area) => readFileSync(repo(`signals/${area}.md`), "utf8")).join("\n");
+    // dcgm-exporter's pods (signals/dcgm-exporter.md) and the kubelet's nodes (signals/kubelet.md).
+    const documented = ["dcgm-exporter", "kubelet"].map((area) => readFileSync(repo(`signals/${area}.md`), "utf8")).join("\n");
     const served = new Set(
       sd.flatMap((group) =>
         Object.keys(group.labels)
@@ -63,7 +63,7 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
       ),
     );
     expect(served.size).toBeGreaterThan(0);
-    for (const label of served) expect(documented, `${label} is not in signals/dcgm.md or kubelet.md`).toContain(`\`${label}\``);
+    for (const label of served) expect(documented, `${label} is not in signals/dcgm-exporter.md or kubelet.md`).toContain(`\`${label}\``);
     // Exactly the GPU nodes' exporters carry them, each its own pod in the GPU Operator's namespace.
     const pods = sd.filter((g) => g.labels.__meta_kubernetes_pod_name !== undefined);
     expect(new Set(pods.map((g) => g.labels.job))).toEqual(new Set(["nvidia-dcgm-exporter"]));

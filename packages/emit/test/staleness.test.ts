@@ -20,14 +20,14 @@ const root: any = require("otlp-proto-root/build/src/generated/root");
 const Request = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 
 const util: MetricFamily = {
-  id: "dcgm.gpu_util",
+  id: "dcgm-exporter.gpu_util",
   name: "DCGM_FI_DEV_GPU_UTIL",
   type: "gauge",
   help: "GPU utilization (in %).",
   labels: ["gpu", "pod"],
 };
 const xid: MetricFamily = {
-  id: "dcgm.xid_errors",
+  id: "dcgm-exporter.xid_errors",
   name: "DCGM_FI_DEV_XID_ERRORS",
   type: "gauge",
   help: "Value of the last XID error encountered.",

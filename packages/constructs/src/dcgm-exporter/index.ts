@@ -28,7 +28,7 @@ export interface DcgmOptions {
   readonly extraCounters: readonly OptionalDcgmCounter[];
 }
 
-/** The GPU Operator's names for the exporter (assets/state-dcgm-exporter/ @ v26.7.0, signals/dcgm.md). */
+/** The GPU Operator's names for the exporter (assets/state-dcgm-exporter/ @ v26.7.0, signals/dcgm-exporter.md). */
 const GPU_OPERATOR_EXPORTER = {
   /** The DaemonSet, its container, and the Service with its `app` label (0400, 0800). */
   name: "nvidia-dcgm-exporter",
@@ -56,7 +56,7 @@ interface GpuLabelSets {
 }
 
 export class DcgmConstruct implements MetricConstruct {
-  readonly area = "dcgm";
+  readonly area = "dcgm-exporter";
   readonly families = DCGM_FAMILIES;
   /** The GPU Operator's DaemonSet: an exporter on every GPU node. */
   readonly placement = { perNode: true } as const;

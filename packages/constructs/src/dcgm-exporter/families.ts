@@ -1,7 +1,7 @@
 /**
  * dcgm-exporter's default counters, one place per family: name, CSV type and HELP text exactly
  * as etc/default-counters.csv has them at NVIDIA/dcgm-exporter 4.5.3-4.8.2 (@691c927), and the
- * label template of internal/pkg/rendermetrics/render_metrics.go. Documented in signals/dcgm.md
+ * label template of internal/pkg/rendermetrics/render_metrics.go. Documented in signals/dcgm-exporter.md
  * under the same ids.
  */
 import type { MetricFamily, MetricType } from "../catalogue.js";
@@ -27,7 +27,7 @@ export const GPU_LABELS = [
 const XID_LABELS = [...GPU_LABELS.slice(0, 8), "err_code", "err_msg", ...GPU_LABELS.slice(8)] as const;
 
 const family = (id: string, name: string, type: MetricType, help: string, labels: readonly string[] = GPU_LABELS): MetricFamily => ({
-  id: `dcgm.${id}`,
+  id: `dcgm-exporter.${id}`,
   name,
   type,
   help,
