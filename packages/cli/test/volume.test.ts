@@ -28,7 +28,7 @@ describe("signals/volume.md", () => {
   });
 
   it("notices a figure that drifted, a row it no longer measures and one it does not document", () => {
-    const row = "Active series per source: dcgm";
+    const row = "Active series per source: dcgm-exporter";
     const stated = measuredRows.get(row) as number;
     const drifted = new Map(measuredRows).set(row, Math.round(stated * 1.5)).set("Active series per source: made-up", 7);
     const missing = new Map(drifted);
