@@ -7,7 +7,7 @@
  * collection of the whole heap several times an interval. Copied into a slab instead, a body is
  * carved from memory that was allocated once and is reused once its request is done (delivered,
  * refused or dropped), so a scrape allocates nothing that outlives it. On a live platform run this
- * took the process from about 14 % of a core to about 9 % (bench/results/live-platform.md).
+ * took the process from about 14 % of a core to about 11 % (bench/results/live-platform.md).
  *
  * Bodies are carved one after another, so a slab comes back when every request carved from it is
  * done. A request that never is (the run ended with it queued) keeps only its own slab from

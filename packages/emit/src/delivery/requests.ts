@@ -31,6 +31,8 @@ export interface EncodedRequest extends QueuedRequest {
 export type StoreBytes = (transient: Uint8Array) => Uint8Array;
 
 const copyOut: StoreBytes = (transient) => Uint8Array.prototype.slice.call(transient);
+/** For bytes made anew at each encoding (the JSON writer's, the SDK serializers'): already the request's own. */
+const ownBytes: StoreBytes = (bytes) => bytes;
 
 /** The requests, and how many items could not be sent at any split (one item alone over the limit). */
 export interface Encoded {
@@ -84,7 +86,7 @@ export function encodeMetrics(
   encoding: Encoding,
   maxBytes: number,
   key?: string,
-  store: StoreBytes = copyOut,
+  store: StoreBytes = encoding === "json" ? ownBytes : copyOut,
 ): Encoded {
   return splitMetrics(metrics, (part) => serializeMetrics(part, encoding), maxBytes, key, store);
 }
