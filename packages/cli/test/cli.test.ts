@@ -168,7 +168,7 @@ describe("gpusynth run --offline --summary", () => {
 
 describe("gpusynth dump", () => {
   it("lists every source with its jobs and families, and the same as JSON", () => {
-    const { code, stdout } = gpusynth("dump", "--duration", "2h", "--interval", "10m", lab);
+    const { code, stdout } = gpusynth("dump", "--duration", "30m", "--interval", "10m", lab);
     expect(code).toBe(0);
     for (const heading of [
       "## dcgm-exporter (job `nvidia-dcgm-exporter`)",
@@ -181,7 +181,7 @@ describe("gpusynth dump", () => {
     expect(stdout).toMatch(
       /^\| `DCGM_FI_DEV_GPU_UTIL` \| gauge \| `gpu`, `UUID`, `pci_bus_id`, `device`, `modelName`, `Hostname`, `DCGM_FI_DRIVER_VERSION`.* \| 32 \|$/m,
     );
-    const json = JSON.parse(gpusynth("dump", "--duration", "2h", "--interval", "10m", "--format", "json", lab).stdout) as {
+    const json = JSON.parse(gpusynth("dump", "--duration", "30m", "--interval", "10m", "--format", "json", lab).stdout) as {
       sources: Array<{ area: string; families: Array<{ name: string; maxSeries: number }> }>;
     };
     const dcgm = json.sources.find((s) => s.area === "dcgm-exporter");
