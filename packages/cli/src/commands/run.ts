@@ -222,9 +222,10 @@ export async function runCommand(args: readonly string[], output: Output, env: N
     const file = oneBlueprint(positionals, DEFAULT_BLUEPRINT);
     const blueprint = withVerbosity(loaded(file, output), values["scheduler-verbosity"]);
     checkOfflineEnd(blueprint.time.start, durationMs);
-    checkCost(blueprint, file, durationMs, `${formatDuration(durationMs)} simulated`, seed, !costLimited);
+    // Usage first: the cost estimate simulates a while, and a --workers the blueprint rules out is known without it.
     const workers = workersFor(blueprint, file, shard, values.workers);
     checkOneEncoding(workers, pushing, otlpJson, "an offline run");
+    checkCost(blueprint, file, durationMs, `${formatDuration(durationMs)} simulated`, seed, !costLimited);
     return runOffline(
       blueprint,
       output,
@@ -258,9 +259,9 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   // The warm-up (at ×1 up to a day longer, to the real time of day) and a simulated day served:
   // beyond a day, a run at a --speed the CPU cannot follow falls behind and says so.
   const warmup = warmupMs ?? blueprint.time.liveWarmup;
-  checkCost(blueprint, file, warmup + DAY_MS, `the ${formatDuration(warmup)} warm-up and a simulated day served`, seed, !costLimited);
   const liveWorkers = workersFor(blueprint, file, shard, values.workers);
   checkOneEncoding(liveWorkers, pushing, otlpJson, "a live run");
+  checkCost(blueprint, file, warmup + DAY_MS, `the ${formatDuration(warmup)} warm-up and a simulated day served`, seed, !costLimited);
   return runLiveCommand(
     blueprint,
     output,
