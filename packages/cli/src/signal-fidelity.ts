@@ -29,6 +29,9 @@ export function fidelityProblems(
         }
         if (doc.area !== source.area)
           problems.push(`${where}: emitted by the ${source.area} source but documented in signals/${doc.area}.md`);
+        // One name per source: its folder, its area and its ids' prefix (docs/contributing.md).
+        if (!family.id.startsWith(`${source.area}.`))
+          problems.push(`${where}: id ${family.id} is not named after its source (${source.area}.<name>)`);
         if (doc.status !== "emitted") problems.push(`${where}: emitted although signals/${doc.area}.md:${doc.line} marks it ${doc.status}`);
         if (doc.id !== family.id) problems.push(`${where}: catalogue id ${family.id}, signals/${doc.area}.md:${doc.line} says ${doc.id}`);
         if (doc.type !== family.type) problems.push(`${where}: emitted as ${family.type}, documented as ${doc.type}`);

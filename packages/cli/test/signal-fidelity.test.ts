@@ -66,6 +66,19 @@ describe("signal fidelity", () => {
     expect(problems).toEqual([expect.stringMatching(/DCGM_FI_MADE_UP: emitted but not documented/)]);
   });
 
+  it("reports a source that goes by another name than its signals file and its ids", () => {
+    const problems = mutate((i) => {
+      const dcgm = i.sources.find((s) => s.area === "dcgm-exporter") as Inventory["sources"][number];
+      i.sources[i.sources.indexOf(dcgm)] = { ...dcgm, area: "dcgm" };
+    });
+    expect(problems).toContainEqual(
+      expect.stringMatching(/DCGM_FI_DEV_GPU_UTIL: emitted by the dcgm source but documented in signals\/dcgm-exporter\.md/),
+    );
+    expect(problems).toContainEqual(
+      expect.stringMatching(/DCGM_FI_DEV_GPU_UTIL: id dcgm-exporter\.gpu_util is not named after its source \(dcgm\.<name>\)/),
+    );
+  });
+
   it("reports a wrong type and a changed HELP text", () => {
     const problems = mutate((i) => {
       Object.assign(family(i, "kai_total_preemption_attempts"), { type: "gauge" });

@@ -86,8 +86,11 @@ export type Placement = { readonly perNode: true } | { readonly clusterWide: num
 
 /** A source of metrics: a catalogue of families and a way to sample them from the cluster. */
 export interface MetricConstruct {
-  /** The signals/ area file this construct's families are documented in. */
-  readonly area: "runai" | "dcgm-exporter" | "kube-state-metrics" | "kubelet" | "node-exporter" | "kai-scheduler";
+  /**
+   * The source's one name: its folder here, its ids' prefix and signals/<area>.md, where its
+   * families are documented (`just signal-fidelity` fails on an area without that file).
+   */
+  readonly area: string;
   readonly families: readonly MetricFamily[];
   readonly placement: Placement;
   /** Every target's samples at the view's time; a per-node source only the nodes `ownsNode` accepts, when given. */
@@ -182,8 +185,8 @@ export class KeptLabelSets {
 
 /** A log record as a collector log receiver would deliver it. */
 export interface LogRecordOut {
-  /** The signals/ area that documents the record's fields. */
-  readonly area: "kubernetes-events" | "kai-scheduler";
+  /** The log source's one name, as a metric source's area: signals/<area>.md documents the record's fields. */
+  readonly area: string;
   /** Which receiver shape: the k8s_events receiver or filelog with the container operator. */
   readonly receiver: "k8s_events" | "filelog";
   readonly resource: Readonly<Record<string, string>>;
