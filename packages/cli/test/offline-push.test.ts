@@ -1,6 +1,6 @@
+import { createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Receiver, startReceiver } from "../../emit/test/otlp-receiver.js";
-import { freePort } from "../../emit/test/prometheus-server.js";
 import { calendarStart } from "./helpers.js";
 import { deliveryReport, ensureStopped, expectEverythingDelivered, type LiveProcess, startLive } from "./live-process.js";
 
@@ -10,11 +10,26 @@ const MINUTE = 60_000;
 
 let run: LiveProcess | undefined;
 let receiver: Receiver | undefined;
+let down: Server | undefined;
 afterEach(() => {
   ensureStopped(run);
   receiver?.kill();
   receiver = undefined;
+  down?.close();
+  down = undefined;
 });
+
+/**
+ * A receiver that is down: every connection to its port is closed as it arrives. The port stays
+ * taken for the test, so no server another test starts meanwhile can take it (a port found free
+ * and let go could be).
+ */
+async function downReceiverUrl(): Promise<string> {
+  const server = createServer((socket) => socket.destroy());
+  down = server;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
 
 describe("an offline run pushing OTLP", () => {
   it("delivers every scrape and log record at the receiver's pace, stamped on the blueprint's calendar", async () => {
@@ -40,7 +55,7 @@ describe("an offline run pushing OTLP", () => {
 
   it("goes on when the receiver is down, and says what it could not deliver", async () => {
     run = startLive(["--offline", "--duration", "30m", "--interval", "1m", "--logs", "none", LAB], {
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: await downReceiverUrl(),
     });
     const { code } = await run.exited();
     expect(code, run.stderr()).toBe(0);
