@@ -3,6 +3,7 @@
  * with what the tests need: its stderr, the scrape server's address, and a timed stop.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
@@ -118,3 +119,14 @@ export const CLUSTER_JOBS = [
   "nvidia-dcgm-exporter",
   "queue-controller",
 ];
+
+/**
+ * An OTLP receiver that is down: every connection to its port is closed as it arrives. The port
+ * stays taken until `close`, so no server another test starts meanwhile can take it (a port found
+ * free and let go could be).
+ */
+export async function downReceiver(): Promise<{ readonly url: string; close(): void }> {
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}

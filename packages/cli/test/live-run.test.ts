@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { attributeMap, startReceiver } from "../../emit/test/otlp-receiver.js";
-import { CLUSTER_JOBS, deliveryReport } from "./live-process.js";
+import { CLUSTER_JOBS, deliveryReport, downReceiver } from "./live-process.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -69,10 +69,8 @@ describe("gpusynth run (live)", () => {
   });
 
   it("keeps running when the collector is down and reports what it could not deliver", async () => {
-    const receiver = await startReceiver();
-    const url = receiver.url;
-    await receiver.close(); // nothing listens there any more
-    const { code, stderr } = await gpusynth(fast, { OTEL_EXPORTER_OTLP_ENDPOINT: url });
+    const down = await downReceiver();
+    const { code, stderr } = await gpusynth(fast, { OTEL_EXPORTER_OTLP_ENDPOINT: down.url }).finally(() => down.close());
     expect(code).toBe(0);
     expect(stderr).toMatch(/warning: OTLP metrics export to .* failed .*; the run goes on, queuing up to 64 MiB and retrying/);
     const metrics = deliveryReport(stderr, "metrics");

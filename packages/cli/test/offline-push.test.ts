@@ -1,8 +1,7 @@
-import { createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Receiver, startReceiver } from "../../emit/test/otlp-receiver.js";
 import { calendarStart } from "./helpers.js";
-import { deliveryReport, ensureStopped, expectEverythingDelivered, type LiveProcess, startLive } from "./live-process.js";
+import { deliveryReport, downReceiver, ensureStopped, expectEverythingDelivered, type LiveProcess, startLive } from "./live-process.js";
 
 const LAB = "blueprints/lab.yaml";
 const labStart = calendarStart(LAB);
@@ -10,7 +9,7 @@ const MINUTE = 60_000;
 
 let run: LiveProcess | undefined;
 let receiver: Receiver | undefined;
-let down: Server | undefined;
+let down: { readonly url: string; close(): void } | undefined;
 afterEach(() => {
   ensureStopped(run);
   receiver?.kill();
@@ -18,18 +17,6 @@ afterEach(() => {
   down?.close();
   down = undefined;
 });
-
-/**
- * A receiver that is down: every connection to its port is closed as it arrives. The port stays
- * taken for the test, so no server another test starts meanwhile can take it (a port found free
- * and let go could be).
- */
-async function downReceiverUrl(): Promise<string> {
-  const server = createServer((socket) => socket.destroy());
-  down = server;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
 
 describe("an offline run pushing OTLP", () => {
   it("delivers every scrape and log record at the receiver's pace, stamped on the blueprint's calendar", async () => {
@@ -54,8 +41,9 @@ describe("an offline run pushing OTLP", () => {
   }, 60_000);
 
   it("goes on when the receiver is down, and says what it could not deliver", async () => {
+    down = await downReceiver();
     run = startLive(["--offline", "--duration", "30m", "--interval", "1m", "--logs", "none", LAB], {
-      OTEL_EXPORTER_OTLP_ENDPOINT: await downReceiverUrl(),
+      OTEL_EXPORTER_OTLP_ENDPOINT: down.url,
     });
     const { code } = await run.exited();
     expect(code, run.stderr()).toBe(0);
