@@ -8,6 +8,7 @@
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView } from "@gpusynth/sim";
 import {
+  KeptLabelSets,
   type KubernetesEndpoint,
   type MetricConstruct,
   type MetricFamily,
@@ -111,6 +112,7 @@ export class KubeletConstruct implements MetricConstruct {
   collect(view: ClusterView, owns?: (node: string) => boolean): TargetSamples[] {
     const result: TargetSamples[] = [];
     const seconds = (t: number) => this.clock(view.startMs + t) / 1000;
+    this.ownLabels.startCollect();
     for (const pool of view.pools)
       for (const node of pool.nodes) {
         if (node.status === "rebooting" || (owns !== undefined && !owns(node.name))) continue;
@@ -133,28 +135,17 @@ export class KubeletConstruct implements MetricConstruct {
    * is the only signal gpusynth's pressure crosses).
    */
   private ownSamples(node: string, runningContainers: number): Sample[] {
-    let labels = this.ownLabels.get(node);
-    if (labels === undefined) {
-      labels = {
-        evictions: seriesLabels(KUBELET_OWN.evictions, { eviction_signal: "memory.available" }),
-        nodeName: seriesLabels(KUBELET_OWN.nodeName, { node }),
-        running: seriesLabels(KUBELET_OWN.runningContainers, { container_state: "running" }),
-        none: seriesLabels(KUBELET_OWN.runningPods, {}),
-      };
-      this.ownLabels.set(node, labels);
-    }
+    const kept = this.ownLabels;
     const evictions = this.containers.evictionsOn(node);
     return [
-      ...(evictions === 0 ? [] : [{ family: KUBELET_OWN.evictions, labels: labels.evictions, value: evictions }]),
-      { family: KUBELET_OWN.nodeName, labels: labels.nodeName, value: 1 },
-      { family: KUBELET_OWN.runningContainers, labels: labels.running, value: runningContainers },
-      { family: KUBELET_OWN.runningPods, labels: labels.none, value: this.containers.runningPods(node) },
+      ...(evictions === 0 ? [] : [kept.sample(node, KUBELET_OWN.evictions, { eviction_signal: "memory.available" }, evictions)]),
+      kept.sample(node, KUBELET_OWN.nodeName, { node }, 1),
+      kept.sample(node, KUBELET_OWN.runningContainers, { container_state: "running" }, runningContainers),
+      kept.sample(node, KUBELET_OWN.runningPods, {}, this.containers.runningPods(node)),
     ];
   }
-  private readonly ownLabels = new Map<
-    string,
-    Readonly<Record<"evictions" | "nodeName" | "running" | "none", Readonly<Record<string, string>>>>
-  >();
+  /** The own families' label sets, kept per node while it is collected. */
+  private readonly ownLabels = new KeptLabelSets();
 
   /** Each container's cgroup, then each pod's (the sum of its containers'). */
   private cgroups(containers: readonly NodeContainer[], now: number): Cgroup[] {

@@ -180,8 +180,7 @@ export class MetricsEncoder {
 
   /** The request's bytes, or undefined when it holds what only the SDK's serializer writes. */
   encode(metrics: ResourceMetrics): Uint8Array | undefined {
-    const written = this.encodeTransient(metrics);
-    return written === undefined ? undefined : Uint8Array.prototype.slice.call(written);
+    return this.writeRequest(metrics) ? this.writer.finish() : undefined;
   }
 
   /**
@@ -189,6 +188,11 @@ export class MetricsEncoder {
    * caller that copies them where they are to stay (requests.ts), or only needs their size.
    */
   encodeTransient(metrics: ResourceMetrics): Uint8Array | undefined {
+    return this.writeRequest(metrics) ? this.writer.written() : undefined;
+  }
+
+  /** Writes the request into the encoder's writer; false when it holds what only the SDK's serializer writes. */
+  private writeRequest(metrics: ResourceMetrics): boolean {
     const w = this.writer;
     w.reset();
     try {
@@ -201,9 +205,9 @@ export class MetricsEncoder {
       for (let s = metrics.scopeMetrics.length - 1; s >= 0; s--) this.writeScopeMetrics(metrics.scopeMetrics[s] as ScopeMetrics);
       w.bytes(this.resourceField(metrics.resource));
       w.delimit(REQUEST_RESOURCE_METRICS, end);
-      return w.written();
+      return true;
     } catch (error) {
-      if (error instanceof Unsupported) return undefined;
+      if (error instanceof Unsupported) return false;
       throw error;
     }
   }
