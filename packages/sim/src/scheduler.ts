@@ -8,7 +8,7 @@
  * running job; stale-gang eviction, the last action, is the simulation's (staleGangsDue).
  */
 import { type PodShape, podShape } from "@gpusynth/blueprint";
-import { type AttemptOutcome, type PendingReason, type QueueDivision, queueState } from "./domain-events.js";
+import type { AttemptOutcome, PendingReason, QueueDivision } from "./domain-events.js";
 import { divideFairShare } from "./fair-share.js";
 import { MinHeap } from "./min-heap.js";
 import { type RunningWorkloads, victimOrder } from "./running-workloads.js";
@@ -81,6 +81,38 @@ interface QueueTree {
   readonly children: ReadonlyMap<Queue, readonly Queue[]>;
 }
 
+/**
+ * What every action asks of a pending job, worked out once per workload: its project queue and
+ * pod shape in each node pool it may use, and its scheduling signature. A cycle attempts every
+ * pending job in up to four actions; looking these up each time was a third of its work.
+ */
+class JobPlan {
+  /** The pools the job may use, most preferred first, with its project's queue and its pod shape in each. */
+  readonly pools: readonly Pool[];
+  readonly queues: readonly Queue[];
+  readonly shapes: ReadonlyArray<PodShape | undefined>;
+  /** The queue of its preferred pool, where its demand counts. */
+  readonly preferred: Queue;
+  /** Its scheduling constraints as one string (SignatureSkips). */
+  readonly signature: string;
+  /** Why allocate could not place it this cycle (set by allocate for every job it attempts). */
+  reasons: PendingReason[] = [];
+
+  constructor(
+    readonly w: Workload,
+    pools: readonly Pool[],
+    queues: readonly Queue[],
+  ) {
+    this.pools = pools;
+    this.queues = queues;
+    this.shapes = pools.map((pool) => podShape(w.type, w.gpus, pool.spec));
+    const preferred = queues[0];
+    if (preferred === undefined) throw new Error(`workload ${w.name} asks for no node pool`);
+    this.preferred = preferred;
+    this.signature = w.nodePools.join(",");
+  }
+}
+
 export class Scheduler {
   private readonly pools: ReadonlyMap<string, Pool>;
   /** Project queues by project, then pool. */
@@ -124,14 +156,23 @@ export class Scheduler {
    * pending job several times.
    */
   preferredQueue(workload: Workload): Queue {
-    let queue = this.preferred.get(workload);
-    if (queue === undefined) {
-      queue = this.queueOf(workload, preferredPool(workload));
-      this.preferred.set(workload, queue);
-    }
-    return queue;
+    return this.planOf(workload).preferred;
   }
-  private readonly preferred = new WeakMap<Workload, Queue>();
+
+  /** The job's plan, made the first time a cycle meets it. */
+  private planOf(w: Workload): JobPlan {
+    let plan = this.plans.get(w);
+    if (plan === undefined) {
+      plan = new JobPlan(
+        w,
+        w.nodePools.map((name) => this.pool(name)),
+        w.nodePools.map((name) => this.queueOf(w, name)),
+      );
+      this.plans.set(w, plan);
+    }
+    return plan;
+  }
+  private readonly plans = new WeakMap<Workload, JobPlan>();
 
   private pool(name: string): Pool {
     const pool = this.pools.get(name);
@@ -149,23 +190,24 @@ export class Scheduler {
     // A pipelined job waits for its victims: allocate fits it onto their releasing GPUs again and
     // pipelines it each cycle (allocate.go:94), so no later action tries it (traced first here:
     // gpusynth does not place it among the others in the queue order).
-    const pending = waiting.filter((w) => w.pipelinedUntil === null);
+    const pending: JobPlan[] = [];
+    this.trace = { allocate: [], consolidation: [], reclaim: [], preempt: [] };
+    for (const w of waiting) {
+      const plan = this.planOf(w);
+      if (w.pipelinedUntil === null) pending.push(plan);
+      else this.trace.allocate.push({ workload: w, queue: plan.preferred, outcome: "pipelined", victims: [] });
+    }
     this.updateFairShares(pending);
     const division = this.division();
-    this.trace = { allocate: [], consolidation: [], reclaim: [], preempt: [] };
-    for (const w of waiting)
-      if (w.pipelinedUntil !== null)
-        this.trace.allocate.push({ workload: w, queue: this.preferredQueue(w), outcome: "pipelined", victims: [] });
     this.startedThisCycle.clear();
     this.fitting.clear();
-    const reasons = new Map<Workload, PendingReason[]>();
-    const stillPending = this.allocate(pending, reasons);
+    const stillPending = this.allocate(pending);
     this.consolidate(stillPending);
     const reclaimFailed = new SignatureSkips();
-    const afterReclaim = stillPending.filter((w) => !this.reclaimFor(w, running, reasons, reclaimFailed));
+    const afterReclaim = stillPending.filter((job) => !this.reclaimFor(job, running, reclaimFailed));
     const preemptFailed = new SignatureSkips();
-    const afterPreempt = afterReclaim.filter((w) => !this.preemptFor(w, running, reasons, preemptFailed));
-    for (const workload of afterPreempt) this.actions.unschedulable(workload, reasons.get(workload) ?? []);
+    const afterPreempt = afterReclaim.filter((job) => !this.preemptFor(job, running, preemptFailed));
+    for (const job of afterPreempt) this.actions.unschedulable(job.w, job.reasons);
     // What the next session opens with when nothing else changes: after this cycle's binds and
     // pipelinings (the scheduler's idle cycles repeat it).
     const acted = [this.trace.allocate, this.trace.reclaim, this.trace.preempt].some((list) =>
@@ -173,7 +215,7 @@ export class Scheduler {
     );
     let divisionAfter = division;
     if (acted) {
-      this.updateFairShares(waiting.filter((w) => w.phase === "Pending" && w.pipelinedUntil === null));
+      this.updateFairShares(pending.filter((job) => job.w.phase === "Pending" && job.w.pipelinedUntil === null));
       divisionAfter = this.division();
     }
     this.actions.traced({ pendingJobs: waiting.length, ...this.clusterFacts(), ...this.trace, division, divisionAfter });
@@ -228,20 +270,26 @@ export class Scheduler {
    * attempt fails: for want of idle GPUs in the pool, or for want of a strategy. Jobs no easier
    * than one of the same signature that failed are skipped, as KAI's scheduling signatures do.
    */
-  private consolidate(stillPending: readonly Workload[]): void {
+  private consolidate(stillPending: readonly JobPlan[]): void {
     const failed = new SignatureSkips();
-    for (const w of stillPending) {
+    for (const job of stillPending) {
+      const w = job.w;
       if (!w.preemptible) continue;
-      const poolName = preferredPool(w);
-      const queue = this.queueOf(w, poolName);
-      const harder = failed.notEasierThan(w, poolName);
+      // Its preferred pool is the scope.
+      const pool = job.pools[0] as Pool;
+      const queue = job.preferred;
+      const harder = failed.notEasierThan(job, pool);
       if (harder !== undefined) {
         this.trace.consolidation.push({ workload: w, queue, outcome: "skipped", victims: [], notEasierThan: harder });
         continue;
       }
-      const idle = this.pool(poolName).schedulableFree;
-      this.trace.consolidation.push({ workload: w, queue, outcome: idle < w.gpus ? "not-enough-gpus" : "no-strategy", victims: [] });
-      failed.record(w, poolName);
+      this.trace.consolidation.push({
+        workload: w,
+        queue,
+        outcome: pool.schedulableFree < w.gpus ? "not-enough-gpus" : "no-strategy",
+        victims: [],
+      });
+      failed.record(job, pool);
     }
   }
 
@@ -273,14 +321,14 @@ export class Scheduler {
   };
 
   /** plugins/proportion: fair share per queue, department level first, then projects. */
-  private updateFairShares(pending: readonly Workload[]): void {
+  private updateFairShares(pending: readonly JobPlan[]): void {
     // What each project queue's pending workloads ask for: GPUs, CPU millicores, memory bytes,
     // at 3 × the queue's index (its declaration order).
     const demand = this.pendingDemand;
     demand.fill(0);
-    for (const w of pending) {
+    for (const { w, preferred } of pending) {
       // A pending workload's demand is counted in its preferred node pool only.
-      const at = 3 * this.preferredQueue(w).order;
+      const at = 3 * preferred.order;
       demand[at] = (demand[at] ?? 0) + w.gpus;
       demand[at + 1] = (demand[at + 1] ?? 0) + w.gpus * w.cpuMilliPerGpu;
       demand[at + 2] = (demand[at + 2] ?? 0) + w.gpus * w.memoryBytesPerGpu;
@@ -352,13 +400,7 @@ export class Scheduler {
     queues.forEach((q, i) => {
       if (entries[i] !== undefined && revisions[i] === q.revision) return;
       revisions[i] = q.revision;
-      entries[i] = {
-        ...queueState(q, q.requestedCpuMilli - q.allocatedCpuMilli, q.requestedMemoryBytes - q.allocatedMemoryBytes),
-        level: q.level,
-        parent: q.parent?.name ?? null,
-        limit: q.limit,
-        requested: q.requested,
-      };
+      entries[i] = queueDivision(q);
     });
     this.divisionList = [...entries];
     return this.divisionList;
@@ -434,73 +476,55 @@ export class Scheduler {
    * keeps within deserved quota, then the smaller share (allocated + job) / max(deserved,
    * fair share), then the older queue. Job order within a queue: higher priority, then older.
    */
-  private allocate(pending: readonly Workload[], reasons: Map<Workload, PendingReason[]>): Workload[] {
-    const byQueue = new Map<Queue, Workload[]>();
-    for (const w of pending) {
-      const queue = this.preferredQueue(w);
-      const list = byQueue.get(queue);
-      if (list === undefined) byQueue.set(queue, [w]);
-      else list.push(w);
+  private allocate(pending: readonly JobPlan[]): JobPlan[] {
+    /** Each queue's jobs in order, and how many of them have been tried. */
+    const lines = new Map<Queue, QueueLine>();
+    for (const job of pending) {
+      const line = lines.get(job.preferred);
+      if (line === undefined) lines.set(job.preferred, { jobs: [job], next: 0 });
+      else line.jobs.push(job);
     }
     // The best queue's next job, repeatedly: a heap of queues by the queue_order key of their head jobs.
     // Allocating only raises a queue's allocation, which only moves it back in the order, so a
     // queue whose key went stale is re-queued when it surfaces (lazy re-validation).
-    /** Each queue's jobs in order, and how many of them have been tried. */
-    const lines = new Map<Queue, { readonly jobs: readonly Workload[]; next: number }>(
-      [...byQueue].map(([q, jobs]) => [q, { jobs, next: 0 }]),
-    );
-    interface Head {
-      readonly queue: Queue;
-      readonly job: Workload;
-      readonly key: readonly [number, number, number, number];
-    }
-    const headOf = (queue: Queue): Head | undefined => {
-      const line = lines.get(queue);
-      const job = line?.jobs[line.next];
-      return job === undefined ? undefined : { queue, job, key: queueKey(queue, job) };
-    };
-    const heads = new MinHeap<Head>((a, b) => compareKeys(a.key, b.key) < 0);
-    for (const queue of byQueue.keys()) {
-      const head = headOf(queue);
-      if (head !== undefined) heads.push(head);
-    }
-    const left: Workload[] = [];
+    const heads = new MinHeap<Head>(headBefore);
+    for (const [queue, line] of lines) heads.push(headOf(queue, line, line.jobs[0] as JobPlan));
+    const left: JobPlan[] = [];
     // Smallest GPU count per pool that already failed to fit in this cycle: larger ones fail too.
-    const failedSize = new Map<string, number>();
+    const failedSize = new Map<Pool, number>();
     for (;;) {
       const head = heads.pop();
       if (head === undefined) break;
-      const current = queueKey(head.queue, head.job);
-      if (compareKeys(current, head.key) !== 0) {
-        heads.push({ ...head, key: current });
+      const { queue, line, job } = head;
+      if (!keyCurrent(head)) {
+        heads.push(headOf(queue, line, job));
         continue;
       }
-      const best = head.queue;
-      const bestJob = head.job;
-      const line = lines.get(best);
-      if (line !== undefined) line.next++;
-      if (!this.tryAllocate(bestJob, reasons, failedSize)) left.push(bestJob);
-      const next = headOf(best);
-      if (next !== undefined) heads.push(next);
+      line.next++;
+      if (!this.tryAllocate(job, failedSize)) left.push(job);
+      const next = line.jobs[line.next];
+      if (next !== undefined) heads.push(headOf(queue, line, next));
     }
     return left;
   }
 
-  private tryAllocate(w: Workload, reasons: Map<Workload, PendingReason[]>, failedSize: Map<string, number>): boolean {
+  private tryAllocate(job: JobPlan, failedSize: Map<Pool, number>): boolean {
+    const w = job.w;
     const found: PendingReason[] = [];
-    for (const poolName of w.nodePools) {
-      const pool = this.pool(poolName);
-      const queue = this.queueOf(w, poolName);
+    for (let i = 0; i < job.pools.length; i++) {
+      const pool = job.pools[i] as Pool;
+      const poolName = pool.name;
+      const queue = job.queues[i] as Queue;
       const blocked = capacityPolicy(w, queue, 0, poolName);
       if (blocked !== undefined) {
         found.push(blocked);
         continue;
       }
-      const shape = podShape(w.type, w.gpus, pool.spec);
-      const known = failedSize.get(poolName);
+      const shape = job.shapes[i];
+      const known = failedSize.get(pool);
       const pods = shape === undefined || (known !== undefined && w.gpus >= known && shape.pods === 1) ? undefined : place(pool, shape);
       if (pods === undefined) {
-        if (shape?.pods === 1) failedSize.set(poolName, Math.min(known ?? Number.POSITIVE_INFINITY, w.gpus));
+        if (shape?.pods === 1) failedSize.set(pool, Math.min(known ?? Number.POSITIVE_INFINITY, w.gpus));
         // Reasons are compared field by field every cycle (Simulation.unschedulable): object
         // literals of fixed shapes keep those reads fast.
         found.push(
@@ -519,23 +543,28 @@ export class Scheduler {
       this.trace.allocate.push({ workload: w, queue, outcome: "allocated", victims: [] });
       return true;
     }
-    reasons.set(w, found);
-    this.trace.allocate.push({ workload: w, queue: this.preferredQueue(w), outcome: "unschedulable", victims: [] });
+    job.reasons = found;
+    this.trace.allocate.push({ workload: w, queue: job.preferred, outcome: "unschedulable", victims: [] });
     return false;
   }
 
   /** Ready nodes with room for a pod of `gpus` GPUs; counted again after a bind (bind() forgets the counts). */
   private nodesFitting(pool: Pool, gpus: number): number {
-    const key = `${pool.name}/${gpus}`;
-    let count = this.fitting.get(key);
+    let counts = this.fitting.get(pool);
+    if (counts === undefined) {
+      counts = [];
+      this.fitting.set(pool, counts);
+    }
+    let count = counts[gpus];
     if (count === undefined) {
       count = 0;
       for (const node of pool.nodes) if (schedulableFreeGpus(node) >= gpus) count++;
-      this.fitting.set(key, count);
+      counts[gpus] = count;
     }
     return count;
   }
-  private readonly fitting = new Map<string, number>();
+  /** Per pool, by GPUs per pod: how many nodes fit one. */
+  private readonly fitting = new Map<Pool, number[]>();
 
   /**
    * actions/reclaim: a workload whose project is within its fair share takes GPUs from
@@ -546,8 +575,8 @@ export class Scheduler {
    * still above deserved — GuaranteeDeservedQuota (proportion/reclaimable/strategies).
    * Workloads are indivisible, so the last victim may take its queue below that line.
    */
-  private reclaimFor(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>, failed: SignatureSkips): boolean {
-    return this.unlessSkipped("reclaim", w, failed, () => this.tryReclaim(w, running, reasons));
+  private reclaimFor(job: JobPlan, running: RunningWorkloads, failed: SignatureSkips): boolean {
+    return this.unlessSkipped("reclaim", job, failed, () => this.tryReclaim(job, running));
   }
 
   /**
@@ -555,24 +584,33 @@ export class Scheduler {
    * queue this cycle and `w` is no easier (reclaim.go, preempt.go): then the attempt is traced as
    * skipped. A failed attempt makes `w` the job later ones are compared with.
    */
-  private unlessSkipped(action: "reclaim" | "preempt", w: Workload, failed: SignatureSkips, attempt: () => boolean): boolean {
-    const queue = this.preferredQueue(w);
+  private unlessSkipped(action: "reclaim" | "preempt", job: JobPlan, failed: SignatureSkips, attempt: () => boolean): boolean {
+    const queue = job.preferred;
     const trace = this.trace[action];
-    const harder = failed.notEasierThan(w, queue);
+    const harder = failed.notEasierThan(job, queue);
     if (harder !== undefined) {
-      trace.push({ workload: w, queue, outcome: "skipped", victims: [], notEasierThan: harder });
+      trace.push({ workload: job.w, queue, outcome: "skipped", victims: [], notEasierThan: harder });
       return false;
     }
     const before = trace.length;
     const done = attempt();
-    if (!done && trace.slice(before).some((a) => a.outcome === "no-strategy")) failed.record(w, queue);
+    if (!done) {
+      for (let i = before; i < trace.length; i++)
+        if (trace[i]?.outcome === "no-strategy") {
+          failed.record(job, queue);
+          break;
+        }
+    }
     return done;
   }
 
-  private tryReclaim(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>): boolean {
-    for (const poolName of w.nodePools) {
-      if (!resourcesWereTheProblem(reasons.get(w), poolName)) continue;
-      const queue = this.queueOf(w, poolName);
+  private tryReclaim(job: JobPlan, running: RunningWorkloads): boolean {
+    const w = job.w;
+    for (let i = 0; i < job.pools.length; i++) {
+      const pool = job.pools[i] as Pool;
+      const poolName = pool.name;
+      if (!hasReason(job.reasons, poolName, "Unschedulable")) continue;
+      const queue = job.queues[i] as Queue;
       if (queue.allocated + w.gpus > queue.fairShare) continue;
       // Across departments the department queues are compared too (the level where paths diverge).
       const departmentWithinShare = queue.parent === null || queue.parent.allocated + w.gpus <= queue.parent.fairShare;
@@ -583,7 +621,7 @@ export class Scheduler {
         .map((v) => ({ v, q: this.comparedQueue(v, queue) }))
         .sort((a, b) => overService(b.q) - overService(a.q) || a.q.order - b.q.order || victimOrder(a.v, b.v));
       const taken = new Map<Queue, number>();
-      const chosen = this.pickVictims(w, poolName, candidates, ({ v, q }) => {
+      const chosen = this.pickVictims(pool, job.shapes[i], candidates, ({ v, q }) => {
         // What the victim's queue still holds after the victims already chosen (before this one).
         const remaining = q.allocated - (taken.get(q) ?? 0);
         const ok = remaining > Math.max(q.deserved, q.fairShare) || (withinDeserved && remaining > q.deserved);
@@ -601,7 +639,7 @@ export class Scheduler {
         victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
       });
       for (const victim of chosen.victims) this.actions.evict(victim, "reclaim", w);
-      this.pipelineOrBind(w, this.pool(poolName), chosen);
+      this.pipelineOrBind(w, pool, chosen);
       return true;
     }
     return false;
@@ -611,27 +649,28 @@ export class Scheduler {
    * actions/preempt: within one project queue and node pool, a workload takes GPUs from
    * preemptible workloads of strictly lower priority, lowest priority and newest first.
    */
-  private preemptFor(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>, failed: SignatureSkips): boolean {
-    return this.unlessSkipped("preempt", w, failed, () => this.tryPreempt(w, running, reasons));
+  private preemptFor(job: JobPlan, running: RunningWorkloads, failed: SignatureSkips): boolean {
+    return this.unlessSkipped("preempt", job, failed, () => this.tryPreempt(job, running));
   }
 
-  private tryPreempt(w: Workload, running: RunningWorkloads, reasons: Map<Workload, PendingReason[]>): boolean {
+  private tryPreempt(job: JobPlan, running: RunningWorkloads): boolean {
+    const w = job.w;
     // One attempt per job, as actions/preempt logs it: over quota when its non-preemptible quota
     // blocks it in every pool it asks for, else preempted in the first pool that works.
     let overQuota = true;
-    for (const poolName of w.nodePools) {
-      const queue = this.queueOf(w, poolName);
-      const poolReasons = reasons.get(w)?.filter((r) => r.nodePool === poolName) ?? [];
+    for (let i = 0; i < job.pools.length; i++) {
+      const pool = job.pools[i] as Pool;
+      const poolName = pool.name;
+      const queue = job.queues[i] as Queue;
       // A job blocked by its non-preemptible quota cannot preempt its way in
       // (preempt.go checks IsNonPreemptibleJobOverQueueQuota first).
-      if (poolReasons.some((r) => r.reason === "NonPreemptibleOverQuota")) continue;
+      if (hasReason(job.reasons, poolName, "NonPreemptibleOverQuota")) continue;
       overQuota = false;
-      const candidates = running
-        .preemptibleOf(poolName, w.project)
-        .filter((v) => this.isVictimIn(v, poolName) && v.priority < w.priority)
-        .map((v) => ({ v, q: queue }));
+      const candidates: Array<{ v: Workload; q: Queue }> = [];
+      for (const v of running.preemptibleOf(poolName, w.project))
+        if (v.priority < w.priority && this.isVictimIn(v, poolName)) candidates.push({ v, q: queue });
       if (candidates.length === 0) continue;
-      const chosen = this.pickVictims(w, poolName, candidates, () => true);
+      const chosen = this.pickVictims(pool, job.shapes[i], candidates, () => true);
       if (chosen === undefined) continue;
       // The limit still applies once the victims have left.
       if (
@@ -650,12 +689,12 @@ export class Scheduler {
         victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
       });
       for (const victim of chosen.victims) this.actions.evict(victim, "preempt", w);
-      this.pipelineOrBind(w, this.pool(poolName), chosen);
+      this.pipelineOrBind(w, pool, chosen);
       return true;
     }
     this.trace.preempt.push({
       workload: w,
-      queue: this.preferredQueue(w),
+      queue: job.preferred,
       outcome: overQuota ? "over-quota" : "no-strategy",
       victims: [],
     });
@@ -664,13 +703,11 @@ export class Scheduler {
 
   /** Adds eligible victims in order until the workload fits; keeps only those whose GPUs it uses. */
   private pickVictims<C extends { v: Workload; q: Queue }>(
-    w: Workload,
-    poolName: string,
+    pool: Pool,
+    shape: PodShape | undefined,
     candidates: readonly C[],
     eligible: (candidate: C) => boolean,
   ): { victims: Workload[]; pods: PodAssignment[] } | undefined {
-    const pool = this.pool(poolName);
-    const shape = podShape(w.type, w.gpus, pool.spec);
     if (shape === undefined) return undefined;
     const freed = new Set<Gpu>();
     const victims: Workload[] = [];
@@ -707,8 +744,9 @@ class SignatureSkips {
   private readonly failed = new Map<unknown, Map<string, Workload>>();
 
   /** The failed job this one is no easier than, if any. */
-  notEasierThan(w: Workload, scope: unknown): Workload | undefined {
-    const failed = this.failed.get(scope)?.get(signatureOf(w));
+  notEasierThan(job: JobPlan, scope: unknown): Workload | undefined {
+    const w = job.w;
+    const failed = this.failed.get(scope)?.get(job.signature);
     if (failed === undefined) return undefined;
     const pods = w.pendingPods.length;
     const failedPods = failed.pendingPods.length;
@@ -716,25 +754,14 @@ class SignatureSkips {
     return easier ? undefined : failed;
   }
 
-  record(w: Workload, scope: unknown): void {
+  record(job: JobPlan, scope: unknown): void {
     let signatures = this.failed.get(scope);
     if (signatures === undefined) {
       signatures = new Map();
       this.failed.set(scope, signatures);
     }
-    signatures.set(signatureOf(w), w);
+    signatures.set(job.signature, job.w);
   }
-}
-
-/** A workload's scheduling constraints as one string, made once per workload (jobs are compared every cycle). */
-const signatures = new WeakMap<Workload, string>();
-function signatureOf(w: Workload): string {
-  let signature = signatures.get(w);
-  if (signature === undefined) {
-    signature = w.nodePools.join(",");
-    signatures.set(w, signature);
-  }
-  return signature;
 }
 
 /**
@@ -761,38 +788,89 @@ function capacityPolicy(w: Workload, queue: Queue, releasing: number, nodePool: 
   return undefined;
 }
 
-function resourcesWereTheProblem(reasons: readonly PendingReason[] | undefined, pool: string): boolean {
-  return reasons?.some((r) => r.nodePool === pool && r.reason === "Unschedulable") ?? false;
+/** Whether allocate found `reason` in `pool` (an Unschedulable one: resources were the problem). */
+function hasReason(reasons: readonly PendingReason[], pool: string, reason: PendingReason["reason"]): boolean {
+  for (const r of reasons) if (r.nodePool === pool && r.reason === reason) return true;
+  return false;
 }
 
 function overService(q: Queue): number {
   return q.allocated / Math.max(q.deserved, q.fairShare, 1);
 }
 
-/** queue_order's key for a queue and its next job: compared lexicographically, smaller first. */
-function queueKey(queue: Queue, job: Workload): [number, number, number, number] {
-  return [
-    queue.allocated > queue.fairShare ? 1 : 0,
-    queue.allocated + job.gpus > queue.deserved ? 1 : 0,
-    (queue.allocated + job.gpus) / Math.max(queue.deserved, queue.fairShare, 1),
-    queue.order,
-  ];
+/**
+ * A queue as the proportion plugin divided it: its state (queueState's fields, in their order)
+ * and its place in the tree, written out field by field (a spread of queueState's object cost a
+ * tenth of a cycle).
+ */
+function queueDivision(q: Queue): QueueDivision {
+  return {
+    name: q.name,
+    nodePool: q.pool,
+    allocated: q.allocated,
+    deserved: q.deserved,
+    fairShare: q.fairShare,
+    allocatedCpuMilli: q.allocatedCpuMilli,
+    allocatedMemoryBytes: q.allocatedMemoryBytes,
+    // What it requests, running and pending (queueState's fair shares of CPU and memory).
+    fairShareCpuMilli: q.requestedCpuMilli,
+    fairShareMemoryBytes: q.requestedMemoryBytes,
+    level: q.level,
+    parent: q.parent?.name ?? null,
+    limit: q.limit,
+    requested: q.requested,
+  };
 }
 
-function compareKeys(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] ?? 0;
-    const y = b[i] ?? 0;
-    if (x !== y) return x - y;
-  }
-  return 0;
+/** A queue's jobs in allocate's order, and how many of them have been tried. */
+interface QueueLine {
+  readonly jobs: JobPlan[];
+  next: number;
 }
 
-/** The node pool a workload asks for first: its demand counts there (validation guarantees one). */
-function preferredPool(w: Workload): string {
-  const pool = w.nodePools[0];
-  if (pool === undefined) throw new Error(`workload ${w.name} asks for no node pool`);
-  return pool;
+/**
+ * A queue in allocate's heap with its next job and queue_order's key for the two, compared in
+ * order, smaller first: over its fair share, beyond its deserved quota with the job, its share
+ * with the job, then its age (order).
+ */
+interface Head {
+  readonly queue: Queue;
+  readonly line: QueueLine;
+  readonly job: JobPlan;
+  /** The queue's allocation the key was worked out from. */
+  readonly allocated: number;
+  readonly overFairShare: number;
+  readonly beyondDeserved: number;
+  readonly share: number;
+}
+
+function headOf(queue: Queue, line: QueueLine, job: JobPlan): Head {
+  const { allocated } = queue;
+  const gpus = job.w.gpus;
+  return {
+    queue,
+    line,
+    job,
+    allocated,
+    overFairShare: allocated > queue.fairShare ? 1 : 0,
+    beyondDeserved: allocated + gpus > queue.deserved ? 1 : 0,
+    share: (allocated + gpus) / Math.max(queue.deserved, queue.fairShare, 1),
+  };
+}
+
+/**
+ * Whether the head's key is still its queue's: during allocate only a queue's allocation moves
+ * (fair shares and quotas are the cycle's), and every part of the key moves with it.
+ */
+function keyCurrent(head: Head): boolean {
+  return head.queue.allocated === head.allocated;
+}
+
+function headBefore(a: Head, b: Head): boolean {
+  if (a.overFairShare !== b.overFairShare) return a.overFairShare < b.overFairShare;
+  if (a.beyondDeserved !== b.beyondDeserved) return a.beyondDeserved < b.beyondDeserved;
+  if (a.share !== b.share) return a.share < b.share;
+  return a.queue.order < b.queue.order;
 }
 
 /** Each queue's fair share, as divided for those queues in order. */
