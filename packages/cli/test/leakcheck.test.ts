@@ -14,7 +14,7 @@ import { ScrapeServer, SD_PATH } from "@gpusynth/emit";
 import { simulatedMs } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrometheusServer, prometheusBinary } from "../../emit/test/prometheus-server.js";
-import { sensitiveNames } from "../src/leakcheck/sensitive.js";
+import { namesIn, type SensitiveName, sensitiveNames } from "../src/leakcheck/sensitive.js";
 import { main } from "../src/main.js";
 import { captureOutput } from "./helpers.js";
 
@@ -33,6 +33,31 @@ function pseudonymise(line: string, names: readonly string[], salt: string): str
       : value,
   );
 }
+
+describe("a sensitive name in a value", () => {
+  const names: SensitiveName[] = [
+    { value: "train-bad", kind: "workload" },
+    { value: "vision", kind: "project" },
+    { value: "train", kind: "workload" },
+    { value: "ati", kind: "user" },
+  ];
+  const found = (text: string) => namesIn(text, names).map((n) => n.value);
+
+  it("is found whole inside a derived name, every name it holds, longest first", () => {
+    expect(found("runai-vision")).toEqual(["vision"]);
+    expect(found("train-bad-0-0")).toEqual(["train-bad", "train"]);
+    expect(found("pg-train-7-3f2a")).toEqual(["train"]);
+    expect(found("ati")).toEqual(["ati"]);
+  });
+
+  it("is not found glued to other letters or digits, nor in another case", () => {
+    expect(found("Consolidation")).toEqual([]);
+    expect(found("trainer-1")).toEqual([]);
+    expect(found("visions")).toEqual([]);
+    expect(found("Vision")).toEqual([]);
+    expect(found("")).toEqual([]);
+  });
+});
 
 describe("gpusynth leakcheck on OTLP-JSON", () => {
   const metrics = join(dir, "metrics.jsonl");
