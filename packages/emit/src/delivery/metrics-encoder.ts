@@ -38,9 +38,18 @@ import {
   type ScopeMetrics,
 } from "@opentelemetry/sdk-metrics";
 import { FLAG_NO_RECORDED_VALUE, isNoRecordedValue } from "../staleness.js";
+import {
+  encodePart,
+  keptPart,
+  partWriter,
+  type Scope,
+  Unsupported,
+  writeKeyValue,
+  writeResourceField,
+  writeScopeField,
+} from "./otlp-common.js";
 import { hrTimeHalves, int64Halves, ReverseWriter, tag } from "./protobuf-writer.js";
 
-type Scope = ScopeMetrics["scope"];
 type Descriptor = MetricData["descriptor"];
 
 /** The SDK serializer's field numbers (opentelemetry-proto metrics.proto, common.proto, resource.proto). */
@@ -48,15 +57,9 @@ const REQUEST_RESOURCE_METRICS = tag(1, 2);
 const RESOURCE_METRICS_RESOURCE = tag(1, 2);
 const RESOURCE_METRICS_SCOPE_METRICS = tag(2, 2);
 const RESOURCE_METRICS_SCHEMA_URL = tag(3, 2);
-const RESOURCE_ATTRIBUTES = tag(1, 2);
-const RESOURCE_DROPPED_ATTRIBUTES = tag(2, 0);
 const SCOPE_METRICS_SCOPE = tag(1, 2);
 const SCOPE_METRICS_METRICS = tag(2, 2);
 const SCOPE_METRICS_SCHEMA_URL = tag(3, 2);
-const SCOPE_NAME = tag(1, 2);
-const SCOPE_VERSION = tag(2, 2);
-const SCOPE_ATTRIBUTES = tag(3, 2);
-const SCOPE_DROPPED_ATTRIBUTES = tag(4, 0);
 const METRIC_NAME = tag(1, 2);
 const METRIC_DESCRIPTION = tag(2, 2);
 const METRIC_UNIT = tag(3, 2);
@@ -71,12 +74,6 @@ const POINT_AS_DOUBLE = tag(4, 1);
 const POINT_AS_INT = tag(6, 1);
 const POINT_ATTRIBUTES = tag(7, 2);
 const POINT_FLAGS = tag(8, 0);
-const KEY_VALUE_KEY = tag(1, 2);
-const KEY_VALUE_VALUE = tag(2, 2);
-const ANY_STRING = tag(1, 2);
-const ANY_BOOL = tag(2, 0);
-const ANY_INT = tag(3, 0);
-const ANY_DOUBLE = tag(4, 1);
 
 /**
  * Points written per generation of kept attributes. Label values churn with pods, so an entry is
@@ -85,71 +82,6 @@ const ANY_DOUBLE = tag(4, 1);
  * within a family's run over every pod. Memory stays bounded by the values of 2 generations.
  */
 const GENERATION_POINTS = 1 << 21;
-
-/** Something only the SDK's serializer writes. */
-class Unsupported extends Error {}
-
-/** Writes one AnyValue's fields (back to front), as the SDK's writeAnyValue chooses them. */
-function writeAnyValue(w: ReverseWriter, value: AttributeValue | undefined): void {
-  if (typeof value === "string") {
-    w.string(value);
-    w.byte(ANY_STRING);
-  } else if (typeof value === "boolean") {
-    w.uint32(value ? 1 : 0);
-    w.byte(ANY_BOOL);
-  } else if (typeof value === "number") {
-    // int_value for integers in the int64 range, double_value for the rest.
-    if (Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63) {
-      w.int64(value);
-      w.byte(ANY_INT);
-    } else {
-      w.double(value);
-      w.byte(ANY_DOUBLE);
-    }
-  } else {
-    throw new Unsupported("an attribute value that is not a string, number or boolean");
-  }
-}
-
-/** One `attributes` entry: the field's tag, its length and the KeyValue. */
-function writeKeyValue(w: ReverseWriter, field: number, key: string, value: AttributeValue | undefined): void {
-  const end = w.mark();
-  const valueEnd = w.mark();
-  writeAnyValue(w, value);
-  w.delimit(KEY_VALUE_VALUE, valueEnd);
-  w.string(key);
-  w.byte(KEY_VALUE_KEY);
-  w.delimit(field, end);
-}
-
-/** Every own attribute as `field` entries, in the object's key order. */
-function writeAttributes(w: ReverseWriter, field: number, attributes: Attributes): void {
-  const keys = Object.keys(attributes);
-  for (let i = keys.length - 1; i >= 0; i--) {
-    const key = keys[i] as string;
-    writeKeyValue(w, field, key, attributes[key]);
-  }
-}
-
-/** Where kept parts are written before they are copied out: one for all, as encoding is synchronous. */
-const partWriter = new ReverseWriter(4096);
-
-/** Bytes written on their own: a kept part of later messages (a Resource, a scope, a metric's header, a time block). */
-function encodePart(write: (w: ReverseWriter) => void): Uint8Array {
-  partWriter.reset();
-  write(partWriter);
-  return partWriter.finish();
-}
-
-/** `key`'s part from `parts`, written by `write` the first time `key` is met. */
-function keptPart<K extends object>(parts: WeakMap<K, Uint8Array>, key: K, write: (w: ReverseWriter) => void): Uint8Array {
-  let part = parts.get(key);
-  if (part === undefined) {
-    part = encodePart(write);
-    parts.set(key, part);
-  }
-  return part;
-}
 
 /**
  * An attribute's encoded KeyValue, kept as a string of one character per byte
@@ -326,32 +258,11 @@ export class MetricsEncoder {
   }
 
   private resourceField(resource: Resource): Uint8Array {
-    return keptPart(this.resources, resource, (w) => {
-      const end = w.mark();
-      w.uint32(0); // dropped_attributes_count: the SDK writes 0
-      w.byte(RESOURCE_DROPPED_ATTRIBUTES);
-      if (resource.attributes) writeAttributes(w, RESOURCE_ATTRIBUTES, resource.attributes);
-      w.delimit(RESOURCE_METRICS_RESOURCE, end);
-    });
+    return keptPart(this.resources, resource, (w) => writeResourceField(w, resource, RESOURCE_METRICS_RESOURCE));
   }
 
   private scopeField(scope: Scope): Uint8Array {
-    return keptPart(this.scopes, scope, (w) => {
-      const end = w.mark();
-      const { droppedAttributesCount, attributes } = scope as Scope & { droppedAttributesCount?: number; attributes?: Attributes };
-      if (droppedAttributesCount) {
-        w.uint32(droppedAttributesCount);
-        w.byte(SCOPE_DROPPED_ATTRIBUTES);
-      }
-      if (attributes) writeAttributes(w, SCOPE_ATTRIBUTES, attributes);
-      if (scope.version) {
-        w.string(scope.version);
-        w.byte(SCOPE_VERSION);
-      }
-      w.string(scope.name);
-      w.byte(SCOPE_NAME);
-      w.delimit(SCOPE_METRICS_SCOPE, end);
-    });
+    return keptPart(this.scopes, scope, (w) => writeScopeField(w, scope, SCOPE_METRICS_SCOPE));
   }
 
   private metricHead(descriptor: Descriptor): Uint8Array {

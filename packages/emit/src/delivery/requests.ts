@@ -1,7 +1,7 @@
 /**
- * OTLP export requests encoded once — metrics in protobuf by gpusynth's encoder, byte for byte
- * the SDK serializer's output (metrics-encoder.ts), everything else by the SDK's own
- * serializers — and split so that none is larger than a receiver accepts. The OpenTelemetry Collector's OTLP receiver (gRPC server
+ * OTLP export requests encoded once — in protobuf by gpusynth's encoders, byte for byte the SDK
+ * serializers' output (metrics-encoder.ts, logs-encoder.ts), in JSON by the SDK's serializers
+ * (metrics as json-metrics.ts writes the SDK's JSON) — and split so that none is larger than a receiver accepts. The OpenTelemetry Collector's OTLP receiver (gRPC server
  * default max_recv_msg_size_mib 4) and grpc-js both refuse a message over 4 MiB; a live run at
  * `--speed 60` produced 6 MB log requests before requests were split.
  *
@@ -13,6 +13,7 @@ import { JsonLogsSerializer, ProtobufLogsSerializer, ProtobufMetricsSerializer }
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { MetricData, ResourceMetrics, ScopeMetrics } from "@opentelemetry/sdk-metrics";
 import { serializeMetricsJson } from "./json-metrics.js";
+import { LogsEncoder } from "./logs-encoder.js";
 import { MetricsEncoder } from "./metrics-encoder.js";
 import type { QueuedRequest } from "./queue.js";
 
@@ -49,7 +50,13 @@ function serializeMetrics(metrics: ResourceMetrics, encoding: Encoding): Uint8Ar
   return protobufMetrics.encode(metrics) ?? ProtobufMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
 }
 
-const logsSerializer = (encoding: Encoding) => (encoding === "json" ? JsonLogsSerializer : ProtobufLogsSerializer);
+const protobufLogs = new LogsEncoder();
+
+/** A request's bytes, made anew (the request's own): gpusynth's encoder, the SDK's serializer for what it leaves, or the SDK's JSON. */
+function serializeLogs(records: ReadableLogRecord[], encoding: Encoding): Uint8Array {
+  if (encoding === "json") return JsonLogsSerializer.serializeRequest(records) ?? new Uint8Array();
+  return protobufLogs.encode(records) ?? ProtobufLogsSerializer.serializeRequest(records) ?? new Uint8Array();
+}
 
 /**
  * Encodes the items [from, to) — data points or log records — as requests of at most `maxBytes`
@@ -175,14 +182,12 @@ function pointRange(metrics: ResourceMetrics, spans: readonly MetricSpan[], from
  * `maxBytes` bytes each, in the order given.
  */
 export function encodeLogs(records: readonly ReadableLogRecord[], encoding: Encoding, maxRecords: number, maxBytes: number): Encoded {
-  const serializer = logsSerializer(encoding);
-  const encode = (part: readonly ReadableLogRecord[]): Uint8Array => serializer.serializeRequest([...part]) ?? new Uint8Array();
   const out = { requests: [], oversized: 0 };
   for (let start = 0; start < records.length; start += maxRecords) {
     const batch = records.slice(start, start + maxRecords);
-    // The SDK's serializer makes new bytes each time: they are the request's own.
+    // Either encoding makes new bytes each time: they are the request's own.
     encodeWithin(
-      (from, to) => encode(batch.slice(from, to)),
+      (from, to) => serializeLogs(batch.slice(from, to), encoding),
       (bytes) => bytes,
       maxBytes,
       undefined,
