@@ -6,7 +6,6 @@
  * records may carry beyond them: severities, event names, numbers, several scopes of one resource.
  * What only the SDK writes — a span context, a body that is a map — is left to it.
  */
-import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { K8S_EVENTS_SCOPE } from "@gpusynth/constructs";
@@ -15,17 +14,11 @@ import { ProtobufLogsSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import { describe, expect, it } from "vitest";
+import { shippedBlueprints } from "../../cli/src/repo-paths.js";
 import { LogsEncoder } from "../src/delivery/logs-encoder.js";
 
 const blueprints = fileURLToPath(new URL("../../../blueprints/", import.meta.url));
-const shipped = [
-  ...readdirSync(blueprints)
-    .filter((f) => f.endsWith(".yaml") && f !== "hyperscale.yaml")
-    .map((f) => blueprints + f),
-  ...readdirSync(`${blueprints}scenarios`)
-    .filter((f) => f.endsWith(".yaml"))
-    .map((f) => `${blueprints}scenarios/${f}`),
-];
+const shipped = shippedBlueprints().filter((path) => !path.endsWith("/hyperscale.yaml"));
 
 const sdk = (records: ReadableLogRecord[]): Uint8Array => ProtobufLogsSerializer.serializeRequest(records) ?? new Uint8Array();
 

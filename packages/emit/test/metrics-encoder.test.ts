@@ -7,7 +7,6 @@
  * integers, attributes that are not strings, histograms left to the SDK). Stale points, which the
  * SDK cannot write, are taken out here and checked in staleness.test.ts.
  */
-import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { seriesLabels } from "@gpusynth/constructs";
@@ -16,18 +15,12 @@ import { JsonMetricsSerializer, ProtobufMetricsSerializer } from "@opentelemetry
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { type DataPoint, MeterProvider, type MetricData, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { describe, expect, it } from "vitest";
+import { shippedBlueprints } from "../../cli/src/repo-paths.js";
 import { serializeMetricsJson } from "../src/delivery/json-metrics.js";
 import { splitMetrics } from "../src/delivery/requests.js";
 
 const blueprints = fileURLToPath(new URL("../../../blueprints/", import.meta.url));
-const shipped = [
-  ...readdirSync(blueprints)
-    .filter((f) => f.endsWith(".yaml") && f !== "hyperscale.yaml")
-    .map((f) => blueprints + f),
-  ...readdirSync(`${blueprints}scenarios`)
-    .filter((f) => f.endsWith(".yaml"))
-    .map((f) => `${blueprints}scenarios/${f}`),
-];
+const shipped = shippedBlueprints().filter((path) => !path.endsWith("/hyperscale.yaml"));
 
 const sdk = (metrics: ResourceMetrics): Uint8Array => ProtobufMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
 const sdkJson = (metrics: ResourceMetrics): Uint8Array => JsonMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();

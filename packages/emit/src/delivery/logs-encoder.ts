@@ -167,7 +167,6 @@ export class LogsEncoder {
 
 /** Same keys in the same order, and the same values. */
 function sameAttributes(a: AnyAttributes, b: AnyAttributes): boolean {
-  if (a === b) return true;
   const keys = Object.keys(a);
   const other = Object.keys(b);
   if (keys.length !== other.length) return false;
