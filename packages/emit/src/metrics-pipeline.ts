@@ -61,6 +61,7 @@ export class MetricsPipeline {
       if (!(await this.sink.export(metrics))) failedTargets++;
     }
     if (signal?.aborted !== true) points += await this.endTargetsGone(scraped, timeMs);
+    await this.sink.forceFlush?.();
     return { targets: collected.length, points, failedTargets };
   }
 

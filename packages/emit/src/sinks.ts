@@ -17,6 +17,11 @@ export interface MetricsSink {
    * after each scrape; absent, the sink always can.
    */
   drain?(): Promise<void>;
+  /**
+   * The scrape is over (the SDK exporters' forceFlush, called after a scrape's last target): an
+   * OTLP delivery's next export starts the next scrape's time to wait for room.
+   */
+  forceFlush?(): Promise<void>;
   shutdown(): Promise<void>;
 }
 
@@ -61,6 +66,7 @@ export class OtlpJsonLinesSink implements EncodedMetricsSink {
 export function sdkMetricsSink(exporter: PushMetricExporter): MetricsSink {
   return {
     export: (metrics) => new Promise((resolve) => exporter.export(metrics, (result) => resolve(result.code === ExportResultCode.SUCCESS))),
+    forceFlush: () => exporter.forceFlush(),
     shutdown: () => exporter.shutdown(),
   };
 }
@@ -80,10 +86,13 @@ export function fanOutMetrics(...sinks: readonly MetricsSink[]): MetricsSink {
   const drain = async () => {
     await Promise.all(sinks.map((s) => s.drain?.()));
   };
+  const forceFlush = async () => {
+    await Promise.all(sinks.map((s) => s.forceFlush?.()));
+  };
   const encoded = sinks.filter((s): s is EncodedMetricsSink => "wireFormat" in s && "accept" in s);
   const format = encoded[0]?.wireFormat;
   const oneFormat = encoded.length === sinks.length && encoded.every((s) => JSON.stringify(s.wireFormat) === JSON.stringify(format));
-  if (format === undefined || !oneFormat) return { export: exportAll, drain, shutdown };
+  if (format === undefined || !oneFormat) return { export: exportAll, drain, forceFlush, shutdown };
   const fanned: EncodedMetricsSink = {
     wireFormat: format,
     export: exportAll,
@@ -91,6 +100,7 @@ export function fanOutMetrics(...sinks: readonly MetricsSink[]): MetricsSink {
       for (const sink of encoded) sink.accept(scrape);
     },
     drain,
+    forceFlush,
     shutdown,
   };
   return fanned;

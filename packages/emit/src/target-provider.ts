@@ -32,6 +32,7 @@ import { type LabelSet, staleByFamily } from "./staleness.js";
 const NO_TIME: HrTime = [0, 0];
 /** The labels of a series that has none of its own (the scrape report's), one object for all. */
 const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_SAMPLES: readonly Sample[] = Object.freeze([]);
 const SCOPE = { name: RECEIVER_SCOPE_NAME, version: RECEIVER_SCOPE_VERSION };
 /** The reader keeps its MeterProvider's Resource and never reads a producer's: one empty one serves all. */
 const UNREAD_RESOURCE = resourceFromAttributes({});
@@ -110,6 +111,9 @@ class ScrapeProducer implements MetricProducer {
     // append, then report).
     const stale = staleByFamily(this.previous, labelSets, time, NO_TIME);
     this.previous = labelSets;
+    // The samples are read: kept until the next scrape, a scrape's hundreds of thousands would all
+    // outlive V8's young generation, to be marked by every full collection in between.
+    this.samples = NO_SAMPLES;
     const metrics = [...byFamily].map(([family, points]) => {
       const ended = stale.get(family);
       return this.metricOf(family, ended === undefined ? points : [...points, ...ended]);

@@ -31,7 +31,9 @@ export interface Deliveries {
 
 /**
  * The OTLP push for both signals, each reporting the start and end of an outage once; `paced`
- * for an offline run, whose exports wait for the receiver (OtlpDeliveryOptions.paced).
+ * for an offline run, whose exports wait for the receiver (OtlpDeliveryOptions.paced);
+ * `scrapeRoomMs` for a live run, whose scrapes wait for room within part of their interval
+ * (OtlpDeliveryOptions.scrapeRoomMs).
  */
 export function createDeliveries(
   otlp: OtlpTarget,
@@ -40,6 +42,7 @@ export function createDeliveries(
   output: Output,
   env: NodeJS.ProcessEnv,
   paced: boolean,
+  scrapeRoomMs?: number,
 ): Deliveries {
   const delivery = (signal: "metrics" | "logs", unit: string) => {
     let config: DeliveryConfig;
@@ -74,7 +77,7 @@ export function createDeliveries(
           output.err(`\nwarning: ${where} refused ${count(request.items, unit)} (${error.message}); refused data is not retried\n`);
       },
     };
-    return { protocol: otlp.protocol, url, config, events, paced };
+    return { protocol: otlp.protocol, url, config, events, paced, ...(scrapeRoomMs === undefined ? {} : { scrapeRoomMs }) };
   };
   return {
     metrics: new OtlpMetricsDelivery(delivery("metrics", "points")),

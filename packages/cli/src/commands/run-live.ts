@@ -58,7 +58,10 @@ export async function runLiveCommand(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const otlp = run.otlp;
-  const deliveries = otlp === undefined ? undefined : createDeliveries(otlp, run.explicitUrl, run.logs === "otlp", output, env, false);
+  // A scrape's metrics may wait for room in the queue for half the interval: the other half is the
+  // logs', the report's and the simulation's, so the next scrape is on time.
+  const deliveries =
+    otlp === undefined ? undefined : createDeliveries(otlp, run.explicitUrl, run.logs === "otlp", output, env, false, run.intervalMs / 2);
   // Files written beside the push: each becomes final when the run ends (at --duration or on Ctrl-C).
   const metricsFile = run.otlpJson === undefined ? undefined : OutputFile.open("otlp-json", run.otlpJson);
   const logsFile = run.otlpJsonLogs === undefined ? undefined : OutputFile.open("otlp-json-logs", run.otlpJsonLogs);

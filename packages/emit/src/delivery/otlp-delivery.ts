@@ -28,9 +28,18 @@ export interface OtlpDeliveryOptions {
    * An offline run, which makes data faster than any receiver takes it: each export waits, up to
    * the export timeout, until what it encoded fits within the queue's bound, so the receiver sets
    * the pace and nothing is dropped while it answers (during an outage nothing waits). A live run
-   * never waits.
+   * waits only within its scrape's time (scrapeRoomMs).
    */
   readonly paced?: boolean;
+  /**
+   * A live run's metrics: a scrape's exports wait for room in the queue, all together at most this
+   * long from the scrape's first (part of its interval), before the oldest requests are dropped. A
+   * large cluster's scrape (platform.yaml's, about 100 MiB) is encoded faster than a receiver takes
+   * it and is larger than the queue's default bound: without the wait, half of it was dropped every
+   * interval though the receiver took an interval's data in a fraction of the interval. The next
+   * scrape is never late, and a receiver that is down costs no wait.
+   */
+  readonly scrapeRoomMs?: number;
 }
 
 abstract class OtlpDelivery {
@@ -67,10 +76,14 @@ abstract class OtlpDelivery {
     await this.room(this.options.config.queueBytes);
   }
 
-  /** For a paced delivery: waits until `bytes` more fit within the queue's bound. */
-  protected async room(bytes: number): Promise<void> {
-    if (this.options.paced === true)
-      await this.queue.room(Math.max(0, this.options.config.queueBytes - bytes), Date.now() + this.options.config.timeoutMs);
+  /** Waits until `bytes` more fit within the queue's bound, or `deadlineMs` (none: no wait, the queue drops the oldest). */
+  protected async room(bytes: number, deadlineMs = this.roomDeadline()): Promise<void> {
+    if (deadlineMs !== undefined) await this.queue.room(Math.max(0, this.options.config.queueBytes - bytes), deadlineMs);
+  }
+
+  /** Until when an export may wait for room: a paced delivery's, up to the export timeout. */
+  protected roomDeadline(): number | undefined {
+    return this.options.paced === true ? Date.now() + this.options.config.timeoutMs : undefined;
   }
 
   /** Queues what was encoded, once a paced delivery has room for it. */
@@ -131,6 +144,20 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
 
   accept(scrape: EncodedScrape): void {
     this.enqueueAll(requestsOf(scrape));
+  }
+
+  /** The scrape is over: the next export starts the next scrape's time to wait for room (scrapeRoomMs). */
+  async forceFlush(): Promise<void> {
+    this.scrapeDeadlineMs = undefined;
+  }
+
+  /** Until when the current scrape's exports may wait for room (scrapeRoomMs); set by its first export. */
+  private scrapeDeadlineMs: number | undefined;
+
+  protected override roomDeadline(): number | undefined {
+    if (this.options.paced === true || this.options.scrapeRoomMs === undefined) return super.roomDeadline();
+    this.scrapeDeadlineMs ??= Date.now() + this.options.scrapeRoomMs;
+    return this.scrapeDeadlineMs;
   }
 }
 

@@ -44,10 +44,15 @@ export interface Encoded {
 /** One per thread: its caches serve every target and scrape the thread encodes. */
 const protobufMetrics = new MetricsEncoder();
 
-/** A request's bytes: gpusynth's encoder, the SDK's serializer for what it leaves, JSON as json-metrics.ts writes it. */
+/**
+ * A request's bytes: gpusynth's encoder, the SDK's serializer for what it leaves, JSON as
+ * json-metrics.ts writes it. gpusynth's encoder hands a view of its own buffer, valid until its
+ * next encoding: encodeWithin stores a request's bytes (a copy) before it encodes another, so they
+ * are copied once, where they are to stay.
+ */
 function serializeMetrics(metrics: ResourceMetrics, encoding: Encoding): Uint8Array {
   if (encoding === "json") return serializeMetricsJson(metrics);
-  return protobufMetrics.encode(metrics) ?? ProtobufMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
+  return protobufMetrics.encodeTransient(metrics) ?? ProtobufMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
 }
 
 const protobufLogs = new LogsEncoder();
