@@ -94,7 +94,21 @@ describe("OTLP delivery of a live run", () => {
   it("sends a scrape larger than the queue's bound whole, waiting within its interval for room as the receiver takes it", async () => {
     const collector = await receiver();
     live = startLive(
-      ["--speed", "60", "--interval", "1s", "--duration", "4s", "--listen", "none", "--logs", "none", "blueprints/lab.yaml"],
+      [
+        "--speed",
+        "60",
+        "--interval",
+        "1s",
+        "--duration",
+        "4s",
+        "--warmup",
+        "1h",
+        "--listen",
+        "none",
+        "--logs",
+        "none",
+        "blueprints/lab.yaml",
+      ],
       {
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
         // Lab's scrape is about 1.5 MB, its largest target's request under 1 MB: without the wait
