@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { goServerEnv } from "../../emit/test/go-server-env.js";
 import { documented, expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "../../emit/test/journey-answers.js";
 import { freePort, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { PushedScenario } from "../../emit/test/pushed-scenario.js";
@@ -38,6 +39,7 @@ class RemoteWritePipeline {
     const port = await freePort();
     this.agent = spawn(vmagent, [...vmagentFlags(port, this.dir), `-remoteWrite.url=${this.prometheus.api}/api/v1/write`], {
       stdio: "ignore",
+      env: goServerEnv(),
     });
     await waitUntilUp(`http://127.0.0.1:${port}/health`);
     return `http://127.0.0.1:${port}/opentelemetry/v1/metrics`;

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { goServerEnv } from "../../emit/test/go-server-env.js";
 import { freePort, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { main } from "../src/main.js";
 import { calendarStart, captureOutput } from "./helpers.js";
@@ -36,7 +37,7 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
     let at = 0;
 
     const start = (binary: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) => {
-      children.push(spawn(binary, args, { stdio: "ignore", env: { ...process.env, ...env } }));
+      children.push(spawn(binary, args, { stdio: "ignore", env: goServerEnv(env) }));
     };
     const startStorage = async () => {
       const prometheus = await PrometheusServer.startRemoteWriteReceiver();

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { goServerEnv } from "./go-server-env.js";
 
 export const which = (binary: string) => spawnSync("sh", ["-c", `command -v ${binary}`], { encoding: "utf8" }).stdout.trim();
 
@@ -133,7 +134,7 @@ export class PrometheusServer {
         `--web.listen-address=127.0.0.1:${port}`,
         ...flags,
       ],
-      { stdio: "ignore" },
+      { stdio: "ignore", env: goServerEnv() },
     );
     return new PrometheusServer(`http://127.0.0.1:${port}`, ownedProcess(child, dir));
   }
