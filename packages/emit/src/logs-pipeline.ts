@@ -102,6 +102,13 @@ export class LogsPipeline {
 const FILELOG_PLACEHOLDER = "gpusynth/filelog";
 
 /**
+ * The filelog receiver's scope, one object for every record: the SDK's serializer (and
+ * gpusynth's encoder with it) groups a resource's records by scope object, so a batch of a
+ * container's lines is one ScopeLogs, as a collector sends it, not one ScopeLogs per line.
+ */
+const FILELOG_SCOPE: ReadableLogRecord["instrumentationScope"] = Object.freeze({ name: "" });
+
+/**
  * What the receivers set that the SDK decides otherwise: filelog records carry an empty scope
  * (pkg/stanza converter) and are observed when read (here: when written); k8s_events sets no
  * observed timestamp at all. The SDK stamps "now" and needs a scope name, so both are replaced.
@@ -116,7 +123,7 @@ function withReceiverScope(record: SdkLogRecord): ReadableLogRecord {
     ...(record.severityNumber === undefined ? {} : { severityNumber: record.severityNumber }),
     body: record.body,
     resource: record.resource,
-    instrumentationScope: filelog ? { name: "" } : record.instrumentationScope,
+    instrumentationScope: filelog ? FILELOG_SCOPE : record.instrumentationScope,
     attributes: record.attributes,
     droppedAttributesCount: record.droppedAttributesCount,
   };

@@ -132,4 +132,12 @@ describe("OTLP/gRPC logs round trip", () => {
       expect(unlike.slice(0, 3)).toEqual([]);
     }
   });
+
+  it("sends a batch's lines of one container as one ScopeLogs, as a collector's filelog receiver does", () => {
+    const filelogScopes = receiver.logRequests.map((r) =>
+      r.resourceLogs.filter((rl) => rl.scopeLogs.some((sl) => (sl.scope?.name ?? "") === "")).map((rl) => rl.scopeLogs.length),
+    );
+    expect(filelogScopes.flat().length).toBeGreaterThan(0);
+    expect(filelogScopes.flat().every((n) => n === 1)).toBe(true);
+  });
 });

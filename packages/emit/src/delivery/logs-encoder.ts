@@ -149,8 +149,8 @@ export class LogsEncoder {
 
   /**
    * A scope's field, kept by its name and version where it has nothing else: the SDK's logger
-   * keeps one scope object, but a record may come with one of its own (gpusynth's filelog records
-   * each carry the receiver's empty scope), and the same bytes serve them all.
+   * keeps one scope object, but a record may come with one of its own (any ReadableLogRecord a
+   * caller builds), and the same bytes serve them all.
    */
   private scopeField(scope: Scope): Uint8Array {
     if (scope.attributes !== undefined || scope.droppedAttributesCount)
