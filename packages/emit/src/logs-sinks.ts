@@ -1,20 +1,18 @@
 /** Where log records go offline or on the console (OTLP-JSON lines, or one line each), a stock SDK log exporter, or several at once (the live OTLP push is delivery/). */
 
 import { ExportResultCode } from "@opentelemetry/core";
-import { JsonLogsSerializer } from "@opentelemetry/otlp-transformer";
 import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import { JsonLogsEncoder } from "./delivery/json-logs.js";
 import type { LogsSink } from "./logs-pipeline.js";
 
-/** One ExportLogsServiceRequest per export, in the OTLP JSON encoding, one per line. */
+/** One ExportLogsServiceRequest per export, in the OTLP JSON encoding (the SDK's JsonLogsSerializer's text), one per line. */
 export class OtlpJsonLinesLogsSink implements LogsSink {
-  private readonly decoder = new TextDecoder();
+  private readonly encoder = new JsonLogsEncoder();
   /** `writeLine` stores one whole line (newline included) or throws, which ends the run. */
   constructor(private readonly writeLine: (line: string) => void) {}
 
   async export(records: ReadableLogRecord[]): Promise<boolean> {
-    const bytes = JsonLogsSerializer.serializeRequest(records);
-    if (bytes === undefined) return false;
-    this.writeLine(`${this.decoder.decode(bytes)}\n`);
+    this.writeLine(`${this.encoder.encode(records)}\n`);
     return true;
   }
 

@@ -1,26 +1,30 @@
 /**
- * gpusynth's OTLP logs encoder against the SDK's ProtobufLogsSerializer: byte for byte the same
- * request for the log records every shipped blueprint and scenario writes (Kubernetes events and
- * the scheduler's container log, through the SDK's LoggerProvider as a run sends them), batch
- * after batch (the encoder keeps parts from one request to the next), and for what the SDK's
- * records may carry beyond them: severities, event names, numbers, several scopes of one resource.
- * What only the SDK writes — a span context, a body that is a map — is left to it.
+ * gpusynth's OTLP logs encoders against the SDK's serializers: byte for byte the same request
+ * as ProtobufLogsSerializer, and the same text as JsonLogsSerializer, for the log records every
+ * shipped blueprint and scenario writes (Kubernetes events and the scheduler's container log,
+ * through the SDK's LoggerProvider as a run sends them), batch after batch (the encoders keep
+ * parts from one request to the next), and for what the SDK's records may carry beyond them:
+ * severities, event names, numbers, several scopes of one resource. What only the SDK's protobuf
+ * serializer writes — a span context, a body that is a map — is left to it; the JSON encoder
+ * writes those too.
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { K8S_EVENTS_SCOPE } from "@gpusynth/constructs";
 import { emitOffline } from "@gpusynth/emit";
-import { ProtobufLogsSerializer } from "@opentelemetry/otlp-transformer";
+import { JsonLogsSerializer, ProtobufLogsSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import { describe, expect, it } from "vitest";
 import { shippedBlueprints } from "../../cli/src/repo-paths.js";
+import { JsonLogsEncoder } from "../src/delivery/json-logs.js";
 import { LogsEncoder } from "../src/delivery/logs-encoder.js";
 
 const blueprints = fileURLToPath(new URL("../../../blueprints/", import.meta.url));
 const shipped = shippedBlueprints().filter((path) => !path.endsWith("/hyperscale.yaml"));
 
 const sdk = (records: ReadableLogRecord[]): Uint8Array => ProtobufLogsSerializer.serializeRequest(records) ?? new Uint8Array();
+const sdkJson = (records: ReadableLogRecord[]): string => Buffer.from(JsonLogsSerializer.serializeRequest(records) ?? []).toString("utf8");
 
 /** The batches of log records a run hands its logs sink, in order. */
 async function batchesOf(path: string, durationMs: number): Promise<ReadableLogRecord[][]> {
@@ -41,7 +45,7 @@ async function batchesOf(path: string, durationMs: number): Promise<ReadableLogR
 
 describe("the OTLP logs encoder", () => {
   it.each(shipped.map((path) => [path.slice(blueprints.length), path]))(
-    "writes the SDK serializer's bytes for every batch of %s's log records",
+    "writes the SDK serializers' bytes (protobuf) and text (JSON) for every batch of %s's log records",
     async (name, path) => {
       // Platform's scheduler writes thousands of lines a minute: two minutes hold every kind there.
       const minutes = name === "platform.yaml" ? 2 : 10;
@@ -54,12 +58,17 @@ describe("the OTLP logs encoder", () => {
       expect(scopes.has("")).toBe(true);
       if (name !== "lab.yaml") expect(scopes.has(K8S_EVENTS_SCOPE.name)).toBe(true);
       const encoder = new LogsEncoder();
+      const json = new JsonLogsEncoder();
       const differing = batches.filter((batch) => Buffer.compare(encoder.encode(batch) ?? new Uint8Array(), sdk(batch)) !== 0);
       expect(differing.length).toBe(0);
+      const differingJson = batches.filter((batch) => json.encode(batch) !== sdkJson(batch));
+      expect(differingJson.length).toBe(0);
       // Parts of a batch, as requests are cut: the kept attributes and resources serve them too.
       const half = Math.floor(records.length / 2);
-      for (const part of [records.slice(0, half), records.slice(half), records.slice(3, 7)])
+      for (const part of [records.slice(0, half), records.slice(half), records.slice(3, 7)]) {
         expect(Buffer.compare(encoder.encode(part) ?? new Uint8Array(), sdk(part))).toBe(0);
+        expect(json.encode(part)).toBe(sdkJson(part));
+      }
     },
   );
 
@@ -88,9 +97,25 @@ describe("the OTLP logs encoder", () => {
     // Once more: what was kept is written again.
     expect(Buffer.compare(encoder.encode(records) ?? new Uint8Array(), sdk(records))).toBe(0);
     const traced = record({ spanContext: { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: 1 } });
+    const mapped = record({ body: { nested: "map", list: [1, 2.5, "x", true, null], bytes: new Uint8Array([1, 2, 255]) } });
     expect(encoder.encode([traced])).toBeUndefined();
-    expect(encoder.encode([record({ body: { nested: "map" } })])).toBeUndefined();
+    expect(encoder.encode([mapped])).toBeUndefined();
     // And it goes on after one it gave up.
     expect(Buffer.compare(encoder.encode(records) ?? new Uint8Array(), sdk(records))).toBe(0);
+
+    // The JSON encoder writes all of it, as the SDK's JSON serializer does, twice over.
+    const scoped = { name: "c", version: "2", attributes: { team: "x", n: 1 }, droppedAttributesCount: 1, schemaUrl: "" };
+    const withSchema = resourceFromAttributes({ a: "b" }, { schemaUrl: "https://opentelemetry.io/schemas/1.24.0" });
+    const all = [
+      ...records,
+      traced,
+      mapped,
+      record({ instrumentationScope: scoped, body: undefined, severityText: "WARN", attributes: { big: 2 ** 60, inf: Number.NaN } }),
+      record({ resource: withSchema, hrTime: [0, 5], hrTimeObserved: [1_767_225_601, 999_999_999] }),
+    ];
+    const json = new JsonLogsEncoder();
+    expect(json.encode(all)).toBe(sdkJson(all));
+    expect(json.encode(all)).toBe(sdkJson(all));
+    expect(JSON.parse(json.encode(all))).toEqual(JSON.parse(sdkJson(all)));
   });
 });

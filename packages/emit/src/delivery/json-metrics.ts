@@ -17,6 +17,7 @@ import { type Attributes, ValueType } from "@opentelemetry/api";
 import type { DataPoint, MetricData, ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { AggregationTemporality, DataPointType } from "@opentelemetry/sdk-metrics";
 import { FLAG_NO_RECORDED_VALUE, isNoRecordedValue } from "../staleness.js";
+import { hrTimeJson, keyValuesJson, numberJson, resourceJson, scopeJson } from "./json-common.js";
 
 /** The request as OTLP JSON bytes (UTF-8). */
 export function serializeMetricsJson(metrics: ResourceMetrics): Uint8Array {
@@ -29,20 +30,17 @@ export function metricsJson(metrics: ResourceMetrics): string {
   // The SDK writes a resource's schema URL twice: in the resource, and after it in ResourceMetrics.
   const schemaUrl =
     resource.schemaUrl !== undefined && resource.schemaUrl !== "" ? `,"schemaUrl":${JSON.stringify(resource.schemaUrl)}` : "";
-  let out = `{"resourceMetrics":[{"resource":{"attributes":${attributesJson(resource.attributes)},"droppedAttributesCount":0${schemaUrl}}${schemaUrl}`;
+  let out = `{"resourceMetrics":[{"resource":${resourceJson(resource)}${schemaUrl}`;
   out += ',"scopeMetrics":[';
   metrics.scopeMetrics.forEach((scope, s) => {
     if (s > 0) out += ",";
-    const { name, version, schemaUrl: scopeSchemaUrl } = scope.scope;
-    out += `{"scope":{"name":${JSON.stringify(name)}`;
-    if (version !== undefined) out += `,"version":${JSON.stringify(version)}`;
-    out += '},"metrics":[';
+    out += `{"scope":${scopeJson(scope.scope)},"metrics":[`;
     scope.metrics.forEach((metric, m) => {
       if (m > 0) out += ",";
       out += metricJson(metric);
     });
     out += "]";
-    if (scopeSchemaUrl !== undefined) out += `,"schemaUrl":${JSON.stringify(scopeSchemaUrl)}`;
+    if (scope.scope.schemaUrl !== undefined) out += `,"schemaUrl":${JSON.stringify(scope.scope.schemaUrl)}`;
     out += "}";
   });
   return `${out}]}]}`;
@@ -74,46 +72,18 @@ function metricJson(metric: MetricData): string {
  */
 function nanos(time: readonly [number, number]): string {
   for (const [known, text] of recentTimes) if (known === time) return text;
-  const s = Math.trunc(time[0]);
-  const ns = Math.trunc(time[1]);
-  const text = s === 0 ? String(ns) : `${s}${String(ns).padStart(9, "0")}`;
+  const text = hrTimeJson(time);
   recentTimes.unshift([time, text]);
   if (recentTimes.length > 4) recentTimes.pop();
   return text;
 }
 const recentTimes: [readonly [number, number], string][] = [];
 
-/** A value as JSON.stringify writes it (NaN and infinities as null), without its general path. */
-const numberJson = (value: number): string => (Number.isFinite(value) ? String(value) : "null");
-
 /** `[{"key":…,"value":{…}},…]`, kept with a series' label set. */
 function attributesJson(attributes: Attributes & { [KEPT_JSON]?: string }): string {
   const kept = attributes[KEPT_JSON];
   if (kept !== undefined) return kept;
-  let out = "[";
-  let first = true;
-  for (const key of Object.keys(attributes)) {
-    const value = attributes[key];
-    // Labels are strings: their AnyValue written directly, anything else through the SDK's mapping.
-    const written = typeof value === "string" ? `{"stringValue":${JSON.stringify(value)}}` : JSON.stringify(anyValue(value));
-    out += `${first ? "" : ","}{"key":${JSON.stringify(key)},"value":${written}}`;
-    first = false;
-  }
-  out += "]";
+  const out = keyValuesJson(attributes);
   if (Object.getPrototypeOf(attributes) === SERIES_LABELS) Object.defineProperty(attributes, KEPT_JSON, { value: out, enumerable: false });
   return out;
-}
-
-/** The SDK's toAnyValue: an attribute's value as an OTLP AnyValue. */
-function anyValue(value: unknown): object {
-  if (typeof value === "string") return { stringValue: value };
-  if (typeof value === "number") return Number.isInteger(value) ? { intValue: value } : { doubleValue: value };
-  if (typeof value === "boolean") return { boolValue: value };
-  if (value instanceof Uint8Array) return { bytesValue: Buffer.from(value).toString("base64") };
-  if (Array.isArray(value)) return { arrayValue: { values: value.map(anyValue) } };
-  if (typeof value === "object" && value !== null)
-    return {
-      kvlistValue: { values: Object.keys(value).map((key) => ({ key, value: anyValue((value as Record<string, unknown>)[key]) })) },
-    };
-  return {};
 }

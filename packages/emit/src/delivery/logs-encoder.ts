@@ -166,7 +166,7 @@ export class LogsEncoder {
 }
 
 /** Same keys in the same order, and the same values. */
-function sameAttributes(a: AnyAttributes, b: AnyAttributes): boolean {
+export function sameAttributes(a: AnyAttributes, b: AnyAttributes): boolean {
   const keys = Object.keys(a);
   const other = Object.keys(b);
   if (keys.length !== other.length) return false;
@@ -177,18 +177,18 @@ function sameAttributes(a: AnyAttributes, b: AnyAttributes): boolean {
   return true;
 }
 
-interface ScopeGroup {
+export interface ScopeGroup {
   readonly scope: Scope;
   readonly records: ReadableLogRecord[];
 }
-interface ResourceGroup {
+export interface ResourceGroup {
   readonly resource: Resource;
   readonly scopes: ScopeGroup[];
   readonly byScope: Map<Scope, ScopeGroup>;
 }
 
 /** The records by Resource, then by scope, each in the order first met (the SDK's createResourceMap). */
-function groupsOf(records: readonly ReadableLogRecord[]): ResourceGroup[] {
+export function groupsOf(records: readonly ReadableLogRecord[]): ResourceGroup[] {
   const groups: ResourceGroup[] = [];
   const byResource = new Map<Resource, ResourceGroup>();
   let last: ScopeGroup | undefined;

@@ -9,9 +9,10 @@
  * sends them again without encoding anything twice.
  */
 
-import { JsonLogsSerializer, ProtobufLogsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
+import { ProtobufLogsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { MetricData, ResourceMetrics, ScopeMetrics } from "@opentelemetry/sdk-metrics";
+import { JsonLogsEncoder } from "./json-logs.js";
 import { serializeMetricsJson } from "./json-metrics.js";
 import { LogsEncoder } from "./logs-encoder.js";
 import { MetricsEncoder } from "./metrics-encoder.js";
@@ -56,10 +57,11 @@ function serializeMetrics(metrics: ResourceMetrics, encoding: Encoding): Uint8Ar
 }
 
 const protobufLogs = new LogsEncoder();
+const jsonLogs = new JsonLogsEncoder();
 
-/** A request's bytes, made anew (the request's own): gpusynth's encoder, the SDK's serializer for what it leaves, or the SDK's JSON. */
+/** A request's bytes, made anew (the request's own): gpusynth's encoders, the SDK's serializer for what the protobuf one leaves. */
 function serializeLogs(records: ReadableLogRecord[], encoding: Encoding): Uint8Array {
-  if (encoding === "json") return JsonLogsSerializer.serializeRequest(records) ?? new Uint8Array();
+  if (encoding === "json") return Buffer.from(jsonLogs.encode(records), "utf8");
   return protobufLogs.encode(records) ?? ProtobufLogsSerializer.serializeRequest(records) ?? new Uint8Array();
 }
 
