@@ -91,40 +91,48 @@ describe("OTLP delivery of a live run", () => {
     expect(collector.sizes.reduce((a, b) => a + b, 0)).toBeGreaterThan(FOUR_MIB);
   }, 60_000);
 
-  it("sends a scrape larger than the queue's bound whole, waiting within its interval for room as the receiver takes it", async () => {
-    const collector = await receiver();
-    live = startLive(
-      [
-        "--speed",
-        "60",
-        // Each scrape may wait half its interval for room: 2.5 s, which a receiver in a busy test
-        // worker needs on a loaded machine (with 1 s, a suite at load 12 lost 2,052 points).
-        "--interval",
-        "5s",
-        "--duration",
-        "10s",
-        "--warmup",
-        "1h",
-        "--listen",
-        "none",
-        "--logs",
-        "none",
-        "blueprints/lab.yaml",
-      ],
-      {
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-        // Lab's scrape is about 1.5 MB, its largest target's request under 1 MB: without the wait
-        // for room, the oldest of each scrape's requests were dropped (a fifth of its points).
-        GPUSYNTH_OTLP_QUEUE_BYTES: "1000000",
-      },
-    );
-    const { code } = await live.exited();
-    expect(code, live.stderr()).toBe(0);
-    const metrics = deliveryReport(live.stderr(), "metrics");
-    expect(metrics.nothingLost, live.stderr()).toBe(true);
-    expect(receivedPoints(collector)).toBe(metrics.total);
-    expect(collector.sizes.reduce((a, b) => a + b, 0)).toBeGreaterThan(2 * 1_000_000);
-  }, 60_000);
+  it.each([
+    ["", []],
+    [" (scrapes encoded by worker threads)", ["--workers", "2"]],
+  ])(
+    "sends a scrape larger than the queue's bound whole, waiting within its interval for room as the receiver takes it%s",
+    async (_, workers) => {
+      const collector = await receiver();
+      live = startLive(
+        [
+          ...workers,
+          "--speed",
+          "60",
+          // Each scrape may wait half its interval for room: 2.5 s, which a receiver in a busy test
+          // worker needs on a loaded machine (with 1 s, a suite at load 12 lost 2,052 points).
+          "--interval",
+          "5s",
+          "--duration",
+          "10s",
+          "--warmup",
+          "1h",
+          "--listen",
+          "none",
+          "--logs",
+          "none",
+          "blueprints/lab.yaml",
+        ],
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+          // Lab's scrape is about 1.5 MB, its largest target's request under 1 MB: without the wait
+          // for room, the oldest of each scrape's requests were dropped (a fifth of its points).
+          GPUSYNTH_OTLP_QUEUE_BYTES: "1000000",
+        },
+      );
+      const { code } = await live.exited();
+      expect(code, live.stderr()).toBe(0);
+      const metrics = deliveryReport(live.stderr(), "metrics");
+      expect(metrics.nothingLost, live.stderr()).toBe(true);
+      expect(receivedPoints(collector)).toBe(metrics.total);
+      expect(collector.sizes.reduce((a, b) => a + b, 0)).toBeGreaterThan(2 * 1_000_000);
+    },
+    60_000,
+  );
 
   it("survives a receiver outage without losing data and resumes within 2 s of its return", async () => {
     const first = await receiver();

@@ -28,8 +28,12 @@ export interface MetricsSink {
 /** A sink that also takes scrapes encoded elsewhere (by worker threads) in its wire format. */
 export interface EncodedMetricsSink extends MetricsSink {
   readonly wireFormat: WireFormat;
-  /** Stores a scrape encoded with encodeScrape(wireFormat, …). */
-  accept(scrape: EncodedScrape): void;
+  /**
+   * Stores a scrape encoded with encodeScrape(wireFormat, …); resolves once it is stored, which a
+   * delivery with a bounded queue may put off as its exports are (waiting for room), so scrapes
+   * encoded by worker threads are not dropped where one encoded here would wait.
+   */
+  accept(scrape: EncodedScrape): void | Promise<void>;
 }
 
 /**
@@ -96,8 +100,8 @@ export function fanOutMetrics(...sinks: readonly MetricsSink[]): MetricsSink {
   const fanned: EncodedMetricsSink = {
     wireFormat: format,
     export: exportAll,
-    accept: (scrape) => {
-      for (const sink of encoded) sink.accept(scrape);
+    accept: async (scrape) => {
+      await Promise.all(encoded.map((sink) => sink.accept(scrape)));
     },
     drain,
     forceFlush,

@@ -142,8 +142,9 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
     return true;
   }
 
-  accept(scrape: EncodedScrape): void {
-    this.enqueueAll(requestsOf(scrape));
+  /** A worker thread's encoded scrape: queued as an export's would be, after the same wait for room. */
+  async accept(scrape: EncodedScrape): Promise<void> {
+    await this.enqueuePaced(requestsOf(scrape));
   }
 
   /** The scrape is over: the next export starts the next scrape's time to wait for room (scrapeRoomMs). */

@@ -99,24 +99,29 @@ export class ShardWorkers {
 
   /**
    * Every worker advances to `simulatedMs` and collects its shard, scrapes stamped `timeMs`; the
-   * scrapes go to the sink worker by worker, in the order each worker collected them.
+   * scrapes go to the sink worker by worker, in the order each worker collected them, each once
+   * the sink has stored the one before (an OTLP delivery may wait for room, as for a scrape
+   * encoded on this thread), and the sink is told when the tick's scrape is over (forceFlush).
    */
   async tick(simulatedMs: SimulatedMs, timeMs: UnixMs): Promise<WorkersTick> {
     const replies = await this.all((w) => w.call("tick", { simulatedMs, timeMs }));
+    const sink = this.options.sink;
     let points = 0;
     let failedTargets = 0;
     const targets: ServedTarget[] = [];
-    this.workers.forEach((worker, i) => {
-      for (const scrape of worker.scrapes) {
-        points += scrape.points;
-        this.options.sink?.accept(scrape);
-      }
+    for (const [i, worker] of this.workers.entries()) {
+      const scrapes = worker.scrapes;
       worker.scrapes = [];
+      for (const scrape of scrapes) {
+        points += scrape.points;
+        await sink?.accept(scrape);
+      }
       const reply = replies[i];
-      if (reply === undefined) return;
+      if (reply === undefined) continue;
       failedTargets += reply.failedTargets;
       for (const { key, target } of reply.targets) targets.push({ key, target, exposition: () => worker.thread.call("render", key) });
-    });
+    }
+    await sink?.forceFlush?.();
     return { targets, points, failedTargets };
   }
 
