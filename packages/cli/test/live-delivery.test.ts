@@ -174,8 +174,8 @@ describe("OTLP delivery of a live run", () => {
     const port = first.port;
     live = startLive(["--speed", "60", "--interval", "1s", "--listen", "none", "--logs", "none", "blueprints/lab.yaml"], {
       OTEL_EXPORTER_OTLP_ENDPOINT: first.url,
-      // About five scrapes of lab's targets.
-      GPUSYNTH_OTLP_QUEUE_BYTES: "100000",
+      // About two of lab's scrapes (one is about 1.5 MB): the outage's six overflow it.
+      GPUSYNTH_OTLP_QUEUE_BYTES: "3000000",
     });
     while (first.arrivals.length === 0) await sleep(50);
     first.kill();
