@@ -13,7 +13,7 @@
  * scraping through that file. A target no ServiceMonitor selects keeps its exporter's labels,
  * as that file's last job keeps them.
  */
-import type { KubernetesEndpoint, ScrapeTarget } from "@gpusynth/constructs";
+import { type KubernetesEndpoint, type ScrapeTarget, SERIES_LABELS } from "@gpusynth/constructs";
 
 type Labels = Readonly<Record<string, string>>;
 
@@ -119,14 +119,17 @@ export function plainScrape(target: ScrapeTarget): TargetScrape {
  * A series' labels with its target's added, as Prometheus' scrape loop adds them
  * (`mutateSampleLabels`): the exporter's win under honor_labels, and are otherwise kept as
  * exported_<name> where the target sets the same name (or job, instance). The same input object
- * gives the same output object, so a series keeps its identity from scrape to scrape.
+ * gives the same output object, so a series keeps its identity from scrape to scrape; the output
+ * of a series' label set (catalogue.ts SERIES_LABELS: made once, never changed) is one too, so
+ * the encoders keep what they write for it (the kubelet's series, a third of a large cluster's,
+ * carry their target's metrics_path: without it their attributes were written anew every scrape).
  */
 function withTargetLabels(targetLabels: Labels, honorLabels: boolean): (name: string, series: Labels) => Labels {
   const stored = new WeakMap<Labels, Labels>();
   return (_name, series) => {
     let merged = stored.get(series);
     if (merged === undefined) {
-      const out: Record<string, string> = {};
+      const out: Record<string, string> = Object.getPrototypeOf(series) === SERIES_LABELS ? Object.create(SERIES_LABELS) : {};
       if (honorLabels) Object.assign(out, targetLabels, series);
       else {
         for (const [key, value] of Object.entries(series))

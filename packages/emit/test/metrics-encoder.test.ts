@@ -9,7 +9,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { seriesLabels } from "@gpusynth/constructs";
+import { KEPT_OTLP, seriesLabels } from "@gpusynth/constructs";
 import { emitOffline, MetricsEncoder, type MetricsSink } from "@gpusynth/emit";
 import { JsonMetricsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -154,6 +154,39 @@ describe("the OTLP metrics encoder", () => {
     expect(same(scrape([copy, gpu, gpu], 3))).toBe(true);
     expect(Object.keys(gpu)).toEqual(["gpu", "UUID"]);
     expect(JSON.stringify(copy)).toBe('{"gpu":"0","UUID":"GPU-1","cpu":"total"}');
+  });
+
+  it("keeps the bytes of a series whose target adds labels (the kubelet's metrics_path) from one scrape to the next", async () => {
+    const { blueprint } = loadBlueprint(`${blueprints}lab.yaml`);
+    const encoder = new MetricsEncoder();
+    // The kubelet's series' attributes at the scrape before, and those met again without their bytes.
+    let before = new Set<object>();
+    let now = new Set<object>();
+    let metAgain = 0;
+    const unkept: string[] = [];
+    const sink: MetricsSink = {
+      export: async (metrics) => {
+        if (metrics.resource.attributes["service.name"] === "kubelet")
+          for (const metric of metrics.scopeMetrics.flatMap((s) => s.metrics))
+            for (const point of metric.dataPoints) {
+              now.add(point.attributes);
+              if (!before.has(point.attributes)) continue;
+              metAgain++;
+              if ((point.attributes as { [KEPT_OTLP]?: string })[KEPT_OTLP] === undefined) unkept.push(metric.descriptor.name);
+            }
+        expect(Buffer.compare(encoder.encode(metrics) ?? new Uint8Array(), sdk(metrics))).toBe(0);
+        return true;
+      },
+      forceFlush: async () => {
+        before = now;
+        now = new Set();
+      },
+      shutdown: async () => {},
+    };
+    await emitOffline(blueprint, sink, { durationMs: 3 * 60_000, intervalMs: 60_000 });
+    expect(metAgain).toBeGreaterThan(1_000);
+    // The receiver's report on each scrape (up, scrape_samples_*) is the target's, not a series of the exporter's.
+    expect(unkept.filter((name) => name !== "up" && !name.startsWith("scrape_"))).toEqual([]);
   });
 
   it("writes the same bytes for what the SDK's instruments record: start times, integers, any attribute", async () => {
