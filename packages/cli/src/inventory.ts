@@ -55,9 +55,9 @@ export function collectInventory(
    */
   fromMs = 0,
 ): Inventory {
-  // The scheduler's per-queue division lines are counted, not built: the same fields as its other
-  // lines, one per queue every cycle (most of a large cluster's log).
-  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: true, logWriting: { tallyDivision: true } });
+  // The scheduler's lines are counted, not built, once a cycle has been written whole: every line
+  // of its file carries the same fields, and what an inventory keeps is those and the count.
+  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: true, logWriting: { tally: true } });
   if (fromMs > 0) {
     run.advanceTo(simulatedMs(fromMs));
     run.skipLogs();

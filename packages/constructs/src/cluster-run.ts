@@ -26,7 +26,7 @@ export interface ClusterRunOptions {
   readonly metrics?: boolean;
   /** Collect log records (Kubernetes events, the scheduler's log, or the sources named) in each frame (default: no). */
   readonly logs?: boolean | LogSources;
-  /** How the log sources write (a tally of volume may count the repetitive lines: Frame.talliedLogs). */
+  /** How the log sources write (a tally of volume may count the scheduler's lines: Frame.talliedLogs). */
   readonly logWriting?: LogWriting;
   /** Keep the Run:ai control plane's history, observed at each frame. */
   readonly controlPlane?: Omit<ControlPlaneOptions, "clock">;
@@ -46,7 +46,7 @@ export interface Frame {
   readonly logs: readonly LogRecordOut[];
   /**
    * Scheduler log records (filelog, the same fields as its written ones) counted but not written
-   * since the previous frame: only with logWriting.tallyDivision.
+   * since the previous frame: only with logWriting.tally.
    */
   readonly talliedLogs: number;
 }

@@ -105,10 +105,10 @@ export interface LogSources {
 
 export const ALL_LOG_SOURCES: LogSources = { events: true, scheduler: true };
 
-/** How the log sources write: everything (default), or with the repetitive per-queue lines only counted. */
+/** How the log sources write: everything (default), or the scheduler's lines counted (an inventory). */
 export interface LogWriting {
-  /** Count the scheduler's per-queue "Resource division result" lines instead of writing them (tallied()). */
-  readonly tallyDivision?: boolean;
+  /** Count the scheduler's lines instead of writing them, once a cycle is written whole (SchedulerLogOptions.tally; tallied()). */
+  readonly tally?: boolean;
 }
 
 /** All log sources of one simulated cluster: Kubernetes events and the scheduler's log. */
@@ -145,7 +145,7 @@ export class ClusterLogs {
       },
       verbosity: blueprint.telemetry.schedulerVerbosity,
       schedulingPeriodMs: period,
-      ...(writing.tallyDivision === undefined ? {} : { tallyDivision: writing.tallyDivision }),
+      ...(writing.tally === undefined ? {} : { tally: writing.tally }),
     });
   }
 
@@ -163,7 +163,7 @@ export class ClusterLogs {
     this.scheduler.skip(view.now);
   }
 
-  /** Scheduler log lines counted but not written since the last call (LogWriting.tallyDivision). */
+  /** Scheduler log lines counted but not written since the last call (LogWriting.tally). */
   tallied(): number {
     return this.scheduler.tallied();
   }

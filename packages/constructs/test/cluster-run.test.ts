@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, driveAsync, every, type Frame, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, driveAsync, every, type Frame, type LogRecordOut, type Sample } from "@gpusynth/constructs";
 import { type DomainEvent, simulatedMs } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 
@@ -112,6 +112,21 @@ describe("ClusterRun", () => {
     expect(withLogs.every((f) => f.targets.length > 0)).toBe(true);
     // Collecting nothing changes nothing about the story.
     expect(bare.map((f) => f.view.running.length)).toEqual(withLogs.map((f) => f.view.running.length));
+  });
+
+  it("counts, with logWriting.tally, exactly the scheduler's lines a run writes, frame by frame, after a first cycle written whole", () => {
+    const scheduler = { events: false, scheduler: true };
+    const written = frames(new ClusterRun(blueprint, { logs: scheduler }), 40 * MINUTE, 5 * MINUTE);
+    const tallied = frames(new ClusterRun(blueprint, { logs: scheduler, logWriting: { tally: true } }), 40 * MINUTE, 5 * MINUTE);
+    expect(tallied.map((f) => f.logs.length + f.talliedLogs)).toEqual(written.map((f) => f.logs.length));
+    // What is written has the fields of every line: the first cycle, whole but for the per-queue division.
+    const first = tallied.flatMap((f) => f.logs);
+    expect(first.length).toBeGreaterThan(5);
+    expect(first.at(-1)?.body).toMatch(/End scheduling/);
+    const fields = (records: readonly LogRecordOut[]) => [
+      ...new Set(records.map((r) => JSON.stringify([r.area, r.receiver, r.resource, r.attributes]))),
+    ];
+    expect(fields(written.flatMap((f) => f.logs))).toEqual(fields(first));
   });
 
   it("emits the same metrics whether or not the scheduler's log is written", () => {

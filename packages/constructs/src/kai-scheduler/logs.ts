@@ -79,11 +79,14 @@ export interface SchedulerLogOptions {
   /** The scheduler's pod and container (its Deployment <schedulerName>-<shard> in KAI's install namespace: system-workloads.ts). */
   readonly pod: { readonly namespace: string; readonly name: string; readonly uid: string; readonly container: string };
   /**
-   * Count the per-queue "Resource division result" lines instead of writing them (tallied()):
-   * one a queue each cycle, ten times the rest of a large cluster's log, and always with the
-   * same fields, so a tally of what is emitted need not build them.
+   * Count lines instead of writing them (tallied()), for a tally of what is emitted (an
+   * inventory), which needs the file's fields — every line carries the same resource and
+   * attributes — and the number of lines, not their text: the first cycle is written whole, but
+   * for its per-queue "Resource division result" lines (one a queue, ten times the rest of a large
+   * cluster's log), and every later line is counted. Building the lines' text and records was a
+   * fifth of check-signals' CPU on platform and enterprise (46.7 → 36.9 s).
    */
-  readonly tallyDivision?: boolean;
+  readonly tally?: boolean;
 }
 
 /** FNV-1a, as log.go colours sessionID and action: code = fnv32a(text) % 8, at least 1. */
@@ -153,13 +156,15 @@ export class SchedulerLog {
     });
   }
 
-  /** Lines counted, not written, since the last call (options.tallyDivision). */
+  /** Lines counted, not written, since the last call (options.tally). */
   tallied(): number {
     const n = this.tallyCount;
     this.tallyCount = 0;
     return n;
   }
   private tallyCount = 0;
+  /** A cycle has been written whole (options.tally: the lines after it are counted). */
+  private wroteWhole = false;
 
   /** Feeds a domain event: the cycles the simulation ran. */
   readonly record = (event: DomainEvent): void => {
@@ -266,7 +271,7 @@ export class SchedulerLog {
       msg: `Total allocatable resources are <${resourceText(cpuMilli, memoryBytes, gpus)}>, number of nodes: <${cycle.nodes}>, number of queues: <${cycle.queues}>`,
     });
     // Then it divides the resources among the queues, logging each queue's result.
-    if (this.options.tallyDivision !== true) for (const entry of divisionOrder(cycle.division, session)) lines.push(divisionLine(entry));
+    if (this.options.tally !== true) for (const entry of divisionOrder(cycle.division, session)) lines.push(divisionLine(entry));
     else if (this.options.verbosity >= DIVISION_V) this.tallyCount += cycle.division.length;
     lines.push(SNAPSHOT_PLUGIN_LINE);
 
@@ -325,6 +330,11 @@ export class SchedulerLog {
     const verbosity = this.options.verbosity;
     let written = 0;
     for (const line of lines) if (line.v <= verbosity) written++;
+    if (this.options.tally === true && this.wroteWhole) {
+      this.tallyCount += written;
+      return;
+    }
+    this.wroteWhole = true;
     // The lines spread over the cycle's duration, the last one ("End scheduling") at its end.
     const step = written > 1 ? durationMs / (written - 1) : 0;
     let i = 0;
