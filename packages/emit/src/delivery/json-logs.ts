@@ -31,10 +31,10 @@ export class JsonLogsEncoder {
     let out = '{"resourceLogs":[';
     groupsOf(records).forEach(({ resource, scopes }, r) => {
       if (r > 0) out += ",";
-      out += `{"resource":${this.resourceJson(resource)},"scopeLogs":[`;
+      out += `{"resource":${keptText(this.resources, resource, resourceJson)},"scopeLogs":[`;
       scopes.forEach(({ scope, records: scoped }, s) => {
         if (s > 0) out += ",";
-        out += `{"scope":${this.scopeJson(scope)},"logRecords":[`;
+        out += `{"scope":${keptText(this.scopes, scope, scopeJson)},"logRecords":[`;
         for (let i = 0; i < scoped.length; i++) {
           if (i > 0) out += ",";
           out += this.recordJson(scoped[i] as ReadableLogRecord);
@@ -76,22 +76,14 @@ export class JsonLogsEncoder {
     this.lastAttributes = { ...attributes };
     return this.lastAttributesJson;
   }
+}
 
-  private resourceJson(resource: Resource): string {
-    let text = this.resources.get(resource);
-    if (text === undefined) {
-      text = resourceJson(resource);
-      this.resources.set(resource, text);
-    }
-    return text;
+/** `key`'s text, written once by `write` and kept for as long as the key lives. */
+function keptText<K extends object>(texts: WeakMap<K, string>, key: K, write: (key: K) => string): string {
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = write(key);
+    texts.set(key, text);
   }
-
-  private scopeJson(scope: Scope): string {
-    let text = this.scopes.get(scope);
-    if (text === undefined) {
-      text = scopeJson(scope);
-      this.scopes.set(scope, text);
-    }
-    return text;
-  }
+  return text;
 }
