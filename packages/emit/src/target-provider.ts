@@ -10,7 +10,7 @@
  * rewritten after collection.
  */
 
-import type { MetricFamily, Sample, ScrapeTarget } from "@gpusynth/constructs";
+import { type MetricFamily, type Sample, SERIES_LABELS, type ScrapeTarget } from "@gpusynth/constructs";
 import type { UnixMs } from "@gpusynth/sim";
 import { type HrTime, ValueType } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -30,8 +30,6 @@ import type { TargetScrape } from "./service-monitors.js";
 import { type LabelSet, staleByFamily } from "./staleness.js";
 
 const NO_TIME: HrTime = [0, 0];
-/** The labels of a series that has none of its own (the scrape report's), one object for all. */
-const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 const NO_SAMPLES: readonly Sample[] = Object.freeze([]);
 const SCOPE = { name: RECEIVER_SCOPE_NAME, version: RECEIVER_SCOPE_VERSION };
 /** The reader keeps its MeterProvider's Resource and never reads a producer's: one empty one serves all. */
@@ -55,6 +53,13 @@ class ScrapeProducer implements MetricProducer {
   /** The previous scrape's label sets by family: what a series missing now is stale against. */
   private previous = new Map<MetricFamily, LabelSet[]>();
   private readonly descriptors = new Map<MetricFamily, MetricData["descriptor"]>();
+
+  /**
+   * The scrape report's series before the target's labels are added: none of its own, but a
+   * series label set (catalogue.ts), one per target, so the report's series with its target's
+   * labels keeps its bytes in the encoders as every other series does.
+   */
+  private readonly reportLabels: Readonly<Record<string, string>> = Object.create(SERIES_LABELS);
 
   constructor(private readonly scrape: TargetScrape) {}
 
@@ -96,7 +101,7 @@ class ScrapeProducer implements MetricProducer {
     // The scrape loop's report on the scrape, with the target's labels alone.
     const report: Array<readonly [MetricFamily, DataPoint<number>[]]> = [];
     if (this.answered) {
-      const labels = this.scrape.labelsOf(SCRAPE_REPORT.up.name, NO_LABELS) ?? NO_LABELS;
+      const labels = this.scrape.labelsOf(SCRAPE_REPORT.up.name, this.reportLabels) ?? this.reportLabels;
       for (const [family, value] of [
         [SCRAPE_REPORT.up, 1],
         [SCRAPE_REPORT.samplesScraped, this.samples.length],
