@@ -13,14 +13,8 @@ const file = new URL("../blueprints/enterprise.yaml", import.meta.url).pathname;
 const { blueprint } = loadBlueprint(file);
 const gpus = blueprint.nodePools.reduce((sum, p) => sum + p.nodes * p.gpusPerNode, 0);
 
-/**
- * The simulation as an offline run without the scheduler's log runs it: cycles do not report each
- * queue's division (printing it costs about 0.3 s a platform day more).
- */
-const BARE = { queueDivisions: false };
-
 function runDay(seed) {
-  const sim = new Simulation(blueprint, { seed, ...BARE });
+  const sim = new Simulation(blueprint, { seed });
   let submitted = 0;
   let events = 0;
   sim.onEvent((e) => {
@@ -40,7 +34,7 @@ const median = times[Math.floor(times.length / 2)];
 const perGpuDay = runs.reduce((s, r) => s + r.submitted, 0) / runs.length / gpus;
 
 // Memory over a simulated week, measured after a full GC at each simulated day.
-const week = new Simulation(blueprint, { seed: 7, ...BARE });
+const week = new Simulation(blueprint, { seed: 7 });
 const memory = [];
 for (let day = 1; day <= 7; day++) {
   week.runUntil(day * DAY);
@@ -59,7 +53,7 @@ for (let day = 1; day <= 7; day++) {
 const platformFile = new URL("../blueprints/platform.yaml", import.meta.url).pathname;
 const { blueprint: platform } = loadBlueprint(platformFile);
 const timed = (days, seed) => {
-  const sim = new Simulation(platform, { seed, ...BARE });
+  const sim = new Simulation(platform, { seed });
   const start = process.hrtime.bigint();
   sim.runUntil(days * DAY);
   return Number(process.hrtime.bigint() - start) / 1e9;
@@ -71,7 +65,7 @@ const platformDay = platformDays[1];
 // anything but the backlog grows.
 const monthDays = [];
 const platformMonth = (() => {
-  const sim = new Simulation(platform, { seed: 202, ...BARE });
+  const sim = new Simulation(platform, { seed: 202 });
   let attempts = 0;
   sim.onEvent((e) => {
     if (e.kind === "SchedulingCycle") attempts += e.pendingJobs;
