@@ -1094,8 +1094,6 @@ export function podGroupName(w: { name: string; uid: string }): string {
   return `pg-${w.name}-${w.uid}`;
 }
 
-/** A pending workload's last failed attempt of an action, and the job it was no easier than (a pod group names one workload). */
-
 /**
  * The row remapper's XIDs on Ampere and later (NVIDIA Xid catalogue: 63 a row marked for
  * remapping, 64 a remapping that failed); NVML counts the rows and flags the failure
