@@ -10,7 +10,7 @@
  * rewritten after collection.
  */
 
-import { type MetricFamily, type Sample, SERIES_LABELS, type ScrapeTarget } from "@gpusynth/constructs";
+import { type MetricFamily, type Sample, type ScrapeTarget, SERIES_LABELS } from "@gpusynth/constructs";
 import type { UnixMs } from "@gpusynth/sim";
 import { type HrTime, ValueType } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
