@@ -148,6 +148,8 @@ describe("gpusynth run --offline --summary", () => {
 
   it.each([
     [["run", "--summary"], /--summary applies to offline runs: add --offline/],
+    [["run", "--json", "--logs", "console"], /--json: --logs console writes the log records to stdout, where the report goes; choose one/],
+    [["run", "--offline", "--json", "--logs", "console"], /--json: --logs console writes the log records to stdout/],
     [["run", "--offline", "--speed", "10"], /--speed applies to live runs/],
     [["run", "--listen", "nowhere"], /--listen: expected host:port/],
     [["run", "--offline", "--duration", "soon"], /--duration: expected a positive duration/],

@@ -212,7 +212,7 @@ describe.skipIf(otelcolBinary === "").each(DISCOVERIES)(
       // its queue until the collector is up (docs/emission.md, "Delivery guarantees"). At ×1 the lab
       // barely changes in a few seconds, so the scrapes and the pushes see the same series.
       const grpc = `127.0.0.1:${await freePort()}`;
-      const live = startLive(["--listen", listen, "--interval", "1s", "--logs", "none", blueprint], {
+      const live = startLive(["--listen", listen, "--interval", "1s", "--logs", "none", "--json", blueprint], {
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://${grpc}`,
       });
       await live.scrapeUrl();
@@ -224,7 +224,7 @@ describe.skipIf(otelcolBinary === "").each(DISCOVERIES)(
         await new Promise((resolve) => setTimeout(resolve, 1_000));
         const { code } = await live.stop("SIGINT");
         expect(code, live.stderr()).toBe(0);
-        expect(deliveryReport(live.stderr(), "metrics").nothingLost, live.stderr()).toBe(true);
+        expect(deliveryReport(live.stdout(), "metrics").nothingLost, live.stderr()).toBe(true);
       } finally {
         ensureStopped(live);
         await collector.stop();

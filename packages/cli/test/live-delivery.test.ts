@@ -72,7 +72,20 @@ describe("OTLP delivery of a live run", () => {
     const collector = await receiver();
     // Without a record bound per request, only the byte bound keeps requests small enough.
     live = startLive(
-      ["--speed", "240", "--interval", "3s", "--duration", "3s", "--warmup", "2h", "--listen", "none", "blueprints/enterprise.yaml"],
+      [
+        "--speed",
+        "240",
+        "--interval",
+        "3s",
+        "--duration",
+        "3s",
+        "--warmup",
+        "2h",
+        "--listen",
+        "none",
+        "--json",
+        "blueprints/enterprise.yaml",
+      ],
       {
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
         OTEL_BLRP_MAX_EXPORT_BATCH_SIZE: "1000000",
@@ -115,6 +128,7 @@ describe("OTLP delivery of a live run", () => {
           "none",
           "--logs",
           "none",
+          "--json",
           "blueprints/lab.yaml",
         ],
         {
@@ -126,7 +140,7 @@ describe("OTLP delivery of a live run", () => {
       );
       const { code } = await live.exited();
       expect(code, live.stderr()).toBe(0);
-      const metrics = deliveryReport(live.stderr(), "metrics");
+      const metrics = deliveryReport(live.stdout(), "metrics");
       expect(metrics.nothingLost, live.stderr()).toBe(true);
       expect(receivedPoints(collector)).toBe(metrics.total);
       expect(collector.sizes.reduce((a, b) => a + b, 0)).toBeGreaterThan(2 * 1_000_000);
@@ -140,7 +154,7 @@ describe("OTLP delivery of a live run", () => {
     // A one-node cluster: the subject is the outage, and a small backlog drains, and the last
     // scrapes flush at exit, in time on a loaded machine too (lab's node-exporter alone is 8,000
     // points a scrape).
-    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "blueprints/scenarios/crash-loop.yaml"], {
+    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "--json", "blueprints/scenarios/crash-loop.yaml"], {
       OTEL_EXPORTER_OTLP_ENDPOINT: first.url,
     });
     while (first.arrivals.length === 0) await sleep(50);
@@ -160,8 +174,8 @@ describe("OTLP delivery of a live run", () => {
     await drained(second, new Set(first.requests.flatMap((r) => r.resourceMetrics.map(targetOf))), back);
     const { code } = await live.stop("SIGINT");
     expect(code).toBe(0);
-    const metrics = deliveryReport(live.stderr(), "metrics");
-    const logs = deliveryReport(live.stderr(), "logs");
+    const metrics = deliveryReport(live.stdout(), "metrics");
+    const logs = deliveryReport(live.stdout(), "logs");
     expect(metrics.nothingLost && logs.nothingLost, live.stderr()).toBe(true);
     // A request the dying receiver read but never answered is sent again: at least everything arrives.
     expect(receivedPoints(first) + (await settled(() => receivedPoints(second)))).toBeGreaterThanOrEqual(metrics.total);
@@ -172,7 +186,7 @@ describe("OTLP delivery of a live run", () => {
   it("drops the oldest data when an outage outlasts the queue, and reports exactly what it dropped", async () => {
     const first = await receiver();
     const port = first.port;
-    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "none", "--logs", "none", "blueprints/lab.yaml"], {
+    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "none", "--logs", "none", "--json", "blueprints/lab.yaml"], {
       OTEL_EXPORTER_OTLP_ENDPOINT: first.url,
       // About two of lab's scrapes (one is about 1.5 MB): the outage's six overflow it.
       GPUSYNTH_OTLP_QUEUE_BYTES: "3000000",
@@ -188,7 +202,7 @@ describe("OTLP delivery of a live run", () => {
     expect(droppedInOutage).toBeGreaterThan(0);
     await sleep(1500);
     await live.stop("SIGINT");
-    const metrics = deliveryReport(live.stderr(), "metrics");
+    const metrics = deliveryReport(live.stdout(), "metrics");
     // Draining the backlog on a busy machine may overflow the small queue again after the
     // receiver's return; that is reported too, and every drop is in exactly one report.
     const droppedWhileFull = [...live.stderr().matchAll(/OTLP metrics queue caught up after .*: ([\d,]+) points dropped/g)].reduce(

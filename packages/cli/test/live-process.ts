@@ -1,6 +1,7 @@
 /**
  * A `gpusynth run` live process as a user starts it (no shell in between, so SIGINT reaches it),
- * with what the tests need: its stderr, the scrape server's address, and a timed stop.
+ * with what the tests need: its stderr, its stdout (the `--json` report), the scrape server's
+ * address, and a timed stop.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { type AddressInfo, createServer } from "node:net";
@@ -8,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { type Receiver, receivedPoints, receivedRecords } from "../../emit/test/otlp-receiver.js";
+import type { DeliveryJson } from "../src/commands/otlp-push.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -15,6 +17,7 @@ const bin = join(root, "packages/cli/bin/gpusynth.js");
 export interface LiveProcess {
   readonly child: ChildProcess;
   stderr(): string;
+  stdout(): string;
   /** Resolves with the first match of `pattern` in stderr; rejects after `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** The scrape server's base URL, once announced. */
@@ -29,16 +32,21 @@ export function startLive(args: readonly string[], env: Record<string, string> =
   const child = spawn(process.execPath, [bin, "run", ...args], {
     cwd: root,
     env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
+  let stdout = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
   const listeners = new Set<() => void>();
   child.stderr?.on("data", (chunk) => {
     stderr += chunk;
     for (const listener of listeners) listener();
   });
+  // Once its output is read to the end too ("close", not "exit"): the --json report is its last word.
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal, at: Date.now() })),
+    child.on("close", (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
   const waitFor = (pattern: RegExp, timeoutMs = 20_000) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
@@ -60,6 +68,7 @@ export function startLive(args: readonly string[], env: Record<string, string> =
   return {
     child,
     stderr: () => stderr,
+    stdout: () => stdout,
     waitFor,
     scrapeUrl: async () => (await waitFor(/scrape targets listed at (http:\/\/\S+?)\/sd/))[1] as string,
     exited: () => exit,
@@ -77,22 +86,14 @@ export function ensureStopped(live: LiveProcess | undefined): void {
   if (live !== undefined && live.child.exitCode === null && live.child.signalCode === null) live.child.kill("SIGKILL");
 }
 
-/** The closing line for one signal: "gpusynth: OTLP <signal>: X of Y <unit> delivered in R requests; …". */
-export function deliveryReport(stderr: string, signal: "metrics" | "logs") {
-  const match = new RegExp(`gpusynth: OTLP ${signal}: ([\\d,]+) of ([\\d,]+) [a-z ]+ delivered in ([\\d,]+) requests; (.*)`).exec(stderr);
-  if (match === null) throw new Error(`no OTLP ${signal} report in:\n${stderr}`);
-  const n = (text: string | undefined) => Number((text ?? "0").replaceAll(",", ""));
-  const rest = match[4] as string;
-  const part = (what: string) => n(new RegExp(`([\\d,]+) [a-z ]+ ${what}`).exec(rest)?.[1]);
-  return {
-    delivered: n(match[1]),
-    total: n(match[2]),
-    requests: n(match[3]),
-    dropped: part("dropped"),
-    refused: part("refused"),
-    undelivered: part("undelivered"),
-    nothingLost: rest === "nothing lost",
-  };
+/**
+ * What became of one signal's data, from the report a run with `--json` prints on stdout at its
+ * end; `total` is what it queued, and nothing is lost when none was dropped, refused or left.
+ */
+export function deliveryReport(stdout: string, signal: "metrics" | "logs") {
+  const delivery = (JSON.parse(stdout) as { delivery?: Partial<Record<string, DeliveryJson>> }).delivery?.[signal];
+  if (delivery === undefined) throw new Error(`no OTLP ${signal} delivery in the --json report:\n${stdout}`);
+  return { ...delivery, total: delivery.queued, nothingLost: delivery.dropped + delivery.refused + delivery.undelivered === 0 };
 }
 
 /**
@@ -102,8 +103,8 @@ export function deliveryReport(stderr: string, signal: "metrics" | "logs") {
 export async function expectEverythingDelivered(run: LiveProcess, receiver: Receiver) {
   const { code } = await run.exited();
   expect(code, run.stderr()).toBe(0);
-  const metrics = deliveryReport(run.stderr(), "metrics");
-  const logs = deliveryReport(run.stderr(), "logs");
+  const metrics = deliveryReport(run.stdout(), "metrics");
+  const logs = deliveryReport(run.stdout(), "logs");
   expect(metrics.nothingLost && logs.nothingLost, run.stderr()).toBe(true);
   expect(receivedRecords(receiver)).toBe(logs.total);
   expect(receivedPoints(receiver)).toBe(metrics.total);

@@ -14,18 +14,22 @@ import { CLUSTER_JOBS, deliveryReport, downReceiver } from "./live-process.js";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = join(root, "packages/cli/bin/gpusynth.js");
 
-function gpusynth(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+function gpusynth(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: root,
       env: { ...process.env, ...env },
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
+    let stdout = "";
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    child.on("close", (code) => resolve({ code, stderr }));
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.on("close", (code) => resolve({ code, stderr, stdout }));
   });
 }
 
@@ -51,7 +55,7 @@ describe("gpusynth run (live)", () => {
     const receiver = await startReceiver();
     const dir = mkdtempSync(join(tmpdir(), "gpusynth-live-file-"));
     const file = join(dir, "pushed.jsonl");
-    const { code, stderr } = await gpusynth([...fast.slice(0, -1), "--otlp-json", file, scenario], {
+    const { code, stderr, stdout } = await gpusynth([...fast.slice(0, -1), "--otlp-json", file, "--json", scenario], {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     });
     await receiver.close();
@@ -64,21 +68,31 @@ describe("gpusynth run (live)", () => {
       .filter((line) => line !== "")
       .map((line) => JSON.parse(line) as { resourceMetrics: unknown[] });
     expect(written.length).toBeGreaterThan(0);
-    expect(points(written).reduce((a, b) => a + b, 0)).toBe(deliveryReport(stderr, "metrics").delivered);
+    expect(points(written).reduce((a, b) => a + b, 0)).toBe(deliveryReport(stdout, "metrics").delivered);
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("keeps running when the collector is down and reports what it could not deliver", async () => {
+  it("keeps running when the collector is down and reports what it could not deliver, to a person and as JSON", async () => {
     const down = await downReceiver();
-    const { code, stderr } = await gpusynth(fast, { OTEL_EXPORTER_OTLP_ENDPOINT: down.url }).finally(() => down.close());
+    const { code, stderr, stdout } = await gpusynth([...fast.slice(0, -1), "--json", scenario], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: down.url,
+    }).finally(() => down.close());
     expect(code).toBe(0);
     expect(stderr).toMatch(/warning: OTLP metrics export to .* failed .*; the run goes on, queuing up to 64 MiB and retrying/);
-    const metrics = deliveryReport(stderr, "metrics");
+    const metrics = deliveryReport(stdout, "metrics");
     expect(metrics.delivered).toBe(0);
     expect(metrics.undelivered).toBe(metrics.total);
     expect(metrics.total).toBeGreaterThan(0);
+    // The same counts in the closing line a person reads.
+    const total = metrics.total.toLocaleString("en-US");
+    expect(stderr).toContain(`gpusynth: OTLP metrics: 0 of ${total} points delivered in 0 requests; ${total} points undelivered at exit\n`);
     // On the consumers' clock, and where the scenario's calendar got to (no warm-up: from 09:00).
     expect(stderr).toMatch(/stopped at \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ, the cluster's 2026-01-05 09:\d\d \(\+\S+ simulated\)/);
+    const report = JSON.parse(stdout) as { blueprint: string; stoppedAt: string; simulatedMs: number; behindMs: number };
+    expect(report.blueprint).toBe("preemption-storm");
+    expect(stderr).toContain(`stopped at ${report.stoppedAt.slice(0, 19).replace("T", " ")}Z`);
+    // Three frames 6 simulated minutes apart: at least the second was reached.
+    expect(report.simulatedMs).toBeGreaterThanOrEqual(6 * 60_000);
   }, 120_000);
 
   it("serves the Run:ai control-plane API from the running simulation, behind the token GPUSYNTH_API_TOKEN names", async () => {

@@ -23,7 +23,7 @@ describe("an offline run pushing OTLP", () => {
     receiver = await startReceiver();
     // A megabyte of queue for about ten megabytes of data: a run that did not wait for its
     // receiver would drop most of it.
-    run = startLive(["--offline", "--duration", "30m", "--interval", "1m", LAB], {
+    run = startLive(["--offline", "--duration", "30m", "--interval", "1m", "--json", LAB], {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       GPUSYNTH_OTLP_QUEUE_BYTES: "1000000",
       // A receiver in a test process that a loaded machine slows past the 10 s default would see
@@ -42,13 +42,13 @@ describe("an offline run pushing OTLP", () => {
 
   it("goes on when the receiver is down, and says what it could not deliver", async () => {
     down = await downReceiver();
-    run = startLive(["--offline", "--duration", "30m", "--interval", "1m", "--logs", "none", LAB], {
+    run = startLive(["--offline", "--duration", "30m", "--interval", "1m", "--logs", "none", "--json", LAB], {
       OTEL_EXPORTER_OTLP_ENDPOINT: down.url,
     });
     const { code } = await run.exited();
     expect(code, run.stderr()).toBe(0);
     expect(run.stderr()).toMatch(/warning: OTLP metrics export to .* failed .*the run goes on/);
-    const metrics = deliveryReport(run.stderr(), "metrics");
+    const metrics = deliveryReport(run.stdout(), "metrics");
     expect(metrics.delivered).toBe(0);
     expect(metrics.dropped + metrics.undelivered).toBe(metrics.total);
   }, 60_000);

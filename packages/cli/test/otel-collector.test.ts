@@ -133,7 +133,20 @@ describe.skipIf(otelcolBinary === "" || victoriaLogsBinary === "" || prometheusB
       // once would interleave into refusals.
       for (const { blueprint, protocol, verbosity } of RUNS) {
         const live = startLive(
-          ["--speed", "600", "--interval", "1s", "--duration", "3s", "--scheduler-verbosity", verbosity, "--listen", "none", blueprint],
+          [
+            "--speed",
+            "600",
+            "--interval",
+            "1s",
+            "--duration",
+            "3s",
+            "--scheduler-verbosity",
+            verbosity,
+            "--listen",
+            "none",
+            "--json",
+            blueprint,
+          ],
           {
             OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
             OTEL_EXPORTER_OTLP_ENDPOINT: `http://${protocol === "grpc" ? OTLP_GRPC_ENDPOINT : OTLP_HTTP_ENDPOINT}`,
@@ -142,7 +155,7 @@ describe.skipIf(otelcolBinary === "" || victoriaLogsBinary === "" || prometheusB
         const { code } = await live.exited();
         expect(code, live.stderr()).toBe(0);
         for (const signal of ["metrics", "logs"] as const)
-          expect(deliveryReport(live.stderr(), signal).nothingLost, live.stderr()).toBe(true);
+          expect(deliveryReport(live.stdout(), signal).nothingLost, live.stderr()).toBe(true);
       }
       // Stopping the collector flushes its batches and exporters: everything it took is out.
       await collector.stop();

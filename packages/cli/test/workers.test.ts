@@ -12,11 +12,11 @@ import { CLUSTER_JOBS, deliveryReport, ensureStopped, type LiveProcess, startLiv
 const scenario = "blueprints/scenarios/preemption-storm.yaml";
 
 /** Each scrape's pushed targets, by point time: "job/instance" sorted. */
-async function pushedTargets(workers: number): Promise<{ byTime: Map<string, string[]>; stderr: string; points: number }> {
+async function pushedTargets(workers: number): Promise<{ byTime: Map<string, string[]>; stderr: string; stdout: string; points: number }> {
   const receiver = await startReceiver();
   // Three frames, 100 ms (6 simulated minutes) apart.
   const live = startLive(
-    ["--speed", "3600", "--interval", "100ms", "--duration", "200ms", "--listen", "none", "--workers", String(workers), scenario],
+    ["--speed", "3600", "--interval", "100ms", "--duration", "200ms", "--listen", "none", "--workers", String(workers), "--json", scenario],
     {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     },
@@ -39,7 +39,7 @@ async function pushedTargets(workers: number): Promise<{ byTime: Map<string, str
       byTime.set(String(time), list);
     }
   for (const list of byTime.values()) list.sort();
-  return { byTime, stderr: live.stderr(), points: receivedPoints(receiver) };
+  return { byTime, stderr: live.stderr(), stdout: live.stdout(), points: receivedPoints(receiver) };
 }
 
 describe("run --workers k", () => {
@@ -54,7 +54,7 @@ describe("run --workers k", () => {
       expect(scrape).toEqual(scrapes(one)[0]);
     }
     // One delivery report for all the workers' points: everything delivered.
-    const report = deliveryReport(three.stderr, "metrics");
+    const report = deliveryReport(three.stdout, "metrics");
     expect(report.nothingLost).toBe(true);
     expect(report.delivered).toBe(three.points);
   }, 60_000);

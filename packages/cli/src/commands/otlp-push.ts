@@ -93,8 +93,50 @@ function formatBytes(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MiB` : `${Math.round(bytes / 1024)} KiB`;
 }
 
+/**
+ * The closing report of a run's OTLP push: a line per signal on stderr, for a person, and the
+ * same counts as data, for `--json`.
+ */
+export function reportDeliveries(output: Output, deliveries: Deliveries): DeliveriesJson {
+  const metrics = deliveries.metrics.stats();
+  const logs = deliveries.logs?.stats();
+  output.err(`${deliveryLine("metrics", "points", metrics)}\n`);
+  if (logs !== undefined) output.err(`${deliveryLine("logs", "log records", logs)}\n`);
+  return { metrics: deliveryJson(metrics), ...(logs === undefined ? {} : { logs: deliveryJson(logs) }) };
+}
+
+/** What became of each signal's data (`--json`): points for the metrics, records for the logs. */
+export interface DeliveriesJson {
+  readonly metrics: DeliveryJson;
+  readonly logs?: DeliveryJson;
+}
+
+/** What became of everything a signal queued: each figure counts its unit, `requests` the requests delivered. */
+export interface DeliveryJson {
+  readonly queued: number;
+  readonly delivered: number;
+  readonly requests: number;
+  /** Dropped as the oldest while the queue was full. */
+  readonly dropped: number;
+  /** Refused by the receiver (not retried). */
+  readonly refused: number;
+  /** Still queued when the run ended. */
+  readonly undelivered: number;
+}
+
+function deliveryJson(s: DeliveryStats): DeliveryJson {
+  return {
+    queued: s.enqueued.items,
+    delivered: s.delivered.items,
+    requests: s.delivered.requests,
+    dropped: s.dropped.items,
+    refused: s.rejected.items,
+    undelivered: s.pending.items,
+  };
+}
+
 /** What became of everything a signal queued, for the closing report. */
-export function deliveryLine(signal: string, unit: string, s: DeliveryStats): string {
+function deliveryLine(signal: string, unit: string, s: DeliveryStats): string {
   const lost = [
     s.dropped.items > 0 ? `${count(s.dropped.items, unit)} dropped (queue full)` : undefined,
     s.rejected.items > 0 ? `${count(s.rejected.items, unit)} refused by the receiver` : undefined,

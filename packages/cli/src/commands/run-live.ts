@@ -25,7 +25,7 @@ import type { Output } from "../output.js";
 import { OutputFile } from "../output-file.js";
 import { backlogNote, Progress } from "../progress.js";
 import { EXIT_OK, UsageError } from "../usage.js";
-import { count, createDeliveries, type Deliveries, deliveryLine, type OtlpTarget } from "./otlp-push.js";
+import { count, createDeliveries, type Deliveries, type DeliveriesJson, type OtlpTarget, reportDeliveries } from "./otlp-push.js";
 import type { PodLogsOption } from "./run.js";
 
 export interface LiveRun extends RunSelection {
@@ -40,6 +40,8 @@ export interface LiveRun extends RunSelection {
   readonly otlp: OtlpTarget | undefined;
   readonly explicitUrl: string | undefined;
   readonly logs: "otlp" | "console" | "none";
+  /** Print the closing report as JSON on stdout (--json). */
+  readonly json: boolean;
   /** Also write every scrape as OTLP-JSON lines here, stamped as pushed (beside the push and the scrape server). */
   readonly otlpJson?: string;
   /** Also write the log records as OTLP-JSON lines here. */
@@ -171,10 +173,7 @@ export async function runLiveCommand(
     output.err(
       `gpusynth: stopped at ${formatStamp(status.stampedMs)}, the cluster's ${formatSimulated(blueprint, status.simulatedMs)}${behind(status) ? `, ${behindText(status)} simulated behind the wall clock` : ""}\n`,
     );
-    if (deliveries !== undefined) {
-      output.err(`${deliveryLine("metrics", "points", deliveries.metrics.stats())}\n`);
-      if (deliveries.logs !== undefined) output.err(`${deliveryLine("logs", "log records", deliveries.logs.stats())}\n`);
-    }
+    const delivery = deliveries === undefined ? undefined : reportDeliveries(output, deliveries);
     if (api !== undefined) output.err(`gpusynth: API requests answered: ${answeredLine(api.answered)}\n`);
     for (const [file, path] of [
       [metricsFile, run.otlpJson],
@@ -183,6 +182,7 @@ export async function runLiveCommand(
       file?.commit();
       if (file !== undefined) output.err(`gpusynth: wrote ${path}\n`);
     }
+    if (run.json) output.out(`${JSON.stringify(liveReport(blueprint, status, delivery), null, 2)}\n`);
     return EXIT_OK;
   } finally {
     metricsFile?.discard();
@@ -227,6 +227,20 @@ function answeredLine(answered: ReadonlyMap<number, number>): string {
 }
 
 /** A Unix time as the status line prints it: UTC to the second. */
+/**
+ * A live run's closing report as data (`--json`): where it stopped, on the consumers' clock and
+ * in simulated time, how far behind the wall clock it was, and what became of its OTLP push.
+ */
+function liveReport(blueprint: Blueprint, status: LiveStatus, delivery: DeliveriesJson | undefined) {
+  return {
+    blueprint: blueprint.cluster.name,
+    stoppedAt: new Date(status.stampedMs).toISOString(),
+    simulatedMs: status.simulatedMs,
+    behindMs: status.behindMs,
+    ...(delivery === undefined ? {} : { delivery }),
+  };
+}
+
 function formatStamp(unixMs: number): string {
   return `${new Date(unixMs).toISOString().slice(0, 19).replace("T", " ")}Z`;
 }

@@ -45,7 +45,7 @@ import {
   speedOption,
   warmupOption,
 } from "./options.js";
-import { createDeliveries, deliveryLine, type OtlpTarget } from "./otlp-push.js";
+import { createDeliveries, type DeliveriesJson, type OtlpTarget, reportDeliveries } from "./otlp-push.js";
 import { runLiveCommand } from "./run-live.js";
 
 export const runHelp = `Usage: gpusynth run [options] [blueprint]
@@ -122,7 +122,9 @@ Options:
                          scrape server and one OTLP pipeline (default: one per 4,096 GPUs, up to the
                          cores, and at least enough that none emits over 16,384 GPUs)
   --summary              offline: print the summary table at the end
-  --json                 offline: print the summary as JSON (implies --summary)
+  --json                 print the run's report as JSON on stdout at its end: offline the summary (implies
+                         --summary), live where it stopped; with an OTLP endpoint both say what became of
+                         each signal's data (queued, delivered, requests, dropped, refused, undelivered)
   --no-cost-limit        run a blueprint whose estimated backlog (over 50,000 pending workloads) or CPU
                          time (over 30m) is refused otherwise; \`gpusynth validate\` prints the estimate
   -h, --help             show this help
@@ -211,6 +213,9 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const logs = logsOption(values.logs, ["otlp", "console", "none"], pushing ? "otlp" : "none") as "otlp" | "console" | "none";
   if (pushing) checkOtlpEndpoints(endpoint, env, logs === "otlp" ? ["metrics", "logs"] : ["metrics"]);
   else if (logs === "otlp") throw new UsageError("--logs otlp needs an OTLP endpoint: set OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint");
+  // The report is one JSON document on stdout: the console's log records would break it.
+  if (values.json === true && logs === "console")
+    throw new UsageError("--json: --logs console writes the log records to stdout, where the report goes; choose one");
   const otlp = pushing ? { protocol, url: endpoint ?? endpointFromEnv(env) ?? "" } : undefined;
 
   if (values.offline === true) {
@@ -245,9 +250,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       env,
     );
   }
-  for (const flag of ["summary", "json"] as const) {
-    if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to offline runs: add --offline`);
-  }
+  if (values.summary !== undefined) throw new UsageError("--summary applies to offline runs: add --offline");
   const speed = speedOption(values.speed);
   const warmupMs = warmupOption(values.warmup);
   const listen = typeof values.listen === "string" ? values.listen : "127.0.0.1:9464";
@@ -279,6 +282,7 @@ export async function runCommand(args: readonly string[], output: Output, env: N
       otlp,
       explicitUrl: endpoint,
       logs,
+      json: values.json === true,
     },
     env,
   );
@@ -467,6 +471,8 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun,
     run.otlpJsonLogs !== undefined ||
     run.podLogs !== undefined ||
     run.logs !== "none";
+  /** What became of the OTLP push, when there was one. */
+  let delivery: DeliveriesJson | undefined;
   if (emitting) {
     const deliveries =
       run.otlp === undefined ? undefined : createDeliveries(run.otlp, run.explicitUrl, run.logs === "otlp", output, env, true);
@@ -509,8 +515,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun,
       if (run.otlpJsonLogs !== undefined) output.err(`wrote ${result.logRecords} log records to ${run.otlpJsonLogs}\n`);
       if (run.podLogs !== undefined) output.err(`wrote the pod log files under ${run.podLogs.dir}\n`);
       // emitOffline shut the deliveries down (each flushes for up to its export timeout).
-      if (deliveries !== undefined) output.err(`${deliveryLine("metrics", "points", deliveries.metrics.stats())}\n`);
-      if (deliveries?.logs !== undefined) output.err(`${deliveryLine("logs", "log records", deliveries.logs.stats())}\n`);
+      if (deliveries !== undefined) delivery = reportDeliveries(output, deliveries);
     } finally {
       process.removeListener("SIGINT", interrupted);
       process.removeListener("SIGTERM", interrupted);
@@ -541,9 +546,8 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun,
       byPool.set(pool, (byPool.get(pool) ?? 0) + 1);
     }
     const summary = collector.summary(simulation.now);
-    output.out(
-      run.json ? `${JSON.stringify(summaryJson(summary, { byProject, byPool }), null, 2)}\n` : summaryText(summary, { byProject, byPool }),
-    );
+    const json = () => ({ ...summaryJson(summary, { byProject, byPool }), ...(delivery === undefined ? {} : { delivery }) });
+    output.out(run.json ? `${JSON.stringify(json(), null, 2)}\n` : summaryText(summary, { byProject, byPool }));
   } else if (!emitting) {
     output.out(
       `simulated ${formatDuration(run.durationMs)} of "${blueprint.cluster.name}"; add --summary for the totals, --otlp-json FILE for the metrics, --logs console for the logs\n`,
