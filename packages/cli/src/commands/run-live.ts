@@ -226,7 +226,6 @@ function answeredLine(answered: ReadonlyMap<number, number>): string {
     .join(", ");
 }
 
-/** A Unix time as the status line prints it: UTC to the second. */
 /**
  * A live run's closing report as data (`--json`): where it stopped, on the consumers' clock and
  * in simulated time, how far behind the wall clock it was, and what became of its OTLP push.
@@ -241,6 +240,7 @@ function liveReport(blueprint: Blueprint, status: LiveStatus, delivery: Deliveri
   };
 }
 
+/** A Unix time as the status line prints it: UTC to the second. */
 function formatStamp(unixMs: number): string {
   return `${new Date(unixMs).toISOString().slice(0, 19).replace("T", " ")}Z`;
 }
