@@ -13,7 +13,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, waitUntilUp } from "./local-servers.mjs";
+import { freePort } from "./local-servers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -40,17 +40,50 @@ for (const [tool, path] of Object.entries(TOOLS))
   }
 
 const children = [];
-function start(name, command, argv, env = {}) {
+/** `onLog` sees the log as it grows; `expectExit` says whether an exit is the caller's to report. */
+function start(name, command, argv, env = {}, { onLog = () => {}, expectExit = () => false } = {}) {
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   child.stderr.on("data", (chunk) => {
     log = (log + chunk).slice(-4000);
+    onLog(log);
   });
   child.on("exit", (code, signal) => {
-    if (!stopping && !(name === "gpusynth" && code === 0)) console.error(`lab: ${name} exited (${code ?? signal}):\n${log}`);
+    if (!stopping && !expectExit(code) && !(name === "gpusynth" && code === 0))
+      console.error(`lab: ${name} exited (${code ?? signal}):\n${log}`);
   });
   children.push(child);
   return { child, log: () => log };
+}
+
+/**
+ * Starts a server on free ports and resolves with them and its process once its own log says it
+ * is serving (`ready`). A free port is only free when it is chosen: on a machine busy with other
+ * servers (the suite's, beside the lab check) another process may bind it first, and even answer
+ * a readiness probe there. Then the server exits ("address already in use") and starts again on
+ * other ports, up to three times.
+ */
+async function startServer(name, command, portNames, argvFor, ready, env = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const ports = {};
+    for (const port of portNames) ports[port] = await freePort();
+    const lastTry = attempt === 3;
+    let settle;
+    const outcome = new Promise((resolve) => {
+      settle = resolve;
+    });
+    const server = start(name, command, argvFor(ports), typeof env === "function" ? env(ports) : env, {
+      onLog: (log) => ready.test(log) && settle("ready"),
+      expectExit: () => !lastTry && /address already in use/.test(server.log()),
+    });
+    server.child.once("exit", () => settle("exited"));
+    const timer = setTimeout(() => settle("timeout"), 30_000);
+    const result = await outcome;
+    clearTimeout(timer);
+    if (result === "ready") return { ports, child: server.child };
+    if (result === "timeout") throw new Error(`${name} did not say it was ready within 30 s:\n${server.log()}`);
+    if (lastTry || !/address already in use/.test(server.log())) throw new Error(`${name} could not start`);
+  }
 }
 let stopping = false;
 async function stopAll() {
@@ -73,45 +106,52 @@ process.on("SIGTERM", () => stopAll().then(() => process.exit(0)));
 const dir = join(root, ".cache/lab");
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(join(dir, "prometheus"), { recursive: true });
-const ports = {
-  prometheus: await freePort(),
-  logs: await freePort(),
-  grpc: await freePort(),
-  http: await freePort(),
-  health: await freePort(),
-};
-const prometheus = `http://127.0.0.1:${ports.prometheus}`;
-const victoriaLogs = `http://127.0.0.1:${ports.logs}`;
-
-start("VictoriaLogs", TOOLS.victoriaLogs, [`-httpListenAddr=127.0.0.1:${ports.logs}`, `-storageDataPath=${join(dir, "victorialogs")}`]);
 // Prometheus only receives: the collector remote-writes every series gpusynth emits.
 writeFileSync(join(dir, "prometheus.yml"), "global: { scrape_interval: 15s }\n");
-start("Prometheus", TOOLS.prometheus, [
-  `--config.file=${join(dir, "prometheus.yml")}`,
-  `--storage.tsdb.path=${join(dir, "prometheus")}`,
-  `--web.listen-address=127.0.0.1:${ports.prometheus}`,
-  "--web.enable-remote-write-receiver",
+const [logsServer, prometheusServer] = await Promise.all([
+  startServer(
+    "VictoriaLogs",
+    TOOLS.victoriaLogs,
+    ["logs"],
+    ({ logs }) => [`-httpListenAddr=127.0.0.1:${logs}`, `-storageDataPath=${join(dir, "victorialogs")}`],
+    /started server at http:/,
+  ),
+  startServer(
+    "Prometheus",
+    TOOLS.prometheus,
+    ["prometheus"],
+    ({ prometheus }) => [
+      `--config.file=${join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${join(dir, "prometheus")}`,
+      `--web.listen-address=127.0.0.1:${prometheus}`,
+      "--web.enable-remote-write-receiver",
+    ],
+    /Server is ready to receive web requests/,
+  ),
 ]);
-await Promise.all([waitUntilUp(`${victoriaLogs}/health`, "VictoriaLogs"), waitUntilUp(`${prometheus}/-/ready`, "Prometheus")]);
-start(
+const prometheus = `http://127.0.0.1:${prometheusServer.ports.prometheus}`;
+const victoriaLogs = `http://127.0.0.1:${logsServer.ports.logs}`;
+const salt = process.env.GPUSYNTH_PSEUDONYM_SALT ?? randomBytes(16).toString("hex");
+const collector = await startServer(
   "the collector",
   TOOLS.otelcol,
-  ["--config", join(root, "otel-collector.yaml"), "--config", "yaml:service::telemetry::metrics::level: none"],
-  {
-    GPUSYNTH_PSEUDONYM_SALT: process.env.GPUSYNTH_PSEUDONYM_SALT ?? randomBytes(16).toString("hex"),
+  ["grpc", "http", "health"],
+  () => ["--config", join(root, "otel-collector.yaml"), "--config", "yaml:service::telemetry::metrics::level: none"],
+  /Everything is ready/,
+  ({ grpc, http, health }) => ({
+    GPUSYNTH_PSEUDONYM_SALT: salt,
     PROMETHEUS_REMOTE_WRITE: `${prometheus}/api/v1/write`,
     LOGS_OTLP_ENDPOINT: `${victoriaLogs}/insert/opentelemetry`,
-    OTLP_GRPC_ENDPOINT: `127.0.0.1:${ports.grpc}`,
-    OTLP_HTTP_ENDPOINT: `127.0.0.1:${ports.http}`,
-    HEALTH_CHECK_ENDPOINT: `127.0.0.1:${ports.health}`,
-  },
+    OTLP_GRPC_ENDPOINT: `127.0.0.1:${grpc}`,
+    OTLP_HTTP_ENDPOINT: `127.0.0.1:${http}`,
+    HEALTH_CHECK_ENDPOINT: `127.0.0.1:${health}`,
+  }),
 );
-await waitUntilUp(`http://127.0.0.1:${ports.health}/`, "the collector");
 
 /** Runs gpusynth live into the collector; resolves when it exits (with --duration) . */
 function gpusynth(extra) {
   const run = start("gpusynth", process.execPath, [bin, "run", "--listen", "none", "--logs", "otlp", ...extra], {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${ports.grpc}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.ports.grpc}`,
   });
   return new Promise((resolve) => run.child.once("exit", (code) => resolve({ code, log: run.log() })));
 }
@@ -182,9 +222,8 @@ if (!check) {
   }
   // Stopping the collector flushes what it holds.
   stopping = true;
-  const collector = children[2];
-  collector.kill("SIGTERM");
-  await new Promise((resolve) => collector.once("exit", resolve));
+  collector.child.kill("SIGTERM");
+  await new Promise((resolve) => collector.child.once("exit", resolve));
 
   // The failed-job walk: the failed pods in Prometheus, and the same (pseudonymised) pods' events in VictoriaLogs.
   const failed = await promql("failed-pods");

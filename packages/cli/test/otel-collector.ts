@@ -2,11 +2,11 @@
  * A real OpenTelemetry Collector for tests: the distribution of deploy/otelcol/builder.yaml
  * or the node agent's of deploy/otelcol-node (built by scripts/build-tools.sh), started with one or more configuration files — later ones
  * merged over earlier ones, as `otelcol --config a --config b` does — on free ports, its own
- * telemetry off (no fixed :8888 to collide on), and waited for through its health check. Always
+ * telemetry off (no fixed :8888 to collide on), and waited for until its log says it runs. Always
  * cleaned up: killed on stop() and, should a test runner die first, on process exit.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { freePort, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { type ChildProcess, spawnSync } from "node:child_process";
+import { startServerProcess } from "../../emit/test/local-server.js";
 import { builtTool } from "./built-tools.js";
 
 export const otelcolBinary = builtTool("otelcol");
@@ -27,20 +27,17 @@ export const collectorVariable = (name: keyof CollectorEndpoints): string => `$\
 const QUIET = "yaml:service::telemetry::metrics::level: none";
 
 export class Collector {
-  private output = "";
-
   private constructor(
     readonly endpoints: CollectorEndpoints,
     private readonly child: ChildProcess,
-  ) {
-    child.stdout?.on("data", (chunk) => this.append(chunk));
-    child.stderr?.on("data", (chunk) => this.append(chunk));
-  }
+    /** What the collector has written to stdout and stderr (the last megabyte). */
+    readonly log: () => string,
+  ) {}
 
   /**
    * Starts the collector with `configs` (files, or `yaml:` snippets as otelcol takes them) and
-   * `env`, and resolves once its health check answers. The receivers' and health check's
-   * endpoints are free loopback ports unless `endpoints` names them, passed as
+   * `env`, and resolves once its log says every component runs. The receivers' and health
+   * check's endpoints are free loopback ports unless `endpoints` names them, passed as
    * OTLP_GRPC_ENDPOINT, OTLP_HTTP_ENDPOINT and HEALTH_CHECK_ENDPOINT (the variables
    * otel-collector.yaml reads). `binary` is the gateway's distribution unless said.
    */
@@ -50,38 +47,24 @@ export class Collector {
     preset: Partial<CollectorEndpoints> = {},
     binary = otelcolBinary,
   ): Promise<Collector> {
-    const endpoints: CollectorEndpoints = {
-      OTLP_GRPC_ENDPOINT: preset.OTLP_GRPC_ENDPOINT ?? `127.0.0.1:${await freePort()}`,
-      OTLP_HTTP_ENDPOINT: preset.OTLP_HTTP_ENDPOINT ?? `127.0.0.1:${await freePort()}`,
-      HEALTH_CHECK_ENDPOINT: preset.HEALTH_CHECK_ENDPOINT ?? `127.0.0.1:${await freePort()}`,
-    };
-    const child = spawn(
+    const names = (["OTLP_GRPC_ENDPOINT", "OTLP_HTTP_ENDPOINT", "HEALTH_CHECK_ENDPOINT"] as const).filter((n) => preset[n] === undefined);
+    const endpointsOf = (ports: Partial<Record<keyof CollectorEndpoints, number>>): CollectorEndpoints => ({
+      OTLP_GRPC_ENDPOINT: preset.OTLP_GRPC_ENDPOINT ?? `127.0.0.1:${ports.OTLP_GRPC_ENDPOINT}`,
+      OTLP_HTTP_ENDPOINT: preset.OTLP_HTTP_ENDPOINT ?? `127.0.0.1:${ports.OTLP_HTTP_ENDPOINT}`,
+      HEALTH_CHECK_ENDPOINT: preset.HEALTH_CHECK_ENDPOINT ?? `127.0.0.1:${ports.HEALTH_CHECK_ENDPOINT}`,
+    });
+    const { child, ports, log } = await startServerProcess({
+      name: "the collector",
       binary,
-      [...configs, QUIET].flatMap((c) => ["--config", c]),
-      {
-        env: { ...process.env, ...endpoints, ...env },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    const collector = new Collector(endpoints, child);
+      ports: names,
+      args: () => [...configs, QUIET].flatMap((c) => ["--config", c]),
+      env: (ports) => ({ ...process.env, ...endpointsOf(ports), ...env }),
+      ready: /Everything is ready/,
+    });
     const kill = () => child.kill("SIGKILL");
     process.once("exit", kill);
     child.once("exit", () => process.removeListener("exit", kill));
-    try {
-      await Promise.race([
-        waitUntilUp(`http://${endpoints.HEALTH_CHECK_ENDPOINT}/`),
-        new Promise((_, reject) => child.once("exit", (code) => reject(new Error(`the collector exited (${code})`)))),
-      ]);
-    } catch (cause) {
-      kill();
-      throw new Error(`${(cause as Error).message}:\n${collector.log()}`);
-    }
-    return collector;
-  }
-
-  /** What the collector has written to stdout and stderr (the last megabyte). */
-  log(): string {
-    return this.output;
+    return new Collector(endpointsOf(ports), child, log);
   }
 
   /** Stops it as a user would (SIGTERM: exporters flush), killing it after 10 s. */
@@ -92,10 +75,6 @@ export class Collector {
     const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
     await exited;
     clearTimeout(timer);
-  }
-
-  private append(chunk: Buffer): void {
-    this.output = (this.output + chunk.toString()).slice(-1_000_000);
   }
 }
 

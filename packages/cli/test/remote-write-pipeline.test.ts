@@ -10,17 +10,16 @@
  * forwards them so, and Prometheus 2.x stores them but cannot name them in a PromQL matcher. The
  * documented queries use neither.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { goServerEnv } from "../../emit/test/go-server-env.js";
 import { documented, expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "../../emit/test/journey-answers.js";
-import { freePort, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { PushedScenario } from "../../emit/test/pushed-scenario.js";
-import { victoriaMetricsBinary, vmagentFlags, vmagentForwarded } from "./victoria-metrics.js";
+import { startVictoriaMetrics, victoriaMetricsBinary, vmagentFlags, vmagentForwarded } from "./victoria-metrics.js";
 
 const vmagent = victoriaMetricsBinary("vmagent");
 const HOUR = 3_600_000;
@@ -36,13 +35,10 @@ class RemoteWritePipeline {
   async start(): Promise<string> {
     this.prometheus = await PrometheusServer.startRemoteWriteReceiver();
     await waitUntilUp(`${this.prometheus.api}/-/ready`);
-    const port = await freePort();
-    this.agent = spawn(vmagent, [...vmagentFlags(port, this.dir), `-remoteWrite.url=${this.prometheus.api}/api/v1/write`], {
-      stdio: "ignore",
-      env: goServerEnv(),
-    });
-    await waitUntilUp(`http://127.0.0.1:${port}/health`);
-    return `http://127.0.0.1:${port}/opentelemetry/v1/metrics`;
+    const api = this.prometheus.api;
+    const agent = await startVictoriaMetrics(vmagent, (port) => [...vmagentFlags(port, this.dir), `-remoteWrite.url=${api}/api/v1/write`]);
+    this.agent = agent.child;
+    return `${agent.url}/opentelemetry/v1/metrics`;
   }
 
   async stop(): Promise<void> {

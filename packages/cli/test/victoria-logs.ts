@@ -3,11 +3,11 @@
  * started on a free port with its own data directory, taking OTLP/HTTP logs at
  * /insert/opentelemetry/v1/logs and answering LogsQL at /select/logsql/query. Always cleaned up.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, ownedProcess, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { startServerProcess } from "../../emit/test/local-server.js";
+import { ownedProcess } from "../../emit/test/prometheus-server.js";
 import { builtTool } from "./built-tools.js";
 
 export const victoriaLogsBinary = builtTool("victorialogs");
@@ -20,12 +20,19 @@ export class VictoriaLogs {
 
   static async start(): Promise<VictoriaLogs> {
     const dir = mkdtempSync(join(tmpdir(), "gpusynth-victorialogs-"));
-    const port = await freePort();
-    const child = spawn(victoriaLogsBinary, [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${dir}`], { stdio: "ignore" });
-    const owned = ownedProcess(child, dir);
-    const url = `http://127.0.0.1:${port}`;
-    await waitUntilUp(`${url}/health`);
-    return new VictoriaLogs(url, owned);
+    try {
+      const { child, ports } = await startServerProcess({
+        name: "VictoriaLogs",
+        binary: victoriaLogsBinary,
+        ports: ["http"],
+        args: ({ http }) => [`-httpListenAddr=127.0.0.1:${http}`, `-storageDataPath=${dir}`],
+        ready: /started server at http:/,
+      });
+      return new VictoriaLogs(`http://127.0.0.1:${ports.http}`, ownedProcess(child, dir));
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   /** The OTLP/HTTP base a collector's otlphttp exporter is given (it appends /v1/logs). */

@@ -5,17 +5,16 @@
  * it stored are compared with what signals/receiver-names.json measured by sending each family
  * alone (scripts/measure-receiver-names.mjs): a whole run's names are the probes' names.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SCRAPE_REPORT } from "@gpusynth/emit";
 import { beforeAll, describe, expect, it } from "vitest";
-import { freePort, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { readReceiverNames } from "../src/commands/fidelity.js";
 import { calendarStart } from "./helpers.js";
-import { startLive } from "./live-process.js";
-import { victoriaMetricsBinary } from "./victoria-metrics.js";
+import { deliveryReport, startLive } from "./live-process.js";
+import { startVictoriaMetrics, victoriaMetricsBinary } from "./victoria-metrics.js";
 
 const binary = victoriaMetricsBinary("victoria-metrics");
 const SCENARIO = "blueprints/scenarios/gpu-fault.yaml";
@@ -24,27 +23,26 @@ const scenarioStart = calendarStart(SCENARIO);
 /** The metric names VictoriaMetrics stored from gpu-fault.yaml's first three minutes, pushed offline. */
 async function storedNames(flags: readonly string[]): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), "gpusynth-vm-"));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  // Its retention (one month by default) must reach back to the scenario's calendar.
-  const server: ChildProcess = spawn(
-    binary,
-    [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${dir}`, "-retentionPeriod=100y", ...flags],
-    {
-      stdio: "ignore",
-    },
-  );
+  let server: ChildProcess | undefined;
   try {
-    await waitUntilUp(`${url}/health`);
+    // Its retention (one month by default) must reach back to the scenario's calendar.
+    const started = await startVictoriaMetrics(binary, (port) => [
+      `-httpListenAddr=127.0.0.1:${port}`,
+      `-storageDataPath=${dir}`,
+      "-retentionPeriod=100y",
+      ...flags,
+    ]);
+    server = started.child;
+    const url = started.url;
     // Offline, so that both stores get the same scrapes: a live run's frames depend on the wall
     // clock (a pod caught waiting in one run and not the other gave the two stores different names).
-    const live = startLive(["--offline", "--duration", "3m", "--interval", "1m", "--logs", "none", SCENARIO], {
+    const live = startLive(["--offline", "--duration", "3m", "--interval", "1m", "--logs", "none", "--json", SCENARIO], {
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
       OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${url}/opentelemetry/v1/metrics`,
     });
     const { code } = await live.exited();
     expect(code, live.stderr()).toBe(0);
-    expect(live.stderr()).toMatch(/OTLP metrics: [\d,]+ of [\d,]+ points delivered .*; nothing lost/);
+    expect(deliveryReport(live.stdout(), "metrics").nothingLost, live.stderr()).toBe(true);
     // Freshly ingested samples become searchable after VictoriaMetrics flushes them (about a second).
     await fetch(`${url}/internal/force_flush`);
     // The scrapes are on the scenario's calendar: names seen in its first day (the API's default is the last day).
@@ -52,7 +50,7 @@ async function storedNames(flags: readonly string[]): Promise<string[]> {
     const body = (await (await fetch(`${url}/api/v1/label/__name__/values?${day}`)).json()) as { data: string[] };
     return body.data.sort();
   } finally {
-    server.kill("SIGKILL");
+    server?.kill("SIGKILL");
     rmSync(dir, { recursive: true, force: true });
   }
 }

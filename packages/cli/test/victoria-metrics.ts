@@ -3,9 +3,12 @@
  * trixie's package, unpacked into .cache/victoria-metrics by scripts/fetch-trixie.sh
  * (which .ci/run runs); GPUSYNTH_VICTORIA_METRICS_BIN names another folder of its binaries.
  */
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { goServerEnv } from "../../emit/test/go-server-env.js";
+import { startServerProcess } from "../../emit/test/local-server.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const folder = process.env.GPUSYNTH_VICTORIA_METRICS_BIN ?? join(root, ".cache/victoria-metrics/usr/bin");
@@ -16,6 +19,26 @@ export function victoriaMetricsBinary(name: string): string {
   if (existsSync(path)) return path;
   if (process.env.CI === "true") throw new Error(`CI must provide ${name}: .ci/run fetches it into ${folder}`);
   return "";
+}
+
+/**
+ * A VictoriaMetrics binary (vmagent, the single-node server) on a free port, given by `flags`,
+ * once its log says it serves there: its base URL and its process.
+ */
+export async function startVictoriaMetrics(
+  binary: string,
+  flags: (port: number) => readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ url: string; child: ChildProcess }> {
+  const { child, ports } = await startServerProcess({
+    name: binary.split("/").at(-1) ?? binary,
+    binary,
+    ports: ["http"],
+    args: ({ http }) => flags(http),
+    env: () => goServerEnv(env),
+    ready: /started server at http:/,
+  });
+  return { url: `http://127.0.0.1:${ports.http}`, child };
 }
 
 /**

@@ -7,18 +7,17 @@
  * journeys' joins on namespace and pod as the second does: the pseudonyms hide names without
  * breaking queries.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { goServerEnv } from "../../emit/test/go-server-env.js";
-import { freePort, PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
 import { main } from "../src/main.js";
 import { calendarStart, captureOutput } from "./helpers.js";
 import { startLive } from "./live-process.js";
-import { victoriaMetricsBinary, vmagentFlags, vmagentForwarded } from "./victoria-metrics.js";
+import { startVictoriaMetrics, victoriaMetricsBinary, vmagentFlags, vmagentForwarded } from "./victoria-metrics.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const vmagent = victoriaMetricsBinary("vmagent");
@@ -36,9 +35,6 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
     /** The time of the last pushed scrape (Unix seconds), where both Prometheus servers are queried. */
     let at = 0;
 
-    const start = (binary: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) => {
-      children.push(spawn(binary, args, { stdio: "ignore", env: goServerEnv(env) }));
-    };
     const startStorage = async () => {
       const prometheus = await PrometheusServer.startRemoteWriteReceiver();
       servers.push(prometheus);
@@ -59,10 +55,9 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
 
     beforeAll(async () => {
       [pseudonymised, clear] = await Promise.all([startStorage(), startStorage()]);
-      const port = await freePort();
-      start(
+      const agent = await startVictoriaMetrics(
         vmagent,
-        [
+        (port) => [
           ...vmagentFlags(port, join(dir, "vmagent")),
           `-remoteWrite.url=${pseudonymised}/api/v1/write`,
           `-remoteWrite.urlRelabelConfig=${join(root, "deploy/vmagent/pseudonymise.yml")}`,
@@ -71,12 +66,12 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
         ],
         { GPUSYNTH_PSEUDONYM_SALT: "test-salt" },
       );
-      await waitUntilUp(`http://127.0.0.1:${port}/health`);
+      children.push(agent.child);
       // The storm's first hour, a scrape every 10 simulated minutes, pushed offline: the subject is
       // what vmagent writes, not the pace.
       const live = startLive(["--offline", "--duration", "1h", "--interval", "10m", "--logs", "none", SCENARIO], {
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
-        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `http://127.0.0.1:${port}/opentelemetry/v1/metrics`,
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${agent.url}/opentelemetry/v1/metrics`,
       });
       const { code } = await live.exited();
       expect(code, live.stderr()).toBe(0);

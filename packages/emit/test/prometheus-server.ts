@@ -4,12 +4,12 @@
  * and always cleaned up — the process is killed and the directory removed on stop() and, should a
  * test runner die first, on process exit.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { goServerEnv } from "./go-server-env.js";
+import { startServerProcess } from "./local-server.js";
 
 export const which = (binary: string) => spawnSync("sh", ["-c", `command -v ${binary}`], { encoding: "utf8" }).stdout.trim();
 
@@ -42,13 +42,7 @@ export async function waitUntilUp(url: string): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from "./local-server.js";
 
 /**
  * A server process a test started, with its data directory: `stop` ends it as a user would
@@ -124,19 +118,26 @@ export class PrometheusServer {
 
   private static async launch(config: readonly string[], flags: readonly string[], binary = prometheusBinary): Promise<PrometheusServer> {
     const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus-"));
-    const port = await freePort();
     writeFileSync(join(dir, "prometheus.yml"), config.join("\n"));
-    const child = spawn(
-      binary,
-      [
-        `--config.file=${join(dir, "prometheus.yml")}`,
-        `--storage.tsdb.path=${join(dir, "data")}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        ...flags,
-      ],
-      { stdio: "ignore", env: goServerEnv() },
-    );
-    return new PrometheusServer(`http://127.0.0.1:${port}`, ownedProcess(child, dir));
+    try {
+      const { child, ports } = await startServerProcess({
+        name: "Prometheus",
+        binary,
+        ports: ["web"],
+        args: ({ web }) => [
+          `--config.file=${join(dir, "prometheus.yml")}`,
+          `--storage.tsdb.path=${join(dir, "data")}`,
+          `--web.listen-address=127.0.0.1:${web}`,
+          ...flags,
+        ],
+        env: () => goServerEnv(),
+        ready: /Server is ready to receive web requests/,
+      });
+      return new PrometheusServer(`http://127.0.0.1:${ports.web}`, ownedProcess(child, dir));
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   async get(path: string): Promise<unknown> {
@@ -160,7 +161,6 @@ export class PrometheusServer {
     return data.result;
   }
 
-  /** Waits until `targets` targets are up, i.e. Prometheus has scraped each at least once. */
   /**
    * Waits until every target is up; returns that instant (Unix seconds), where a query sees every
    * target's samples even if a later scrape on a loaded machine times out and marks them stale.
