@@ -13,7 +13,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort } from "./local-servers.mjs";
+import { startServer } from "./local-servers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -40,50 +40,29 @@ for (const [tool, path] of Object.entries(TOOLS))
   }
 
 const children = [];
-/** `onLog` sees the log as it grows; `expectExit` says whether an exit is the caller's to report. */
-function start(name, command, argv, env = {}, { onLog = () => {}, expectExit = () => false } = {}) {
+/** Reports a child that ends before the lab stops it (gpusynth may end, with 0, at its --duration). */
+function reportExit(name, child, log) {
+  child.on("exit", (code, signal) => {
+    if (!stopping && !(name === "gpusynth" && code === 0)) console.error(`lab: ${name} exited (${code ?? signal}):\n${log()}`);
+  });
+  children.push(child);
+}
+
+function start(name, command, argv, env = {}) {
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   child.stderr.on("data", (chunk) => {
     log = (log + chunk).slice(-4000);
-    onLog(log);
   });
-  child.on("exit", (code, signal) => {
-    if (!stopping && !expectExit(code) && !(name === "gpusynth" && code === 0))
-      console.error(`lab: ${name} exited (${code ?? signal}):\n${log}`);
-  });
-  children.push(child);
+  reportExit(name, child, () => log);
   return { child, log: () => log };
 }
 
-/**
- * Starts a server on free ports and resolves with them and its process once its own log says it
- * is serving (`ready`). A free port is only free when it is chosen: on a machine busy with other
- * servers (the suite's, beside the lab check) another process may bind it first, and even answer
- * a readiness probe there. Then the server exits ("address already in use") and starts again on
- * other ports, up to three times.
- */
-async function startServer(name, command, portNames, argvFor, ready, env = {}) {
-  for (let attempt = 1; ; attempt++) {
-    const ports = {};
-    for (const port of portNames) ports[port] = await freePort();
-    const lastTry = attempt === 3;
-    let settle;
-    const outcome = new Promise((resolve) => {
-      settle = resolve;
-    });
-    const server = start(name, command, argvFor(ports), typeof env === "function" ? env(ports) : env, {
-      onLog: (log) => ready.test(log) && settle("ready"),
-      expectExit: () => !lastTry && /address already in use/.test(server.log()),
-    });
-    server.child.once("exit", () => settle("exited"));
-    const timer = setTimeout(() => settle("timeout"), 30_000);
-    const result = await outcome;
-    clearTimeout(timer);
-    if (result === "ready") return { ports, child: server.child };
-    if (result === "timeout") throw new Error(`${name} did not say it was ready within 30 s:\n${server.log()}`);
-    if (lastTry || !/address already in use/.test(server.log())) throw new Error(`${name} could not start`);
-  }
+/** A server on free ports (local-servers.mjs), reported as the lab's other children are. */
+async function server(spec) {
+  const started = await startServer(spec);
+  reportExit(spec.name, started.child, started.log);
+  return started;
 }
 let stopping = false;
 async function stopAll() {
@@ -102,6 +81,11 @@ async function stopAll() {
 }
 process.on("SIGINT", () => stopAll().then(() => process.exit(0)));
 process.on("SIGTERM", () => stopAll().then(() => process.exit(0)));
+// A failure (a server that cannot start, a backend that stops answering) stops the servers too.
+process.on("uncaughtException", (error) => {
+  console.error(error);
+  stopAll().then(() => process.exit(1));
+});
 
 const dir = join(root, ".cache/lab");
 rmSync(dir, { recursive: true, force: true });
@@ -109,36 +93,36 @@ mkdirSync(join(dir, "prometheus"), { recursive: true });
 // Prometheus only receives: the collector remote-writes every series gpusynth emits.
 writeFileSync(join(dir, "prometheus.yml"), "global: { scrape_interval: 15s }\n");
 const [logsServer, prometheusServer] = await Promise.all([
-  startServer(
-    "VictoriaLogs",
-    TOOLS.victoriaLogs,
-    ["logs"],
-    ({ logs }) => [`-httpListenAddr=127.0.0.1:${logs}`, `-storageDataPath=${join(dir, "victorialogs")}`],
-    /started server at http:/,
-  ),
-  startServer(
-    "Prometheus",
-    TOOLS.prometheus,
-    ["prometheus"],
-    ({ prometheus }) => [
+  server({
+    name: "VictoriaLogs",
+    command: TOOLS.victoriaLogs,
+    ports: ["logs"],
+    args: ({ logs }) => [`-httpListenAddr=127.0.0.1:${logs}`, `-storageDataPath=${join(dir, "victorialogs")}`],
+    ready: /started server at http:/,
+  }),
+  server({
+    name: "Prometheus",
+    command: TOOLS.prometheus,
+    ports: ["prometheus"],
+    args: ({ prometheus }) => [
       `--config.file=${join(dir, "prometheus.yml")}`,
       `--storage.tsdb.path=${join(dir, "prometheus")}`,
       `--web.listen-address=127.0.0.1:${prometheus}`,
       "--web.enable-remote-write-receiver",
     ],
-    /Server is ready to receive web requests/,
-  ),
+    ready: /Server is ready to receive web requests/,
+  }),
 ]);
 const prometheus = `http://127.0.0.1:${prometheusServer.ports.prometheus}`;
 const victoriaLogs = `http://127.0.0.1:${logsServer.ports.logs}`;
 const salt = process.env.GPUSYNTH_PSEUDONYM_SALT ?? randomBytes(16).toString("hex");
-const collector = await startServer(
-  "the collector",
-  TOOLS.otelcol,
-  ["grpc", "http", "health"],
-  () => ["--config", join(root, "otel-collector.yaml"), "--config", "yaml:service::telemetry::metrics::level: none"],
-  /Everything is ready/,
-  ({ grpc, http, health }) => ({
+const collector = await server({
+  name: "the collector",
+  command: TOOLS.otelcol,
+  ports: ["grpc", "http", "health"],
+  args: () => ["--config", join(root, "otel-collector.yaml"), "--config", "yaml:service::telemetry::metrics::level: none"],
+  env: ({ grpc, http, health }) => ({
+    ...process.env,
     GPUSYNTH_PSEUDONYM_SALT: salt,
     PROMETHEUS_REMOTE_WRITE: `${prometheus}/api/v1/write`,
     LOGS_OTLP_ENDPOINT: `${victoriaLogs}/insert/opentelemetry`,
@@ -146,7 +130,8 @@ const collector = await startServer(
     OTLP_HTTP_ENDPOINT: `127.0.0.1:${http}`,
     HEALTH_CHECK_ENDPOINT: `127.0.0.1:${health}`,
   }),
-);
+  ready: /Everything is ready/,
+});
 
 /** Runs gpusynth live into the collector; resolves when it exits (with --duration) . */
 function gpusynth(extra) {

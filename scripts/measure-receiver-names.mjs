@@ -7,7 +7,6 @@
 // pipeline's OTLP/HTTP protobuf, each family its own target), with each of its label keys set; what
 // the store holds is read back from its Prometheus API. `--check` measures again and fails when
 // any path disagrees with the file.
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +14,7 @@ import { parse, stringify } from "yaml";
 import { loadBlueprint } from "../packages/blueprint/dist/index.js";
 import { ClusterMetrics, LABEL_PATTERN } from "../packages/constructs/dist/index.js";
 import { encodeMetrics, MetricsPipeline, SCRAPE_REPORT } from "../packages/emit/dist/index.js";
-import { freePort, sleep, waitUntilUp } from "./local-servers.mjs";
+import { freePort, sleep, startServer } from "./local-servers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const OUT = join(root, "signals/receiver-names.json");
@@ -39,16 +38,23 @@ if (missing.length > 0) {
   process.exit(0);
 }
 
-/** A child process with its own temporary folder, stopped (SIGTERM, then SIGKILL) and removed by stop(). */
-function start(binary, args, dir) {
-  const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  child.stderr.on("data", (chunk) => {
-    log = (log + chunk).slice(-4000);
-  });
+/**
+ * A server on free ports (local-servers.mjs) with its own temporary folder, stopped (SIGTERM,
+ * then SIGKILL) and the folder removed by stop().
+ */
+async function start(spec, dir) {
+  let started;
+  try {
+    started = await startServer(spec);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const { child, ports, log } = started;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   return {
-    log: () => log,
+    ports,
+    log,
     stop: async () => {
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
@@ -62,43 +68,53 @@ function start(binary, args, dir) {
 /** Prometheus 3 on a free port with `config` (YAML text) and `flags`. */
 async function prometheus3(config, flags) {
   const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus3-"));
-  const port = await freePort();
   writeFileSync(join(dir, "prometheus.yml"), config);
-  const server = start(
-    BINARIES.prometheus3,
-    [
-      `--config.file=${join(dir, "prometheus.yml")}`,
-      `--storage.tsdb.path=${join(dir, "data")}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      ...flags,
-    ],
+  const server = await start(
+    {
+      name: "Prometheus 3",
+      command: BINARIES.prometheus3,
+      ports: ["web"],
+      args: ({ web }) => [
+        `--config.file=${join(dir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${join(dir, "data")}`,
+        `--web.listen-address=127.0.0.1:${web}`,
+        ...flags,
+      ],
+      ready: /Server is ready to receive web requests/,
+    },
     dir,
   );
-  const url = `http://127.0.0.1:${port}`;
-  await waitUntilUp(`${url}/-/ready`);
+  const url = `http://127.0.0.1:${server.ports.web}`;
   return { ...server, url, series: () => prometheusSeries(url) };
 }
 
-/** The collector with an OTLP/HTTP receiver and `exporters` in its one metrics pipeline; resolves once it is healthy. */
+/** The collector with an OTLP/HTTP receiver and `exporters` in its one metrics pipeline; resolves once it runs. */
 async function collector(exporters) {
   const dir = mkdtempSync(join(tmpdir(), "gpusynth-otelcol-"));
-  const [otlp, health] = [await freePort(), await freePort()];
-  writeFileSync(
-    join(dir, "collector.yaml"),
-    stringify({
-      receivers: { otlp: { protocols: { http: { endpoint: `127.0.0.1:${otlp}` } } } },
-      exporters,
-      extensions: { health_check: { endpoint: `127.0.0.1:${health}` } },
-      service: {
-        extensions: ["health_check"],
-        telemetry: { metrics: { level: "none" } },
-        pipelines: { metrics: { receivers: ["otlp"], exporters: Object.keys(exporters) } },
+  const server = await start(
+    {
+      name: "the collector",
+      command: BINARIES.otelcol,
+      ports: ["otlp"],
+      args: ({ otlp }) => {
+        writeFileSync(
+          join(dir, "collector.yaml"),
+          stringify({
+            receivers: { otlp: { protocols: { http: { endpoint: `127.0.0.1:${otlp}` } } } },
+            exporters,
+            service: {
+              telemetry: { metrics: { level: "none" } },
+              pipelines: { metrics: { receivers: ["otlp"], exporters: Object.keys(exporters) } },
+            },
+          }),
+        );
+        return ["--config", join(dir, "collector.yaml")];
       },
-    }),
+      ready: /Everything is ready/,
+    },
+    dir,
   );
-  const server = start(BINARIES.otelcol, ["--config", join(dir, "collector.yaml")], dir);
-  await waitUntilUp(`http://127.0.0.1:${health}/`);
-  return { ...server, otlp: `http://127.0.0.1:${otlp}/v1/metrics` };
+  return { ...server, otlp: `http://127.0.0.1:${server.ports.otlp}/v1/metrics` };
 }
 
 async function post(url, bodies) {
@@ -168,15 +184,18 @@ async function prometheusOtlp(bodies, strategy) {
 /** VictoriaMetrics' single-node server's OTLP ingestion with `flags`. */
 async function victoriaMetrics(bodies, flags) {
   const dir = mkdtempSync(join(tmpdir(), "gpusynth-receiver-"));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const server = start(
-    BINARIES.victoriaMetrics,
-    [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${dir}`, "-search.latencyOffset=0s", ...flags],
+  const server = await start(
+    {
+      name: "VictoriaMetrics",
+      command: BINARIES.victoriaMetrics,
+      ports: ["http"],
+      args: ({ http }) => [`-httpListenAddr=127.0.0.1:${http}`, `-storageDataPath=${dir}`, "-search.latencyOffset=0s", ...flags],
+      ready: /started server at http:/,
+    },
     dir,
   );
+  const url = `http://127.0.0.1:${server.ports.http}`;
   try {
-    await waitUntilUp(`${url}/health`);
     await post(`${url}/opentelemetry/v1/metrics`, bodies);
     await fetch(`${url}/internal/force_flush`);
     return await prometheusSeries(url);

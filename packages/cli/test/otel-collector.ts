@@ -6,7 +6,7 @@
  * cleaned up: killed on stop() and, should a test runner die first, on process exit.
  */
 import { type ChildProcess, spawnSync } from "node:child_process";
-import { startServerProcess } from "../../emit/test/local-server.js";
+import { startServer } from "../../../scripts/local-servers.mjs";
 import { builtTool } from "./built-tools.js";
 
 export const otelcolBinary = builtTool("otelcol");
@@ -53,9 +53,9 @@ export class Collector {
       OTLP_HTTP_ENDPOINT: preset.OTLP_HTTP_ENDPOINT ?? `127.0.0.1:${ports.OTLP_HTTP_ENDPOINT}`,
       HEALTH_CHECK_ENDPOINT: preset.HEALTH_CHECK_ENDPOINT ?? `127.0.0.1:${ports.HEALTH_CHECK_ENDPOINT}`,
     });
-    const { child, ports, log } = await startServerProcess({
+    const { child, ports, log } = await startServer({
       name: "the collector",
-      binary,
+      command: binary,
       ports: names,
       args: () => [...configs, QUIET].flatMap((c) => ["--config", c]),
       env: (ports) => ({ ...process.env, ...endpointsOf(ports), ...env }),

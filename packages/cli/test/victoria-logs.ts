@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServerProcess } from "../../emit/test/local-server.js";
+import { startServer } from "../../../scripts/local-servers.mjs";
 import { ownedProcess } from "../../emit/test/prometheus-server.js";
 import { builtTool } from "./built-tools.js";
 
@@ -21,9 +21,9 @@ export class VictoriaLogs {
   static async start(): Promise<VictoriaLogs> {
     const dir = mkdtempSync(join(tmpdir(), "gpusynth-victorialogs-"));
     try {
-      const { child, ports } = await startServerProcess({
+      const { child, ports } = await startServer({
         name: "VictoriaLogs",
-        binary: victoriaLogsBinary,
+        command: victoriaLogsBinary,
         ports: ["http"],
         args: ({ http }) => [`-httpListenAddr=127.0.0.1:${http}`, `-storageDataPath=${dir}`],
         ready: /started server at http:/,

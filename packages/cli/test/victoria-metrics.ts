@@ -7,8 +7,8 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startServer } from "../../../scripts/local-servers.mjs";
 import { goServerEnv } from "../../emit/test/go-server-env.js";
-import { startServerProcess } from "../../emit/test/local-server.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const folder = process.env.GPUSYNTH_VICTORIA_METRICS_BIN ?? join(root, ".cache/victoria-metrics/usr/bin");
@@ -30,9 +30,9 @@ export async function startVictoriaMetrics(
   flags: (port: number) => readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ url: string; child: ChildProcess }> {
-  const { child, ports } = await startServerProcess({
+  const { child, ports } = await startServer({
     name: binary.split("/").at(-1) ?? binary,
-    binary,
+    command: binary,
     ports: ["http"],
     args: ({ http }) => flags(http),
     env: () => goServerEnv(env),

@@ -1,5 +1,6 @@
 /**
- * The tests' servers start on ports another process may take first (local-server.ts): a real
+ * The servers the tests and scripts start take ports another process may take first
+ * (scripts/local-servers.mjs, startServer): a real
  * Prometheus whose port is taken starts again on another, and one that cannot start at all says
  * why, with its log.
  */
@@ -8,8 +9,8 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { startServer } from "../../../scripts/local-servers.mjs";
 import { goServerEnv } from "./go-server-env.js";
-import { startServerProcess } from "./local-server.js";
 import { prometheusBinary } from "./prometheus-server.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gpusynth-local-server-"));
@@ -29,9 +30,9 @@ describe.skipIf(prometheusBinary === "")("a test's server on a free port", () =>
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const takenPort = (taken.address() as { port: number }).port;
     const given: number[] = [];
-    const server = await startServerProcess({
+    const server = await startServer({
       name: "Prometheus",
-      binary: prometheusBinary,
+      command: prometheusBinary,
       ports: ["web"],
       args: ({ web }) => {
         given.push(web);
@@ -54,9 +55,9 @@ describe.skipIf(prometheusBinary === "")("a test's server on a free port", () =>
   it("says why a server that cannot start did not, with its log", async () => {
     writeFileSync(join(dir, "bad.yml"), "global: { scrape_interval: sometimes }\n");
     await expect(
-      startServerProcess({
+      startServer({
         name: "Prometheus",
-        binary: prometheusBinary,
+        command: prometheusBinary,
         ports: ["web"],
         args: ({ web }) => prometheus(web, join(dir, "bad.yml")),
         ready: /Server is ready to receive web requests/,

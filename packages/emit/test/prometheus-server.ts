@@ -8,8 +8,8 @@ import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startServer, waitUntilUp } from "../../../scripts/local-servers.mjs";
 import { goServerEnv } from "./go-server-env.js";
-import { startServerProcess } from "./local-server.js";
 
 export const which = (binary: string) => spawnSync("sh", ["-c", `command -v ${binary}`], { encoding: "utf8" }).stdout.trim();
 
@@ -27,22 +27,8 @@ export interface RangeSeries {
   readonly values: ReadonlyArray<[number, string]>;
 }
 
-/** Waits until a server answers `url` with a success (a freshly started process), or throws after 10 s. */
-export async function waitUntilUp(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-export { freePort } from "./local-server.js";
+/** Free ports and waiting for a server, as the scripts that start servers do. */
+export { freePort, waitUntilUp } from "../../../scripts/local-servers.mjs";
 
 /**
  * A server process a test started, with its data directory: `stop` ends it as a user would
@@ -120,9 +106,9 @@ export class PrometheusServer {
     const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus-"));
     writeFileSync(join(dir, "prometheus.yml"), config.join("\n"));
     try {
-      const { child, ports } = await startServerProcess({
+      const { child, ports } = await startServer({
         name: "Prometheus",
-        binary,
+        command: binary,
         ports: ["web"],
         args: ({ web }) => [
           `--config.file=${join(dir, "prometheus.yml")}`,
