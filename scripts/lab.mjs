@@ -13,7 +13,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startServer } from "./local-servers.mjs";
+import { prometheusServer, startServer } from "./local-servers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -92,7 +92,7 @@ rmSync(dir, { recursive: true, force: true });
 mkdirSync(join(dir, "prometheus"), { recursive: true });
 // Prometheus only receives: the collector remote-writes every series gpusynth emits.
 writeFileSync(join(dir, "prometheus.yml"), "global: { scrape_interval: 15s }\n");
-const [logsServer, prometheusServer] = await Promise.all([
+const [logsServer, prometheusStore] = await Promise.all([
   server({
     name: "VictoriaLogs",
     command: TOOLS.victoriaLogs,
@@ -100,20 +100,16 @@ const [logsServer, prometheusServer] = await Promise.all([
     args: ({ logs }) => [`-httpListenAddr=127.0.0.1:${logs}`, `-storageDataPath=${join(dir, "victorialogs")}`],
     ready: /started server at http:/,
   }),
-  server({
-    name: "Prometheus",
-    command: TOOLS.prometheus,
-    ports: ["prometheus"],
-    args: ({ prometheus }) => [
-      `--config.file=${join(dir, "prometheus.yml")}`,
-      `--storage.tsdb.path=${join(dir, "prometheus")}`,
-      `--web.listen-address=127.0.0.1:${prometheus}`,
-      "--web.enable-remote-write-receiver",
-    ],
-    ready: /Server is ready to receive web requests/,
-  }),
+  server(
+    prometheusServer({
+      command: TOOLS.prometheus,
+      dir,
+      dataDir: join(dir, "prometheus"),
+      flags: ["--web.enable-remote-write-receiver"],
+    }),
+  ),
 ]);
-const prometheus = `http://127.0.0.1:${prometheusServer.ports.prometheus}`;
+const prometheus = `http://127.0.0.1:${prometheusStore.ports.web}`;
 const victoriaLogs = `http://127.0.0.1:${logsServer.ports.logs}`;
 const salt = process.env.GPUSYNTH_PSEUDONYM_SALT ?? randomBytes(16).toString("hex");
 const collector = await server({

@@ -31,3 +31,13 @@ export interface StartedServer<P extends string> {
 
 /** Starts a server on free ports and resolves once its own log says it serves (local-servers.mjs). */
 export declare function startServer<P extends string>(spec: ServerSpec<P>): Promise<StartedServer<P>>;
+
+/** Prometheus (2.x or 3) as startServer starts it: `dir`/prometheus.yml, data in `dataDir` (default `dir`/data), port `web`. */
+export declare function prometheusServer(options: {
+  readonly name?: string;
+  readonly command: string;
+  readonly dir: string;
+  readonly dataDir?: string;
+  readonly flags?: readonly string[];
+  readonly env?: (ports: Readonly<Record<"web", number>>) => NodeJS.ProcessEnv;
+}): ServerSpec<"web">;

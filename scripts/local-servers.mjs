@@ -4,6 +4,7 @@
 // starting one that says it serves.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { join } from "node:path";
 
 /** A loopback port nothing listens on now. */
 export const freePort = () =>
@@ -74,4 +75,24 @@ export async function startServer({ name, command, ports: names, args, env = () 
     const why = result === "late" ? `did not say it was serving within ${READY_WITHIN_MS / 1000} s` : "exited";
     throw new Error(`${name} ${why} (attempt ${attempt}):\n${log}`);
   }
+}
+
+/**
+ * Prometheus (2.x or 3) as startServer starts it: `dir`/prometheus.yml its configuration, its
+ * data in `dataDir` (default `dir`/data), on a free port (`web`), serving once it says so.
+ */
+export function prometheusServer({ name = "Prometheus", command, dir, dataDir = join(dir, "data"), flags = [], env }) {
+  return {
+    name,
+    command,
+    ports: ["web"],
+    args: ({ web }) => [
+      `--config.file=${join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${dataDir}`,
+      `--web.listen-address=127.0.0.1:${web}`,
+      ...flags,
+    ],
+    ...(env === undefined ? {} : { env }),
+    ready: /Server is ready to receive web requests/,
+  };
 }

@@ -14,7 +14,7 @@ import { parse, stringify } from "yaml";
 import { loadBlueprint } from "../packages/blueprint/dist/index.js";
 import { ClusterMetrics, LABEL_PATTERN } from "../packages/constructs/dist/index.js";
 import { encodeMetrics, MetricsPipeline, SCRAPE_REPORT } from "../packages/emit/dist/index.js";
-import { freePort, sleep, startServer } from "./local-servers.mjs";
+import { freePort, prometheusServer, sleep, startServer } from "./local-servers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const OUT = join(root, "signals/receiver-names.json");
@@ -69,21 +69,7 @@ async function start(spec, dir) {
 async function prometheus3(config, flags) {
   const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus3-"));
   writeFileSync(join(dir, "prometheus.yml"), config);
-  const server = await start(
-    {
-      name: "Prometheus 3",
-      command: BINARIES.prometheus3,
-      ports: ["web"],
-      args: ({ web }) => [
-        `--config.file=${join(dir, "prometheus.yml")}`,
-        `--storage.tsdb.path=${join(dir, "data")}`,
-        `--web.listen-address=127.0.0.1:${web}`,
-        ...flags,
-      ],
-      ready: /Server is ready to receive web requests/,
-    },
-    dir,
-  );
+  const server = await start(prometheusServer({ name: "Prometheus 3", command: BINARIES.prometheus3, dir, flags }), dir);
   const url = `http://127.0.0.1:${server.ports.web}`;
   return { ...server, url, series: () => prometheusSeries(url) };
 }

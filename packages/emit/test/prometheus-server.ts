@@ -8,7 +8,7 @@ import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer, waitUntilUp } from "../../../scripts/local-servers.mjs";
+import { prometheusServer, startServer, waitUntilUp } from "../../../scripts/local-servers.mjs";
 import { goServerEnv } from "./go-server-env.js";
 
 export const which = (binary: string) => spawnSync("sh", ["-c", `command -v ${binary}`], { encoding: "utf8" }).stdout.trim();
@@ -106,19 +106,7 @@ export class PrometheusServer {
     const dir = mkdtempSync(join(tmpdir(), "gpusynth-prometheus-"));
     writeFileSync(join(dir, "prometheus.yml"), config.join("\n"));
     try {
-      const { child, ports } = await startServer({
-        name: "Prometheus",
-        command: binary,
-        ports: ["web"],
-        args: ({ web }) => [
-          `--config.file=${join(dir, "prometheus.yml")}`,
-          `--storage.tsdb.path=${join(dir, "data")}`,
-          `--web.listen-address=127.0.0.1:${web}`,
-          ...flags,
-        ],
-        env: () => goServerEnv(),
-        ready: /Server is ready to receive web requests/,
-      });
+      const { child, ports } = await startServer(prometheusServer({ command: binary, dir, flags, env: () => goServerEnv() }));
       return new PrometheusServer(`http://127.0.0.1:${ports.web}`, ownedProcess(child, dir));
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });
