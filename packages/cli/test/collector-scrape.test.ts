@@ -182,7 +182,18 @@ describe.skipIf(otelcolBinary === "").each(DISCOVERIES)(
     let scraped: ReturnType<typeof read>;
 
     beforeAll(async () => {
-      const listen = `127.0.0.1:${await freePort()}`;
+      const lab = parse(readFileSync(join(root, "blueprints/lab.yaml"), "utf8")) as { telemetry?: Record<string, unknown> };
+      const blueprint = join(dir, "lab.yaml");
+      writeFileSync(blueprint, stringify({ ...lab, telemetry: { ...lab.telemetry, serviceMonitors: discovery.serviceMonitors } }));
+      // gpusynth first, so the receiver's first discovery finds every target; its push waits in
+      // its queue until the collector is up (docs/emission.md, "Delivery guarantees"). At ×1 the lab
+      // barely changes in a few seconds, so the scrapes and the pushes see the same series.
+      const grpc = `127.0.0.1:${await freePort()}`;
+      // On a port it binds itself (:0), so none can be taken from it between choosing and binding.
+      const live = startLive(["--listen", "127.0.0.1:0", "--interval", "1s", "--logs", "none", "--json", blueprint], {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://${grpc}`,
+      });
+      const served = await live.scrapeUrl();
       const config = join(dir, "collector.yaml");
       writeFileSync(
         config,
@@ -192,7 +203,7 @@ describe.skipIf(otelcolBinary === "").each(DISCOVERIES)(
             // Every second.
             // discovery_reload_on_startup: the targets of the first discovery are scraped at once,
             // not after the scrape manager's first 5 s reload tick.
-            prometheus: { discovery_reload_on_startup: true, config: { scrape_configs: discovery.scrapeConfigs(`http://${listen}/sd`) } },
+            prometheus: { discovery_reload_on_startup: true, config: { scrape_configs: discovery.scrapeConfigs(`${served}/sd`) } },
           },
           exporters: { "file/pushed": { path: files.pushed }, "file/scraped": { path: files.scraped } },
           extensions: { health_check: { endpoint: collectorVariable("HEALTH_CHECK_ENDPOINT") } },
@@ -205,17 +216,6 @@ describe.skipIf(otelcolBinary === "").each(DISCOVERIES)(
           },
         }),
       );
-      const lab = parse(readFileSync(join(root, "blueprints/lab.yaml"), "utf8")) as { telemetry?: Record<string, unknown> };
-      const blueprint = join(dir, "lab.yaml");
-      writeFileSync(blueprint, stringify({ ...lab, telemetry: { ...lab.telemetry, serviceMonitors: discovery.serviceMonitors } }));
-      // gpusynth first, so the receiver's first discovery finds every target; its push waits in
-      // its queue until the collector is up (docs/emission.md, "Delivery guarantees"). At ×1 the lab
-      // barely changes in a few seconds, so the scrapes and the pushes see the same series.
-      const grpc = `127.0.0.1:${await freePort()}`;
-      const live = startLive(["--listen", listen, "--interval", "1s", "--logs", "none", "--json", blueprint], {
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://${grpc}`,
-      });
-      await live.scrapeUrl();
       const collector = await Collector.start([config], {}, { OTLP_GRPC_ENDPOINT: grpc });
       try {
         // Until the receiver has scraped every target twice (a loaded machine may take longer
