@@ -6,9 +6,6 @@ export declare function freePort(): Promise<number>;
 
 export declare function sleep(ms: number): Promise<void>;
 
-/** Resolves once `url` answers with a success, or throws after 20 s naming `what`. */
-export declare function waitUntilUp(url: string, what?: string): Promise<void>;
-
 export interface ServerSpec<P extends string> {
   /** How failures name it. */
   readonly name: string;

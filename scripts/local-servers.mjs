@@ -1,7 +1,6 @@
 // What the scripts and tests that start local servers share (the lab, the receiver-name
 // measurements, the tests' Prometheus, VictoriaLogs, vmagent and collector; types in
-// local-servers.d.mts): a free loopback port, a pause, waiting for a server to answer, and
-// starting one that says it serves.
+// local-servers.d.mts): a free loopback port, a pause, and starting a server that says it serves.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -16,21 +15,6 @@ export const freePort = () =>
   });
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Resolves once `url` answers with a success, or throws after 20 s naming `what`. */
-export async function waitUntilUp(url, what = url) {
-  for (let i = 0; i < 200; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error(`${what} did not come up at ${url}`);
-}
 
 const ATTEMPTS = 3;
 const READY_WITHIN_MS = 30_000;

@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { PrometheusServer, prometheusBinary } from "../../emit/test/prometheus-server.js";
 import { main } from "../src/main.js";
 import { readSignals } from "../src/signals-doc.js";
 import { captureOutput } from "./helpers.js";
@@ -94,7 +94,6 @@ describe.skipIf(otelcolBinary === "" || victoriaLogsBinary === "" || prometheusB
         VictoriaLogs.start(),
         VictoriaLogs.start(),
       ]);
-      await Promise.all([pseudonymised, clear].map((p) => waitUntilUp(`${p.api}/-/ready`)));
       env = {
         GPUSYNTH_PSEUDONYM_SALT: SALT,
         PROMETHEUS_REMOTE_WRITE: `${pseudonymised.api}/api/v1/write`,

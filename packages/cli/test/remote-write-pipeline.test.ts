@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { Simulation } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { documented, expectMemoryEvictionFound, expectRestartsFound, podsFailedIn, rows } from "../../emit/test/journey-answers.js";
-import { PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { PrometheusServer, prometheusBinary } from "../../emit/test/prometheus-server.js";
 import { PushedScenario } from "../../emit/test/pushed-scenario.js";
 import { startVictoriaMetrics, victoriaMetricsBinary, vmagentFlags, vmagentForwarded } from "./victoria-metrics.js";
 
@@ -34,7 +34,6 @@ class RemoteWritePipeline {
   /** Starts both; resolves with vmagent's OTLP metrics URL. */
   async start(): Promise<string> {
     this.prometheus = await PrometheusServer.startRemoteWriteReceiver();
-    await waitUntilUp(`${this.prometheus.api}/-/ready`);
     const api = this.prometheus.api;
     const agent = await startVictoriaMetrics(vmagent, (port) => [...vmagentFlags(port, this.dir), `-remoteWrite.url=${api}/api/v1/write`]);
     this.agent = agent.child;

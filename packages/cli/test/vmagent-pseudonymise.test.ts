@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PrometheusServer, prometheusBinary, waitUntilUp } from "../../emit/test/prometheus-server.js";
+import { PrometheusServer, prometheusBinary } from "../../emit/test/prometheus-server.js";
 import { main } from "../src/main.js";
 import { calendarStart, captureOutput } from "./helpers.js";
 import { startLive } from "./live-process.js";
@@ -38,7 +38,6 @@ describe.skipIf(prometheusBinary === "" || vmagent === "")(
     const startStorage = async () => {
       const prometheus = await PrometheusServer.startRemoteWriteReceiver();
       servers.push(prometheus);
-      await waitUntilUp(`${prometheus.api}/-/ready`);
       return prometheus.api;
     };
     const query = async (url: string, promql: string): Promise<number> => {

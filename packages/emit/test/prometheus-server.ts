@@ -8,7 +8,7 @@ import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { prometheusServer, startServer, waitUntilUp } from "../../../scripts/local-servers.mjs";
+import { prometheusServer, startServer } from "../../../scripts/local-servers.mjs";
 import { goServerEnv } from "./go-server-env.js";
 
 export const which = (binary: string) => spawnSync("sh", ["-c", `command -v ${binary}`], { encoding: "utf8" }).stdout.trim();
@@ -27,8 +27,8 @@ export interface RangeSeries {
   readonly values: ReadonlyArray<[number, string]>;
 }
 
-/** Free ports and waiting for a server, as the scripts that start servers do. */
-export { freePort, waitUntilUp } from "../../../scripts/local-servers.mjs";
+/** A free port, as the scripts that start servers pick one. */
+export { freePort } from "../../../scripts/local-servers.mjs";
 
 /**
  * A server process a test started, with its data directory: `stop` ends it as a user would
@@ -93,13 +93,11 @@ export class PrometheusServer {
    * exporters write them (UnderscoreEscapingWithoutSuffixes: signals/name-fidelity.md, path 5).
    */
   static async startOtlpReceiver(binary: string): Promise<PrometheusServer> {
-    const server = await PrometheusServer.launch(
+    return PrometheusServer.launch(
       ["global: { scrape_interval: 1m }", "otlp: { translation_strategy: UnderscoreEscapingWithoutSuffixes }"],
       ["--web.enable-otlp-receiver"],
       binary,
     );
-    await waitUntilUp(`${server.api}/-/ready`);
-    return server;
   }
 
   private static async launch(config: readonly string[], flags: readonly string[], binary = prometheusBinary): Promise<PrometheusServer> {
