@@ -1,4 +1,5 @@
 export {
+  flattened,
   KEPT_JSON,
   KEPT_OTLP,
   KEPT_TEXT,

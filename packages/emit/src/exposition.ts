@@ -5,7 +5,7 @@
  * vendor's printf style (dcgm-exporter prints floats with six decimals, kube-state-metrics
  * uses Go's shortest form); the values are the same.
  */
-import { KEPT_TEXT, type MetricFamily, type Sample, SERIES_LABELS } from "@gpusynth/constructs";
+import { flattened, KEPT_TEXT, type MetricFamily, type Sample, SERIES_LABELS } from "@gpusynth/constructs";
 
 function escapeLabelValue(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
@@ -29,7 +29,7 @@ export function labelsText(labels: Sample["labels"] & { [KEPT_TEXT]?: string }):
   const pairs = Object.entries(labels)
     .map(([k, v]) => `${k}="${escapeLabelValue(v)}"`)
     .join(",");
-  const text = pairs === "" ? "" : `{${pairs}}`;
+  const text = pairs === "" ? "" : flattened(`{${pairs}}`);
   if (Object.getPrototypeOf(labels) === SERIES_LABELS) Object.defineProperty(labels, KEPT_TEXT, { value: text, enumerable: false });
   return text;
 }

@@ -12,7 +12,7 @@
  * packages/emit/test/metrics-encoder.test.ts compares the two on every shipped blueprint.
  */
 
-import { KEPT_JSON, SERIES_LABELS } from "@gpusynth/constructs";
+import { flattened, KEPT_JSON, SERIES_LABELS } from "@gpusynth/constructs";
 import { type Attributes, ValueType } from "@opentelemetry/api";
 import type { DataPoint, MetricData, ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { AggregationTemporality, DataPointType } from "@opentelemetry/sdk-metrics";
@@ -83,7 +83,7 @@ const recentTimes: [readonly [number, number], string][] = [];
 function attributesJson(attributes: Attributes & { [KEPT_JSON]?: string }): string {
   const kept = attributes[KEPT_JSON];
   if (kept !== undefined) return kept;
-  const out = keyValuesJson(attributes);
+  const out = flattened(keyValuesJson(attributes));
   if (Object.getPrototypeOf(attributes) === SERIES_LABELS) Object.defineProperty(attributes, KEPT_JSON, { value: out, enumerable: false });
   return out;
 }
