@@ -79,10 +79,20 @@ export async function driveAsync(
     for (const consumer of consumers) consumer.before?.(t);
     await (options.advance ?? ((r, to) => r.advanceTo(to)))(run, t);
     if (stopped()) return;
-    const frame = run.frame();
-    for (const consumer of consumers) {
-      await consumer.consume(frame, t);
-      if (stopped()) return;
-    }
+    if (!(await handOn(run.frame(), t, consumers, stopped))) return;
   }
+}
+
+/**
+ * Hands one frame to every consumer in order; false when the run stopped meanwhile. A call of its
+ * own, so that the frame is not held by the loop's state while it waits for the next instant: a
+ * live run waits an interval, long enough for a frame's hundreds of thousands of samples to
+ * outlive V8's young generation and be marked by every full collection until the next frame.
+ */
+async function handOn(frame: Frame, t: SimulatedMs, consumers: readonly AsyncConsumer[], stopped: () => boolean): Promise<boolean> {
+  for (const consumer of consumers) {
+    await consumer.consume(frame, t);
+    if (stopped()) return false;
+  }
+  return true;
 }
