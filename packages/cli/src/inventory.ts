@@ -58,10 +58,7 @@ export function collectInventory(
   // The scheduler's lines are counted, not built, once a cycle has been written whole: every line
   // of its file carries the same fields, and what an inventory keeps is those and the count.
   const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), logs: true, logWriting: { tally: true } });
-  if (fromMs > 0) {
-    run.advanceTo(simulatedMs(fromMs));
-    run.skipLogs();
-  }
+  if (fromMs > 0) run.skipTo(simulatedMs(fromMs));
   const logSources = new Map<string, LogSourceInventory>();
   const sources = new Map<string, { jobs: Set<string>; families: Map<string, FamilyInventory> }>();
   interface Entry {

@@ -115,6 +115,33 @@ describe("ClusterRun", () => {
     expect(bare.map((f) => f.view.running.length)).toEqual(withLogs.map((f) => f.view.running.length));
   });
 
+  it("drops the same of a stretch nobody reads however often it skips the logs, and writes the same after it", () => {
+    // A live warm-up and an inventory's later window skip as they go, not once at the end (skipLogs).
+    const after = (run: ClusterRun) => {
+      const out: Frame[] = [];
+      drive(run, every(5 * MINUTE, { fromMs: 40 * MINUTE, toMs: 55 * MINUTE }), (frame) => out.push(frame));
+      return out;
+    };
+    const once = new ClusterRun(blueprint, { logs: true });
+    once.advanceTo(simulatedMs(40 * MINUTE));
+    once.skipLogs();
+    const often = new ClusterRun(blueprint, { logs: true });
+    for (let t = MINUTE; t <= 40 * MINUTE; t += 3 * MINUTE + 7_000) {
+      often.advanceTo(simulatedMs(Math.min(t, 40 * MINUTE)));
+      often.skipLogs();
+    }
+    often.advanceTo(simulatedMs(40 * MINUTE));
+    often.skipLogs();
+    const hourly = new ClusterRun(blueprint, { logs: true });
+    hourly.skipTo(simulatedMs(40 * MINUTE));
+    const expected = after(once).flatMap((f) => f.logs);
+    // Both sources write in the stretch read: the scheduler's cycles and the storm's events.
+    expect(new Set(expected.map((r) => r.receiver))).toEqual(new Set(["k8s_events", "filelog"]));
+    expect(expected.every((r) => r.timeMs > blueprint.time.start + 40 * MINUTE)).toBe(true);
+    expect(after(often).flatMap((f) => f.logs)).toEqual(expected);
+    expect(after(hourly).flatMap((f) => f.logs)).toEqual(expected);
+  });
+
   it("counts, with logWriting.tally, exactly the scheduler's lines a run writes, frame by frame, after a first cycle written whole", () => {
     const scheduler = { events: false, scheduler: true };
     const written = frames(new ClusterRun(blueprint, { logs: scheduler }), 40 * MINUTE, 5 * MINUTE);

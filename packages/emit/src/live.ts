@@ -139,9 +139,12 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   });
   let status = statusOf(run.simulation.view(), 0, 0);
   try {
-    // The warm-up: simulated as fast as the CPU allows; its log records are nobody's news.
-    const warmup = options.onWarmup;
-    const onSlice = warmup === undefined ? undefined : (reached: number) => warmup(reached, servingMs, run.simulation.pendingCount);
+    // The warm-up: simulated as fast as the CPU allows; its log records are nobody's news, dropped
+    // slice by slice.
+    const onSlice = (reached: number) => {
+      run.skipLogs();
+      options.onWarmup?.(reached, servingMs, run.simulation.pendingCount);
+    };
     await Promise.all([
       advance(run, servingMs, options.signal, Number.POSITIVE_INFINITY, onSlice),
       untilAborted(workers?.advanceTo(servingMs), options.signal),
