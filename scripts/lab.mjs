@@ -13,7 +13,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { prometheusServer, startServer } from "./local-servers.mjs";
+import { COLLECTOR_READY, prometheusServer, startServer, victoriaServer } from "./local-servers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -93,13 +93,13 @@ mkdirSync(join(dir, "prometheus"), { recursive: true });
 // Prometheus only receives: the collector remote-writes every series gpusynth emits.
 writeFileSync(join(dir, "prometheus.yml"), "global: { scrape_interval: 15s }\n");
 const [logsServer, prometheusStore] = await Promise.all([
-  server({
-    name: "VictoriaLogs",
-    command: TOOLS.victoriaLogs,
-    ports: ["logs"],
-    args: ({ logs }) => [`-httpListenAddr=127.0.0.1:${logs}`, `-storageDataPath=${join(dir, "victorialogs")}`],
-    ready: /started server at http:/,
-  }),
+  server(
+    victoriaServer({
+      name: "VictoriaLogs",
+      command: TOOLS.victoriaLogs,
+      args: (port) => [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${join(dir, "victorialogs")}`],
+    }),
+  ),
   server(
     prometheusServer({
       command: TOOLS.prometheus,
@@ -110,7 +110,7 @@ const [logsServer, prometheusStore] = await Promise.all([
   ),
 ]);
 const prometheus = `http://127.0.0.1:${prometheusStore.ports.web}`;
-const victoriaLogs = `http://127.0.0.1:${logsServer.ports.logs}`;
+const victoriaLogs = `http://127.0.0.1:${logsServer.ports.http}`;
 const salt = process.env.GPUSYNTH_PSEUDONYM_SALT ?? randomBytes(16).toString("hex");
 const collector = await server({
   name: "the collector",
@@ -126,7 +126,7 @@ const collector = await server({
     OTLP_HTTP_ENDPOINT: `127.0.0.1:${http}`,
     HEALTH_CHECK_ENDPOINT: `127.0.0.1:${health}`,
   }),
-  ready: /Everything is ready/,
+  ready: COLLECTOR_READY,
 });
 
 /** Runs gpusynth live into the collector; resolves when it exits (with --duration) . */

@@ -29,6 +29,17 @@ export interface StartedServer<P extends string> {
 /** Starts a server on free ports and resolves once its own log says it serves (local-servers.mjs). */
 export declare function startServer<P extends string>(spec: ServerSpec<P>): Promise<StartedServer<P>>;
 
+/** What the OpenTelemetry Collector logs once every component runs. */
+export declare const COLLECTOR_READY: RegExp;
+
+/** VictoriaMetrics, vmagent or VictoriaLogs as startServer starts it: port `http`, its flags from `args(port)`. */
+export declare function victoriaServer(options: {
+  readonly name: string;
+  readonly command: string;
+  readonly args: (port: number) => readonly string[];
+  readonly env?: (ports: Readonly<Record<"http", number>>) => NodeJS.ProcessEnv;
+}): ServerSpec<"http">;
+
 /** Prometheus (2.x or 3) as startServer starts it: `dir`/prometheus.yml, data in `dataDir` (default `dir`/data), port `web`. */
 export declare function prometheusServer(options: {
   readonly name?: string;

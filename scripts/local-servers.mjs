@@ -61,6 +61,24 @@ export async function startServer({ name, command, ports: names, args, env = () 
   }
 }
 
+/** What the OpenTelemetry Collector logs once every component runs. */
+export const COLLECTOR_READY = /Everything is ready/;
+
+/**
+ * A server of the VictoriaMetrics family (VictoriaMetrics, vmagent, VictoriaLogs) as startServer
+ * starts it: on a free port (`http`), its flags from `args(port)`, serving once it says so.
+ */
+export function victoriaServer({ name, command, args, env }) {
+  return {
+    name,
+    command,
+    ports: ["http"],
+    args: ({ http }) => args(http),
+    ...(env === undefined ? {} : { env }),
+    ready: /started server at http:/,
+  };
+}
+
 /**
  * Prometheus (2.x or 3) as startServer starts it: `dir`/prometheus.yml its configuration, its
  * data in `dataDir` (default `dir`/data), on a free port (`web`), serving once it says so.

@@ -14,7 +14,7 @@ import { parse, stringify } from "yaml";
 import { loadBlueprint } from "../packages/blueprint/dist/index.js";
 import { ClusterMetrics, LABEL_PATTERN } from "../packages/constructs/dist/index.js";
 import { encodeMetrics, MetricsPipeline, SCRAPE_REPORT } from "../packages/emit/dist/index.js";
-import { freePort, prometheusServer, sleep, startServer } from "./local-servers.mjs";
+import { COLLECTOR_READY, freePort, prometheusServer, sleep, startServer, victoriaServer } from "./local-servers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const OUT = join(root, "signals/receiver-names.json");
@@ -96,7 +96,7 @@ async function collector(exporters) {
         );
         return ["--config", join(dir, "collector.yaml")];
       },
-      ready: /Everything is ready/,
+      ready: COLLECTOR_READY,
     },
     dir,
   );
@@ -171,13 +171,11 @@ async function prometheusOtlp(bodies, strategy) {
 async function victoriaMetrics(bodies, flags) {
   const dir = mkdtempSync(join(tmpdir(), "gpusynth-receiver-"));
   const server = await start(
-    {
+    victoriaServer({
       name: "VictoriaMetrics",
       command: BINARIES.victoriaMetrics,
-      ports: ["http"],
-      args: ({ http }) => [`-httpListenAddr=127.0.0.1:${http}`, `-storageDataPath=${dir}`, "-search.latencyOffset=0s", ...flags],
-      ready: /started server at http:/,
-    },
+      args: (port) => [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${dir}`, "-search.latencyOffset=0s", ...flags],
+    }),
     dir,
   );
   const url = `http://127.0.0.1:${server.ports.http}`;

@@ -6,7 +6,7 @@
  * cleaned up: killed on stop() and, should a test runner die first, on process exit.
  */
 import { type ChildProcess, spawnSync } from "node:child_process";
-import { startServer } from "../../../scripts/local-servers.mjs";
+import { COLLECTOR_READY, startServer } from "../../../scripts/local-servers.mjs";
 import { builtTool } from "./built-tools.js";
 
 export const otelcolBinary = builtTool("otelcol");
@@ -59,7 +59,7 @@ export class Collector {
       ports: names,
       args: () => [...configs, QUIET].flatMap((c) => ["--config", c]),
       env: (ports) => ({ ...process.env, ...endpointsOf(ports), ...env }),
-      ready: /Everything is ready/,
+      ready: COLLECTOR_READY,
     });
     const kill = () => child.kill("SIGKILL");
     process.once("exit", kill);

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer } from "../../../scripts/local-servers.mjs";
+import { startServer, victoriaServer } from "../../../scripts/local-servers.mjs";
 import { ownedProcess } from "../../emit/test/prometheus-server.js";
 import { builtTool } from "./built-tools.js";
 
@@ -21,13 +21,13 @@ export class VictoriaLogs {
   static async start(): Promise<VictoriaLogs> {
     const dir = mkdtempSync(join(tmpdir(), "gpusynth-victorialogs-"));
     try {
-      const { child, ports } = await startServer({
-        name: "VictoriaLogs",
-        command: victoriaLogsBinary,
-        ports: ["http"],
-        args: ({ http }) => [`-httpListenAddr=127.0.0.1:${http}`, `-storageDataPath=${dir}`],
-        ready: /started server at http:/,
-      });
+      const { child, ports } = await startServer(
+        victoriaServer({
+          name: "VictoriaLogs",
+          command: victoriaLogsBinary,
+          args: (port) => [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${dir}`],
+        }),
+      );
       return new VictoriaLogs(`http://127.0.0.1:${ports.http}`, ownedProcess(child, dir));
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startServer } from "../../../scripts/local-servers.mjs";
+import { startServer, victoriaServer } from "../../../scripts/local-servers.mjs";
 import { goServerEnv } from "../../emit/test/go-server-env.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -30,14 +30,9 @@ export async function startVictoriaMetrics(
   flags: (port: number) => readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ url: string; child: ChildProcess }> {
-  const { child, ports } = await startServer({
-    name: binary.split("/").at(-1) ?? binary,
-    command: binary,
-    ports: ["http"],
-    args: ({ http }) => flags(http),
-    env: () => goServerEnv(env),
-    ready: /started server at http:/,
-  });
+  const { child, ports } = await startServer(
+    victoriaServer({ name: binary.split("/").at(-1) ?? binary, command: binary, args: flags, env: () => goServerEnv(env) }),
+  );
   return { url: `http://127.0.0.1:${ports.http}`, child };
 }
 
