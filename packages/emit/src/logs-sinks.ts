@@ -5,14 +5,33 @@ import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-lo
 import { JsonLogsEncoder } from "./delivery/json-logs.js";
 import type { LogsSink } from "./logs-pipeline.js";
 
-/** One ExportLogsServiceRequest per export, in the OTLP JSON encoding (the SDK's JsonLogsSerializer's text), one per line. */
+/**
+ * Log records in lines of at most this many: one line is one JavaScript string, and V8's strings
+ * hold at most 2^29 - 24 characters (about 512 MiB). A record takes 0.6-1 KiB in OTLP JSON (0.64
+ * in 40 minutes of crash-loop.yaml's logs, 0.95 in a day of platform.yaml's events), so a line
+ * stays near 64 MiB; a 12-hour interval of packages/sim/test/fixtures/stress.yaml's logs as one
+ * line ended the run with "RangeError: Invalid string length".
+ */
+export const RECORDS_PER_LINE = 65_536;
+
+/**
+ * One ExportLogsServiceRequest per export, in the OTLP JSON encoding (the SDK's JsonLogsSerializer's
+ * text), one per line; an export of more than `recordsPerLine` records is written as several
+ * requests, in order, each a line.
+ */
 export class OtlpJsonLinesLogsSink implements LogsSink {
   private readonly encoder = new JsonLogsEncoder();
   /** `writeLine` stores one whole line (newline included) or throws, which ends the run. */
-  constructor(private readonly writeLine: (line: string) => void) {}
+  constructor(
+    private readonly writeLine: (line: string) => void,
+    private readonly recordsPerLine = RECORDS_PER_LINE,
+  ) {}
 
   async export(records: ReadableLogRecord[]): Promise<boolean> {
-    this.writeLine(`${this.encoder.encode(records)}\n`);
+    if (records.length <= this.recordsPerLine) this.writeLine(`${this.encoder.encode(records)}\n`);
+    else
+      for (let start = 0; start < records.length; start += this.recordsPerLine)
+        this.writeLine(`${this.encoder.encode(records.slice(start, start + this.recordsPerLine))}\n`);
     return true;
   }
 

@@ -6,7 +6,7 @@
  */
 import { ExportResultCode } from "@opentelemetry/core";
 import type { PushMetricExporter, ResourceMetrics } from "@opentelemetry/sdk-metrics";
-import { type EncodedScrape, encodeScrape, type WireFormat } from "./wire.js";
+import { type EncodedScrape, encodeScrape, POINTS_PER_LINE, type WireFormat } from "./wire.js";
 
 export interface MetricsSink {
   /** Resolves false when the data was not accepted (a queueing sink accepts it and reports delivery itself). */
@@ -38,16 +38,22 @@ export interface EncodedMetricsSink extends MetricsSink {
 
 /**
  * OTLP-JSON lines: each scrape is one ExportMetricsServiceRequest in the OTLP JSON encoding
- * (json-metrics.ts), one per line, as the collector's file exporter writes them.
+ * (json-metrics.ts), one per line, as the collector's file exporter writes them; a scrape of more
+ * than `pointsPerLine` points (POINTS_PER_LINE, wire.ts) is several requests, one per line.
  */
 export class OtlpJsonLinesSink implements EncodedMetricsSink {
-  readonly wireFormat: WireFormat = { kind: "otlp-json-line" };
+  readonly wireFormat: WireFormat;
 
   /**
    * `writeLine` stores one whole line (newline included) or throws; a throw ends the run, so a
    * failed write is never counted as delivered. The caller owns the file behind it.
    */
-  constructor(private readonly writeLine: (line: string) => void) {}
+  constructor(
+    private readonly writeLine: (line: string) => void,
+    pointsPerLine = POINTS_PER_LINE,
+  ) {
+    this.wireFormat = { kind: "otlp-json-line", pointsPerLine };
+  }
 
   async export(metrics: ResourceMetrics): Promise<boolean> {
     this.accept(encodeScrape(this.wireFormat, metrics));
@@ -56,7 +62,7 @@ export class OtlpJsonLinesSink implements EncodedMetricsSink {
 
   accept(scrape: EncodedScrape): void {
     if (scrape.kind !== "otlp-json-line") throw new Error(`OtlpJsonLinesSink: expected an OTLP-JSON line, got ${scrape.kind}`);
-    this.writeLine(scrape.line);
+    for (const line of scrape.lines) this.writeLine(line);
   }
 
   async shutdown(): Promise<void> {}

@@ -7,18 +7,29 @@
  */
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { metricsJson } from "./delivery/json-metrics.js";
-import { type Encoded, type Encoding, encodeMetrics, pointsOf, type StoreBytes } from "./delivery/requests.js";
+import { type Encoded, type Encoding, encodeMetrics, pointParts, pointsOf, type StoreBytes } from "./delivery/requests.js";
 
 export type WireFormat =
   /** OTLP export requests of at most `maxRequestBytes`, keyed by target (delivery/requests.ts). */
   | { readonly kind: "otlp"; readonly encoding: Encoding; readonly maxRequestBytes: number }
-  /** One OTLP-JSON ExportMetricsServiceRequest line, newline included (the collector's file exporter). */
-  | { readonly kind: "otlp-json-line" };
+  /**
+   * OTLP-JSON ExportMetricsServiceRequest lines, newline included (the collector's file exporter):
+   * one per scrape, or several for a scrape of more than `pointsPerLine` points (POINTS_PER_LINE).
+   */
+  | { readonly kind: "otlp-json-line"; readonly pointsPerLine: number };
 
 /** One target's scrape in a sink's wire format; plain data, so it crosses threads by structured clone. */
 export type EncodedScrape =
   | { readonly kind: "otlp"; readonly encoded: Encoded; readonly points: number }
-  | { readonly kind: "otlp-json-line"; readonly line: string; readonly points: number };
+  | { readonly kind: "otlp-json-line"; readonly lines: readonly string[]; readonly points: number };
+
+/**
+ * Points in one line of OTLP JSON at most: a line is one JavaScript string, and V8's strings hold
+ * at most 2^29 - 24 characters (about 512 MiB). A point takes about 0.5 KiB (463 bytes in 40
+ * minutes of crash-loop.yaml), so a line stays near 64 MiB; hyperscale.yaml's kube-state-metrics,
+ * one target of 3.8 million points, ended its shard's run with "RangeError: Invalid string length".
+ */
+export const POINTS_PER_LINE = 131_072;
 
 /**
  * Encodes one target's scrape (its ResourceMetrics) in `format`; `store` keeps each OTLP request's
@@ -30,7 +41,7 @@ export function encodeScrape(format: WireFormat, metrics: ResourceMetrics, store
     const encoded = encodeMetrics(metrics, format.encoding, format.maxRequestBytes, targetKeyOf(metrics), store);
     return { kind: "otlp", encoded, points };
   }
-  return { kind: "otlp-json-line", line: `${metricsJson(metrics)}\n`, points };
+  return { kind: "otlp-json-line", lines: pointParts(metrics, format.pointsPerLine).map((part) => `${metricsJson(part)}\n`), points };
 }
 
 /** One key per scrape target: its requests are delivered in order. */

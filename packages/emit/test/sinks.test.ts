@@ -43,6 +43,66 @@ describe("sinks", () => {
     expect(logLines.length).toBeGreaterThan(0);
   });
 
+  it("write a scrape of more points than a line holds as several requests, each a line, with worker threads too", async () => {
+    type Request = {
+      resourceMetrics: Array<{ resource: unknown; scopeMetrics: Array<{ scope: unknown; metrics: Array<Record<string, unknown>> }> }>;
+    };
+    /** Each point with its resource, scope and metric (its points left out), in the order the lines hold them. */
+    const points = (lines: readonly string[]) =>
+      lines.flatMap((line) =>
+        (JSON.parse(line) as Request).resourceMetrics.flatMap((rm) =>
+          rm.scopeMetrics.flatMap((sm) =>
+            sm.metrics.flatMap((metric) => {
+              const data = (metric.gauge ?? metric.sum) as { dataPoints: unknown[] };
+              const { gauge: _, sum: __, ...rest } = metric;
+              return data.dataPoints.map((point) => JSON.stringify([rm.resource, sm.scope, rest, point]));
+            }),
+          ),
+        ),
+      );
+    const run = { durationMs: 5 * 60_000, intervalMs: 5 * 60_000 };
+    const whole: string[] = [];
+    await emitOffline(blueprint, new OtlpJsonLinesSink((line) => whole.push(line)), run);
+    // Lines of at most 50 points here (131,072 in a run): crash-loop's node-exporter scrape holds thousands.
+    for (const workers of [undefined, 2]) {
+      const cut: string[] = [];
+      await emitOffline(blueprint, new OtlpJsonLinesSink((line) => cut.push(line), 50), {
+        ...run,
+        ...(workers === undefined ? {} : { workers }),
+      });
+      expect(Math.max(...cut.map((line) => points([line]).length))).toBe(50);
+      expect(cut.length).toBeGreaterThan(whole.length);
+      if (workers === undefined) expect(points(cut)).toEqual(points(whole));
+      // Workers hand over their targets in their own order; each target's lines stay in order.
+      else expect(points(cut).sort()).toEqual(points(whole).sort());
+    }
+  });
+
+  it("write an export of more log records than a line holds as several requests, each a line", async () => {
+    const whole: string[] = [];
+    const cut: string[] = [];
+    // Lines of at most 100 records here (65,536 in a run): a 5-minute interval of crash-loop writes thousands.
+    await emitOffline(blueprint, undefined, {
+      durationMs: 5 * 60_000,
+      intervalMs: 5 * 60_000,
+      logs: fanOutLogs(new OtlpJsonLinesLogsSink((line) => whole.push(line)), new OtlpJsonLinesLogsSink((line) => cut.push(line), 100)),
+    });
+    type Request = { resourceLogs: Array<{ resource: unknown; scopeLogs: Array<{ scope: unknown; logRecords: unknown[] }> }> };
+    /** Each record with its resource and scope. */
+    const records = (lines: readonly string[]) =>
+      lines.flatMap((line) =>
+        (JSON.parse(line) as Request).resourceLogs.flatMap((rl) =>
+          rl.scopeLogs.flatMap((sl) => sl.logRecords.map((record) => JSON.stringify([rl.resource, sl.scope, record]))),
+        ),
+      );
+    const counts = cut.map((line) => records([line]).length);
+    expect(Math.max(...counts)).toBe(100);
+    expect(cut.length).toBeGreaterThan(whole.length);
+    // The same records; a request groups its records by resource, so each line in its own order.
+    const sorted = (lines: readonly string[]) => records(lines).sort().join("\n");
+    expect(sorted(cut) === sorted(whole)).toBe(true);
+  });
+
   it("fan worker threads' encoded scrapes out to every file, as one thread writes them", async () => {
     const single: string[] = [];
     await emitOffline(blueprint, new OtlpJsonLinesSink((line) => single.push(line)), RUN);

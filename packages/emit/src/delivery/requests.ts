@@ -136,6 +136,19 @@ export function splitMetrics(
   return out;
 }
 
+/**
+ * A scrape cut into parts of at most `maxPoints` points each, in its order (the scrape itself
+ * when it holds no more): where a line of OTLP JSON must stay one string (wire.ts).
+ */
+export function pointParts(metrics: ResourceMetrics, maxPoints: number): ResourceMetrics[] {
+  const points = pointsOf(metrics);
+  if (points <= maxPoints) return [metrics];
+  const spans = spansOf(metrics);
+  const parts: ResourceMetrics[] = [];
+  for (let from = 0; from < points; from += maxPoints) parts.push(pointRange(metrics, spans, from, Math.min(points, from + maxPoints)));
+  return parts;
+}
+
 /** Points encoded to estimate a large target's size before cutting it into requests. */
 const SAMPLE_POINTS = 1_024;
 
