@@ -34,18 +34,40 @@ export function labelsText(labels: Sample["labels"] & { [KEPT_TEXT]?: string }):
   return text;
 }
 
+/** A target's exposition as one string (expositionChunks joined): for a target of known, modest size. */
 export function exposition(samples: readonly Sample[]): string {
+  return expositionChunks(samples).join("");
+}
+
+/**
+ * Lines per chunk of expositionChunks. One string holds at most 2^29 - 24 characters in V8 (about
+ * 512 MiB), and a line takes 100-300 bytes: hyperscale.yaml's kube-state-metrics, one target of
+ * 3.8 million series, is more than any one string holds. 65,536 lines make chunks of 6-20 MB.
+ */
+export const LINES_PER_CHUNK = 65_536;
+
+/** A target's exposition in pieces of at most `linesPerChunk` whole lines each, in order: served one after the other. */
+export function expositionChunks(samples: readonly Sample[], linesPerChunk = LINES_PER_CHUNK): string[] {
   const families = new Map<MetricFamily, Sample[]>();
   for (const s of samples) {
     const list = families.get(s.family);
     if (list === undefined) families.set(s.family, [s]);
     else list.push(s);
   }
-  const lines: string[] = [];
+  const chunks: string[] = [];
+  let lines: string[] = [];
+  const line = (text: string) => {
+    lines.push(text);
+    if (lines.length === linesPerChunk) {
+      chunks.push(`${lines.join("\n")}\n`);
+      lines = [];
+    }
+  };
   for (const [family, series] of families) {
-    if (family.help !== "") lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`);
-    lines.push(`# TYPE ${family.name} ${family.type}`);
-    for (const s of series) lines.push(`${family.name}${labelsText(s.labels)} ${sampleValueText(s.value)}`);
+    if (family.help !== "") line(`# HELP ${family.name} ${escapeHelp(family.help)}`);
+    line(`# TYPE ${family.name} ${family.type}`);
+    for (const s of series) line(`${family.name}${labelsText(s.labels)} ${sampleValueText(s.value)}`);
   }
-  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+  if (lines.length > 0) chunks.push(`${lines.join("\n")}\n`);
+  return chunks;
 }

@@ -20,7 +20,7 @@ export {
   type Tally,
 } from "./delivery/queue.js";
 export { type EncodedRequest, encodeLogs, encodeMetrics } from "./delivery/requests.js";
-export { exposition } from "./exposition.js";
+export { exposition, expositionChunks, LINES_PER_CHUNK } from "./exposition.js";
 export { type LiveOptions, type LiveStatus, runLive, servingStartMs } from "./live.js";
 export { LogsPipeline, type LogsReport, type LogsSink } from "./logs-pipeline.js";
 export { ConsoleLogsSink, fanOutLogs, OtlpJsonLinesLogsSink, sdkLogsSink } from "./logs-sinks.js";

@@ -10,7 +10,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ScrapeTarget, TargetSamples } from "@gpusynth/constructs";
-import { exposition } from "./exposition.js";
+import { expositionChunks, LINES_PER_CHUNK } from "./exposition.js";
 import { closeNow, createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts, listenGuarded, originTarget } from "./http-guard.js";
 import { discoveryLabels, targetKey } from "./receiver.js";
 
@@ -31,19 +31,29 @@ export function targetPath(key: string): string {
 export interface ServedTarget {
   readonly key: string;
   readonly target: ScrapeTarget;
-  /** The text format; undefined when the target has gone since it was published (404). */
-  readonly exposition: () => string | undefined | Promise<string | undefined>;
+  /** The text format, in chunks written one after the other (expositionChunks); undefined when the target has gone since it was published (404). */
+  readonly exposition: () => readonly string[] | undefined | Promise<readonly string[] | undefined>;
 }
 
 export class ScrapeServer {
   private server: Server | undefined;
   private byPath = new Map<string, ServedTarget>();
 
-  constructor(private readonly timeouts: HttpTimeouts = HTTP_TIMEOUTS) {}
+  constructor(
+    private readonly timeouts: HttpTimeouts = HTTP_TIMEOUTS,
+    /** Lines per chunk of a target's exposition (LINES_PER_CHUNK): a test makes it small to serve many. */
+    private readonly linesPerChunk = LINES_PER_CHUNK,
+  ) {}
 
   /** Replaces what every target exposes; targets not in `collected` are down (404). */
   update(collected: readonly TargetSamples[]): void {
-    this.publish(collected.map(({ target, samples }) => ({ key: targetKey(target), target, exposition: () => exposition(samples) })));
+    this.publish(
+      collected.map(({ target, samples }) => ({
+        key: targetKey(target),
+        target,
+        exposition: () => expositionChunks(samples, this.linesPerChunk),
+      })),
+    );
   }
 
   /** Replaces the served targets with these, whose expositions may be rendered elsewhere (a worker thread). */
@@ -86,9 +96,9 @@ export class ScrapeServer {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.discovery()));
       return;
     }
-    const text = this.byPath.get(target.path)?.exposition();
-    if (text instanceof Promise) return text.then((t) => respond(res, target.path, t));
-    respond(res, target.path, text);
+    const chunks = this.byPath.get(target.path)?.exposition();
+    if (chunks instanceof Promise) return chunks.then((c) => respond(res, target.path, c));
+    respond(res, target.path, chunks);
   }
 
   /** Prometheus HTTP SD: one target group per emulated target. */
@@ -109,8 +119,16 @@ export class ScrapeServer {
   }
 }
 
-function respond(res: ServerResponse, path: string, text: string | undefined): void {
-  if (text === undefined)
+function respond(res: ServerResponse, path: string, chunks: readonly string[] | undefined): void {
+  if (chunks === undefined) {
     res.writeHead(404, { "content-type": "text/plain" }).end(`no such target: ${path}\nsee ${SD_PATH} for the list\n`);
-  else res.writeHead(200, { "content-type": CONTENT_TYPE }).end(text);
+    return;
+  }
+  res.writeHead(200, { "content-type": CONTENT_TYPE });
+  // One chunk (nearly every target) is the whole body, sent with its length; more go out chunked.
+  if (chunks.length === 1) res.end(chunks[0]);
+  else {
+    for (const chunk of chunks) res.write(chunk);
+    res.end();
+  }
 }

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, LABEL_PATTERN, type TargetSamples } from "@gpusynth/constructs";
-import { exposition, ScrapeServer, SD_PATH } from "@gpusynth/emit";
+import { exposition, expositionChunks, ScrapeServer, SD_PATH } from "@gpusynth/emit";
 import { simulatedMs } from "@gpusynth/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSignals } from "../../cli/src/signals-doc.js";
@@ -17,7 +17,9 @@ import { PrometheusServer, prometheusBinary, which } from "./prometheus-server.j
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 
 describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", () => {
-  const server = new ScrapeServer();
+  // Each exposition served in chunks of 50 lines (65,536 in a run, where only a target of hyperscale's
+  // size needs more than one): everything below is read from chunked bodies.
+  const server = new ScrapeServer(undefined, 50);
   let prometheus: PrometheusServer | undefined;
   let collected: readonly TargetSamples[] = [];
   let sdUrl = "";
@@ -128,6 +130,18 @@ describe.skipIf(prometheusBinary === "")("a real Prometheus scrapes gpusynth", (
       result: unknown[];
     };
     expect(storm.result.length).toBe(2);
+  });
+
+  it("cuts an exposition into chunks of whole lines, in order", () => {
+    const largest = collected.reduce((a, b) => (b.samples.length > a.samples.length ? b : a));
+    const chunks = expositionChunks(largest.samples, 50);
+    expect(chunks.length).toBeGreaterThan(2);
+    const lines = chunks.map((chunk) => chunk.split("\n").length - 1);
+    expect(new Set(lines.slice(0, -1))).toEqual(new Set([50]));
+    expect(lines.at(-1)).toBeGreaterThan(0);
+    expect(lines.at(-1)).toBeLessThanOrEqual(50);
+    expect(chunks.every((chunk) => chunk.endsWith("\n"))).toBe(true);
+    expect(chunks.join("")).toBe(exposition(largest.samples));
   });
 
   it("serves expositions promtool can parse", () => {

@@ -31,8 +31,8 @@ export type ShardCalls = {
    * (each posted as an event before the reply).
    */
   tick(at: { readonly simulatedMs: SimulatedMs; readonly timeMs: UnixMs }): Ticked;
-  /** The text exposition of one of the last tick's targets (answered at once, between a tick's slices). */
-  render(key: string): string | undefined;
+  /** The text exposition of one of the last tick's targets, in chunks (expositionChunks; answered at once, between a tick's slices). */
+  render(key: string): string[] | undefined;
 };
 
 /** What a tick collected: every target, and how many the sink refused. */

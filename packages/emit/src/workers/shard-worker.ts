@@ -6,7 +6,7 @@
  */
 import { workerData } from "node:worker_threads";
 import { BLUEPRINT_CALENDAR, ClusterRun, LiveClock, type Sample } from "@gpusynth/constructs";
-import { exposition } from "../exposition.js";
+import { expositionChunks } from "../exposition.js";
 import { MetricsPipeline } from "../metrics-pipeline.js";
 import { advance } from "../pacing.js";
 import { targetKey } from "../receiver.js";
@@ -69,7 +69,7 @@ answerCalls<ShardCalls, ShardEvent>(
     },
     render: (key) => {
       const samples = latest.get(key);
-      return samples === undefined ? undefined : exposition(samples);
+      return samples === undefined ? undefined : expositionChunks(samples);
     },
   },
   { immediate: ["render"], onClose: () => pipeline?.shutdown() },
