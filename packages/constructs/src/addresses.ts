@@ -3,7 +3,12 @@
  * internal IPs, per-node pod CIDRs and pod IPs. Deterministic, so every construct agrees on them.
  * Layout (a modelling choice): nodes in 10.0.0.0/16; pods in 10.244.0.0/14 with a /24 per node
  * (Flannel's default network is 10.244.0.0/16, one /24 per node); control-plane pods
- * (kube-state-metrics, the scheduler, Run:ai services) in the last /24 of that range.
+ * (kube-state-metrics, the scheduler, Run:ai services) in the last /24 of that range. The /14
+ * holds 1,023 nodes' /24s beside the control plane's: a larger cluster's further nodes take theirs
+ * from a second range, 10.128.0.0/10, as a cluster grown past its first pod range is given another
+ * (GKE's discontiguous multi-Pod CIDR), clear of the nodes' range and of kubeadm's default
+ * service range (10.96.0.0/12). Its 16,384 /24s hold every node MAX_NODES allows; without it,
+ * hyperscale.yaml's 12,800 nodes ran to pod addresses such as 10.285.119.254.
  */
 import { type Blueprint, nodeName } from "@gpusynth/blueprint";
 import type { DeepReadonly, DomainEvent, Node, PodPlacement, Pool } from "@gpusynth/sim";
@@ -132,8 +137,18 @@ export class PodIpam {
   }
 }
 
+/** Nodes whose pod /24 is in 10.244.0.0/14: all of its 1,024 but the last, the control plane's. */
+const FIRST_RANGE_NODES = 1_023;
+/** The /24s of the second range, 10.128.0.0/10. */
+const SECOND_RANGE_NODES = 16_384;
+
+/** The first three octets of the node's pod /24. */
 function podNetwork(ordinal: number): string {
-  return `10.${244 + Math.floor(ordinal / 256)}.${ordinal % 256}`;
+  if (ordinal < FIRST_RANGE_NODES) return `10.${244 + Math.floor(ordinal / 256)}.${ordinal % 256}`;
+  const next = ordinal - FIRST_RANGE_NODES;
+  if (next >= SECOND_RANGE_NODES)
+    throw new Error(`node ordinal ${ordinal} beyond the ${FIRST_RANGE_NODES + SECOND_RANGE_NODES} nodes the pod network holds`);
+  return `10.${128 + Math.floor(next / 256)}.${next % 256}`;
 }
 
 /** The IP of a control-plane pod, by a stable key such as "kube-state-metrics". */

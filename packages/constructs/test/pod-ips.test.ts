@@ -4,13 +4,39 @@
  * address is inside its node's pod CIDR, and a pod keeps its address while it runs.
  */
 import { fileURLToPath } from "node:url";
-import { loadBlueprint } from "@gpusynth/blueprint";
+import { loadBlueprint, MAX_NODES } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
+import { nodeInternalIp, podCidr, systemPodIp, systemPodIpOnNode } from "../src/addresses.js";
 
 const { blueprint } = loadBlueprint(fileURLToPath(new URL("../../../blueprints/enterprise.yaml", import.meta.url)));
 
 describe("pod IPs", () => {
+  it("come from a valid /24 of each node's own, for every node a blueprint may have, clear of the control plane's /24, the nodes' and the services' ranges", () => {
+    const octets = (address: string) => address.split(/[./]/).slice(0, 4).map(Number);
+    const valid = (address: string) => octets(address).every((octet) => Number.isInteger(octet) && octet >= 0 && octet <= 255);
+    const controlPlane = systemPodIp("kube-state-metrics");
+    expect(valid(controlPlane)).toBe(true);
+    const controlPlaneCidr = `${octets(controlPlane).slice(0, 3).join(".")}.0/24`;
+    const seen = new Set<string>();
+    const problems: string[] = [];
+    // hyperscale.yaml's 12,800 nodes went as far as 10.293.255.0/24.
+    for (let ordinal = 0; ordinal < MAX_NODES; ordinal++) {
+      const cidr = podCidr(ordinal);
+      const [, second] = octets(cidr) as [number, number];
+      if (!valid(cidr) || !valid(systemPodIpOnNode(ordinal, 0)) || !valid(nodeInternalIp(ordinal)))
+        problems.push(`node ${ordinal}: ${cidr}`);
+      if (seen.has(cidr) || cidr === controlPlaneCidr) problems.push(`node ${ordinal}: ${cidr} taken`);
+      // Nodes are in 10.0.0.0/16; kubeadm's default service range is 10.96.0.0/12.
+      if (second === 0 || (second >= 96 && second < 112))
+        problems.push(`node ${ordinal}: ${cidr} overlaps the nodes' or the services' range`);
+      seen.add(cidr);
+    }
+    expect(problems.slice(0, 5)).toEqual([]);
+    // The first thousand nodes keep Flannel's default network.
+    expect(podCidr(0)).toBe("10.244.0.0/24");
+  });
+
   it("are unique among the running pods of a node, inside its pod CIDR, and stable while a pod runs", () => {
     // kube-state-metrics' shard (shard.ts: rank 1), with more shards than nodes: the pods' and nodes'
     // families without every GPU's exporter beside them.
