@@ -26,10 +26,12 @@ export type EncodedScrape =
 /**
  * Points in one line of OTLP JSON at most: a line is one JavaScript string, and V8's strings hold
  * at most 2^29 - 24 characters (about 512 MiB). A point takes about 0.5 KiB (463 bytes in 40
- * minutes of crash-loop.yaml), so a line stays near 64 MiB; hyperscale.yaml's kube-state-metrics,
- * one target of 3.8 million points, ended its shard's run with "RangeError: Invalid string length".
+ * minutes of crash-loop.yaml), under 1 KiB with a pod's labels, so a line stays under 256 MiB;
+ * platform.yaml's largest target (kube-state-metrics, 170,010 points) is still one line, and
+ * hyperscale.yaml's kube-state-metrics, 3.8 million points in one target, ended its shard's run with
+ * "RangeError: Invalid string length" before lines were cut.
  */
-export const POINTS_PER_LINE = 131_072;
+export const POINTS_PER_LINE = 262_144;
 
 /**
  * Encodes one target's scrape (its ResourceMetrics) in `format`; `store` keeps each OTLP request's

@@ -63,7 +63,7 @@ describe("sinks", () => {
     const run = { durationMs: 5 * 60_000, intervalMs: 5 * 60_000 };
     const whole: string[] = [];
     await emitOffline(blueprint, new OtlpJsonLinesSink((line) => whole.push(line)), run);
-    // Lines of at most 50 points here (131,072 in a run): crash-loop's node-exporter scrape holds thousands.
+    // Lines of at most 50 points here (262,144 in a run): crash-loop's node-exporter scrape holds thousands.
     for (const workers of [undefined, 2]) {
       const cut: string[] = [];
       await emitOffline(blueprint, new OtlpJsonLinesSink((line) => cut.push(line), 50), {
