@@ -1,9 +1,9 @@
 // Hyperscale benchmark: what one shard of blueprints/hyperscale.yaml (102,400 GPUs) costs at a
 // 15 s interval — CPU per interval (advance the simulation, collect the shard's targets, encode
 // every scrape to OTLP protobuf as the OTLP sink does: bytes counted, not sent) and memory —
-// for shard 0 (Run:ai's exporter and its nodes'), shard 1 (kube-state-metrics and its nodes') and a
-// shard of nodes only, and from those the shards and cores the whole cluster takes. Each shard simulates the whole cluster, as
-// a process of `--shard i/n` or a worker thread of `--workers k` does.
+// for every shard (each has its nodes', and the cluster-wide exporters are spread over them), and
+// from those the cores the whole cluster takes. Each shard simulates the whole cluster, as a
+// process of `--shard i/n` or a worker thread of `--workers k` does.
 // Run: `npx just bench` (builds first). Writes bench/results/hyperscale.{json,md}.
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -74,11 +74,11 @@ async function measureShard(index) {
   };
 }
 
-const zero = await measureShard(0);
-const one = await measureShard(1);
-// Shard 2 adds the scheduler's few thousand series to a node shard's.
-const other = await measureShard(3);
-const wholeCpuMs = zero.cpuMsPerInterval + one.cpuMsPerInterval + (SHARDS - 2) * other.cpuMsPerInterval;
+const shards = [];
+for (let index = 0; index < SHARDS; index++) shards.push(await measureShard(index));
+const wholeCpuMs = shards.reduce((sum, s) => sum + s.cpuMsPerInterval, 0);
+const busiest = shards.reduce((a, b) => (b.cpuMsPerInterval > a.cpuMsPerInterval ? b : a));
+const ksmShards = blueprint.telemetry.kubeStateMetrics.shards;
 const result = {
   date: new Date().toISOString().slice(0, 10),
   machine: { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
@@ -87,9 +87,9 @@ const result = {
   intervalSeconds: INTERVAL / 1000,
   measuredIntervals: MEASURED,
   shards: SHARDS,
-  shardZero: zero,
-  shardOne: one,
-  nodeShard: other,
+  kubeStateMetricsShards: ksmShards,
+  perShard: shards,
+  busiestShard: busiest.shard,
   wholeClusterCpuMsPerInterval: wholeCpuMs,
   coresAtInterval: +(wholeCpuMs / INTERVAL).toFixed(2),
   fewestShardsByCeiling: Math.ceil(gpus / MAX_SHARD_GPUS),
@@ -110,25 +110,17 @@ simulation, SDK readers and last frame alive.
 
 | shard | GPUs | targets | points per interval | CPU per interval | share of one core | OTLP bytes | heap | warm-up |
 |---|---|---|---|---|---|---|---|---|
-${row(zero)}
-${row(one)}
-${row(other)}
+${shards.map(row).join("\n")}
 
-The cluster-wide exporters are spread over the first shards (docs/emission.md, "Shards"): Run:ai's
-(per-GPU and per-workload families) on shard 0 and kube-state-metrics on shard 1, each on top of a
-share of the nodes, the scheduler's on shard 2; the other shards carry nodes only. The whole
-cluster takes about ${Math.round(wholeCpuMs / 1000)} s of CPU per ${result.intervalSeconds} s interval, ${result.coresAtInterval} cores. So: at least ${result.fewestShardsByCeiling} shards (one shard emits at most
-${MAX_SHARD_GPUS} GPUs' exporters, MAX_SHARD_GPUS) and at least ${Math.ceil(result.coresAtInterval)} cores; \`gpusynth run --workers ${SHARDS}\` on an
-${SHARDS}-core machine, or ${SHARDS} pods of deploy/kubernetes (docs/kubernetes.md). The busiest shard's CPU per
-interval bounds the interval the run can keep: below about ${Math.ceil(Math.max(zero.cpuMsPerInterval, one.cpuMsPerInterval) / 1000)} s it falls behind.
-
-Where shard 1's time goes (\`node --cpu-prof\`, 2026-12-05): kube-state-metrics of the whole cluster
-is one target of ~3.8 million points and ~900 MiB of OTLP a scrape, cut into ~370 requests. Once
-its label sets have been met (the first scrape encodes each one: ~20 s), encoding it costs ~1.5 µs
-a point where a target of enterprise's size costs 0.2 (bench/results/emit-speed.md): most of the
-difference is garbage collection over the shard's heap (the scrape's samples and DataPoints, every
-pod's kept label sets, the requests' buffers). A real kube-state-metrics of that size is sharded
-(\`--shard\`/\`--total-shards\`); gpusynth's is one target, the largest of any shard.
+Every shard carries its nodes' exporters (dcgm-exporter and the kubelet's, 1,600 nodes a shard); the
+cluster-wide exporters are spread over the shards by rank (docs/emission.md, "Shards"): Run:ai's
+(per-GPU and per-workload families) on shard 0, the blueprint's ${ksmShards} kube-state-metrics instances
+(telemetry.kubeStateMetrics.shards, each the objects whose UID hashes to it) on ranks 1 to ${ksmShards}, ${ksmShards / SHARDS} a shard,
+the scheduler's on shard 2. The whole cluster takes about ${Math.round(wholeCpuMs / 1000)} s of CPU per ${result.intervalSeconds} s interval, ${result.coresAtInterval} cores. So: at
+least ${result.fewestShardsByCeiling} shards (one shard emits at most ${MAX_SHARD_GPUS} GPUs' exporters, MAX_SHARD_GPUS) and at least ${Math.ceil(result.coresAtInterval)} cores;
+\`gpusynth run --workers ${SHARDS}\` on an ${SHARDS}-core machine, or ${SHARDS} pods of deploy/kubernetes (docs/kubernetes.md).
+The busiest shard (${busiest.shard}, ${(100 * busiest.shareOfOneCore).toFixed(1)} % of a core) bounds the interval the run can keep: below about
+${Math.ceil(busiest.cpuMsPerInterval / 1000)} s it falls behind.
 
 Reproduce: \`npx just bench\` (or \`npm run bench\`).
 `;

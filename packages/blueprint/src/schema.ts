@@ -471,6 +471,9 @@ const SCRAPE_PATH = /^(?!.*\/\.{1,2}(\/|$))\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
 export const OPTIONAL_DCGM_COUNTERS = ["DCGM_FI_DEV_POWER_VIOLATION", "DCGM_FI_DEV_THERMAL_VIOLATION"] as const;
 export type OptionalDcgmCounter = (typeof OPTIONAL_DCGM_COUNTERS)[number];
 
+/** The most kube-state-metrics shards a blueprint may run: each is a pod and two scrape targets. */
+export const MAX_KSM_SHARDS = 256;
+
 const telemetrySchema = z.strictObject({
   dcgmCounters: z.array(z.enum(OPTIONAL_DCGM_COUNTERS)).default([]).meta({
     description:
@@ -491,6 +494,18 @@ const telemetrySchema = z.strictObject({
     description:
       "Whether the cluster's monitoring stack runs node-exporter on every node, as kube-prometheus deploys it (its DaemonSet in `monitoring`, job node-exporter). Its per-CPU series (8 modes for every logical CPU: 1,792 on a DGX H100) outnumber a node's GPU series many times over. Default: off.",
   }),
+  kubeStateMetrics: z
+    .strictObject({
+      shards: z.int().min(1).max(MAX_KSM_SHARDS).default(1).meta({
+        description:
+          "How many kube-state-metrics instances share the cluster's objects (its horizontal sharding, deployed as its examples/autosharding StatefulSet `kube-state-metrics` with one pod per shard). Each instance serves the objects whose UID hashes to it, as a target of its own (job kube-state-metrics, its pod's address). Default: 1, the standard manifests' one Deployment replica.",
+      }),
+    })
+    .default({ shards: 1 })
+    .meta({
+      description:
+        "How the cluster runs kube-state-metrics. A cluster of thousands of nodes shards it: one instance's /metrics grows with every pod and node, past what a scrape reads within Prometheus' default 10 s timeout.",
+    }),
   serviceMonitors: z.boolean().default(false).meta({
     description:
       "Whether the collector's prometheus receiver finds the exporters through the ServiceMonitors the cluster deploys (the OpenTelemetry Operator's Target Allocator with prometheusCR): kube-prometheus' for the kubelet's cAdvisor endpoint and node-exporter, the GPU Operator's for dcgm-exporter. Their pushed series then carry the labels those give (namespace, service, endpoint, pod, container, node, metrics_path; dcgm-exporter's own pod, namespace and container become exported_*), which kube-prometheus' rules and dashboards select on. Default: off (every series as its exporter writes it).",
@@ -723,6 +738,7 @@ export const blueprintSchema = z
       driverVersion: DEFAULT_DRIVER_VERSION,
       schedulerVerbosity: 3,
       nodeExporter: false,
+      kubeStateMetrics: { shards: 1 },
       serviceMonitors: false,
     }),
     controlPlane: controlPlaneSchema.default({ retention: 86_400_000 }),

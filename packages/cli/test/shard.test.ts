@@ -16,10 +16,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /**
  * enterprise.yaml with each of its three node pools at 8 nodes (of 32, 16 and 16): node ordinals
  * still count across pools, and 24 nodes spread over any shard count tested, at three eighths of
- * the data to compare.
+ * the data to compare. kube-state-metrics runs in 3 shards, so its instances spread too.
  */
 const blueprint = join(dir, "enterprise-24-nodes.yaml");
-writeFileSync(blueprint, readFileSync(repoFile("blueprints/enterprise.yaml"), "utf8").replace(/^(\s+nodes:) \d+/gm, "$1 8"));
+writeFileSync(
+  blueprint,
+  readFileSync(repoFile("blueprints/enterprise.yaml"), "utf8")
+    .replace(/^(\s+nodes:) \d+/gm, "$1 8")
+    .replace(/^telemetry:\n/m, "telemetry:\n  kubeStateMetrics: { shards: 3 }\n"),
+);
 
 /**
  * The OTLP-JSON lines of a 15-minute offline run of that blueprint (one line per target and
@@ -82,17 +87,28 @@ describe("run --shard i/n", () => {
       for (const h of hosts) expect(h.size).toBeGreaterThan(0);
       expect(hosts.reduce((sum, h) => sum + h.size, 0)).toBe(new Set(hosts.flatMap((h) => [...h])).size);
     }
-    // The cluster-wide exporters: Run:ai's on shard 0, kube-state-metrics on 1, the scheduler's on 2 (mod n).
-    const jobsOf = (s: { metrics: string[] }) =>
-      new Set(
-        s.metrics
-          .map((l) => /"service\.name","value":\{"stringValue":"([^"]+)"/.exec(l)?.[1])
-          .filter((j) => j !== undefined && !PER_NODE_JOBS.includes(j)),
-      );
-    expect(shards.map((s) => [...jobsOf(s)].sort())).toEqual(
+    // The cluster-wide exporters by rank, mod n: Run:ai's 0, kube-state-metrics' three instances
+    // 1 to 3, the scheduler's 2. An instance is a host of the job.
+    const jobsOf = (s: { metrics: string[] }) => {
+      const jobs = new Map<string, Set<string>>();
+      for (const l of s.metrics) {
+        const job = /"service\.name","value":\{"stringValue":"([^"]+)"/.exec(l)?.[1];
+        if (job === undefined || PER_NODE_JOBS.includes(job)) continue;
+        jobs.set(job, (jobs.get(job) ?? new Set()).add(hostOf(l)));
+      }
+      return Object.fromEntries([...jobs].map(([job, hosts]) => [job, hosts.size]));
+    };
+    expect(shards.map(jobsOf)).toEqual(
       n === 2
-        ? [["kai-scheduler-default", "metrics-exporter", "queue-controller"], ["kube-state-metrics"]]
-        : [["metrics-exporter"], ["kube-state-metrics"], ["kai-scheduler-default", "queue-controller"]],
+        ? [
+            { "kai-scheduler-default": 1, "kube-state-metrics": 1, "metrics-exporter": 1, "queue-controller": 1 },
+            { "kube-state-metrics": 2 },
+          ]
+        : [
+            { "kube-state-metrics": 1, "metrics-exporter": 1 },
+            { "kube-state-metrics": 1 },
+            { "kai-scheduler-default": 1, "kube-state-metrics": 1, "queue-controller": 1 },
+          ],
     );
   });
 

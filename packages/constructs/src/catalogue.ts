@@ -80,9 +80,18 @@ export interface TargetSamples {
 /**
  * Where a source's targets run, which decides the shard that emits them (shard.ts): on every node
  * (a DaemonSet's pod: a shard emits its own nodes'), or once for the cluster, whole on one shard —
- * the shard of its rank, ranks counted from 0 for the largest.
+ * the shard of its rank, ranks counted from 0 for the largest. A cluster-wide source run as
+ * several instances (kube-state-metrics' shards) takes ranks `clusterWide` … `clusterWide + instances − 1`.
  */
-export type Placement = { readonly perNode: true } | { readonly clusterWide: number };
+export type Placement = { readonly perNode: true } | { readonly clusterWide: number; readonly instances?: number };
+
+/** The part of the cluster a collect serves: a shard of the run (shard.ts's ShardFilter); without one, all of it. */
+export interface Share {
+  /** Whether a per-node source's targets on the node are collected. */
+  ownsNode(node: string): boolean;
+  /** Whether the cluster-wide target of this rank (Placement) is collected. */
+  ownsClusterWide(rank: number): boolean;
+}
 
 /** A source of metrics: a catalogue of families and a way to sample them from the cluster. */
 export interface MetricConstruct {
@@ -93,8 +102,8 @@ export interface MetricConstruct {
   readonly area: string;
   readonly families: readonly MetricFamily[];
   readonly placement: Placement;
-  /** Every target's samples at the view's time; a per-node source only the nodes `ownsNode` accepts, when given. */
-  collect(view: ClusterView, ownsNode?: (node: string) => boolean): TargetSamples[];
+  /** Every target's samples at the view's time, or only those `share` owns, when given. */
+  collect(view: ClusterView, share?: Share): TargetSamples[];
 }
 
 /**

@@ -83,10 +83,11 @@ export class ClusterMetrics {
    * time alone, so a shard that reads only its own GPUs reads them exactly as the whole run does.
    */
   collect(view: ClusterView, shard?: ShardFilter): TargetSamples[] {
-    const ownsNode = shard === undefined ? undefined : (node: string) => shard.ownsNode(node);
     return this.constructs.flatMap((source) => {
-      if ("perNode" in source.placement) return source.collect(view, ownsNode);
-      return (shard?.ownsClusterWide(source.placement.clusterWide) ?? true) ? source.collect(view) : [];
+      if (shard === undefined || "perNode" in source.placement) return source.collect(view, shard);
+      const { clusterWide, instances = 1 } = source.placement;
+      for (let i = 0; i < instances; i++) if (shard.ownsClusterWide(clusterWide + i)) return source.collect(view, shard);
+      return [];
     });
   }
 

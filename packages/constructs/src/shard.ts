@@ -4,10 +4,10 @@
  * cluster too large for one. The rule, stable for a blueprint and N:
  * - a per-node target (dcgm-exporter on each node) belongs to shard ordinal mod N, the node's
  *   ordinal counting across the node pools in declaration order;
- * - the cluster-wide exporters are spread over the first shards, each whole on one, by the rank
- *   of its construct's placement: Run:ai's metrics exporter on shard 0, kube-state-metrics on
- *   shard 1 mod N, the scheduler and the queue controller on shard 2 mod N — at 100,000 GPUs the
- *   first two are the largest targets of the run (bench/results/hyperscale.md);
+ * - the cluster-wide exporters are spread over the shards, each instance whole on one, by the
+ *   rank of its construct's placement, mod N: Run:ai's metrics exporter rank 0, kube-state-metrics
+ *   rank 1 (sharded, its instances ranks 1 … s), the scheduler and the queue controller rank 2 —
+ *   at 100,000 GPUs the first two are the largest targets of the run (bench/results/hyperscale.md);
  * - the log sources (the k8s_events receiver watches the whole cluster, the scheduler is one
  *   pod) belong to shard 0.
  * The union of the N shards' output is the unsharded run's, target for target.

@@ -24,12 +24,12 @@ export interface SystemContainer {
 }
 
 export interface SystemWorkload {
-  readonly kind: "DaemonSet" | "Deployment";
+  readonly kind: "DaemonSet" | "Deployment" | "StatefulSet";
   /** DaemonSets: the nodes it runs on (none: the object exists, its node selector matches no node here). */
   readonly runsOn?: "every node" | "no node";
   readonly name: string;
   readonly namespace: string;
-  /** Deployments: replicas. */
+  /** Deployments and StatefulSets: replicas. */
   readonly replicas?: number;
   /** Deployments: the rolling update's maxUnavailable and maxSurge (absent: strategy Recreate). */
   readonly rollingUpdate?: { readonly maxUnavailable: number | `${number}%`; readonly maxSurge: number | `${number}%` };
@@ -40,11 +40,8 @@ export interface SystemWorkload {
   readonly source: string;
 }
 
-/**
- * kubeadm's addons at Kubernetes v1.30.2 (39683505b630), kube-state-metrics' standard manifests
- * and Calico's manifest install v3.28.0 (413e6f5593a8).
- */
-const KUBE_SYSTEM: readonly SystemWorkload[] = [
+/** kubeadm's addons at Kubernetes v1.30.2 (39683505b630). */
+const KUBEADM_ADDONS: readonly SystemWorkload[] = [
   {
     kind: "DaemonSet",
     name: "kube-proxy",
@@ -72,17 +69,10 @@ const KUBE_SYSTEM: readonly SystemWorkload[] = [
     priorityClass: "system-cluster-critical",
     source: "kubernetes/kubernetes cmd/kubeadm/app/phases/addons/dns/manifests.go@v1.30.2 L59-146, dns.go L49",
   },
-  {
-    // kube-state-metrics itself, as its standard manifests deploy it (the scrape target of its families).
-    kind: "Deployment",
-    name: "kube-state-metrics",
-    namespace: "kube-system",
-    replicas: 1,
-    rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" },
-    containers: [{ name: "kube-state-metrics", image: "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.13.0" }],
-    hostNetwork: false,
-    source: "kubernetes/kube-state-metrics examples/standard/deployment.yaml@v2.13.0 (76c5888e)",
-  },
+];
+
+/** Calico's manifest install v3.28.0 (413e6f5593a8). */
+const CALICO: readonly SystemWorkload[] = [
   {
     kind: "DaemonSet",
     name: "calico-node",
@@ -103,6 +93,31 @@ const KUBE_SYSTEM: readonly SystemWorkload[] = [
     source: "projectcalico/calico manifests/calico.yaml@v3.28.0 L5078-5113",
   },
 ];
+
+const KSM_CONTAINERS = [{ name: "kube-state-metrics", image: "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.13.0" }];
+
+/**
+ * kube-state-metrics itself (the scrape targets of its families): its standard manifests' one
+ * Deployment replica, or, sharded, its autosharding example's StatefulSet with a pod per shard
+ * (each finds its shard in its pod name's ordinal and the shard count in the replicas).
+ */
+export function kubeStateMetricsWorkload(shards: number): SystemWorkload {
+  const common = { name: "kube-state-metrics", namespace: "kube-system", containers: KSM_CONTAINERS, hostNetwork: false } as const;
+  return shards === 1
+    ? {
+        ...common,
+        kind: "Deployment",
+        replicas: 1,
+        rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" },
+        source: "kubernetes/kube-state-metrics examples/standard/deployment.yaml@v2.13.0 (76c5888e)",
+      }
+    : {
+        ...common,
+        kind: "StatefulSet",
+        replicas: shards,
+        source: "kubernetes/kube-state-metrics examples/autosharding/statefulset.yaml@v2.13.0 (76c5888e)",
+      };
+}
 
 const GPU_OPERATOR_PIN = "NVIDIA/gpu-operator v26.7.0 (10ee5b3638b8)";
 const VALIDATOR = "nvcr.io/nvidia/gpu-operator:v26.7.0";
@@ -291,7 +306,9 @@ function systemWorkloads(blueprint: Blueprint): readonly SystemWorkload[] {
   const { cluster, time, telemetry } = blueprint;
   const release = `gpu-operator-${Math.floor((time.start + installedAt(cluster.name)) / 1000)}`;
   return [
-    ...KUBE_SYSTEM,
+    ...KUBEADM_ADDONS,
+    kubeStateMetricsWorkload(telemetry.kubeStateMetrics.shards),
+    ...CALICO,
     ...gpuOperator(release, telemetry.driverVersion),
     ...kaiScheduler(),
     ...(telemetry.nodeExporter ? [NODE_EXPORTER_WORKLOAD] : []),
@@ -313,8 +330,8 @@ export interface SystemPod {
   readonly hostIp: string;
   /** Its address: the node's for a pod on the host network, else one kept for system pods in the node's pod CIDR. */
   readonly ip: string;
-  /** Its controller: the DaemonSet, or the Deployment's ReplicaSet. */
-  readonly owner: { readonly kind: "DaemonSet" | "ReplicaSet"; readonly name: string };
+  /** Its controller: the DaemonSet or StatefulSet, or the Deployment's ReplicaSet. */
+  readonly owner: { readonly kind: "DaemonSet" | "ReplicaSet" | "StatefulSet"; readonly name: string };
   /** Simulated ms (before the run's start: the cluster was installed then). */
   readonly createdAt: number;
   readonly startedAt: number;
@@ -359,6 +376,13 @@ export function systemOf(blueprint: Blueprint): System {
 }
 const systems = new WeakMap<Blueprint, System>();
 
+/** A system workload's pods, in order (a StatefulSet's by ordinal). */
+export function systemPodsOf(blueprint: Blueprint, workload: string): SystemPod[] {
+  const pods = systemOf(blueprint).pods.filter((p) => p.workload.name === workload);
+  if (pods.length === 0) throw new Error(`no system workload ${workload}`);
+  return pods;
+}
+
 /** A system workload's first pod (the one a scrape of it reaches, whose log is read). */
 export function systemPodOf(blueprint: Blueprint, workload: string): SystemPod {
   const pod = systemOf(blueprint).pods.find((p) => p.workload.name === workload);
@@ -392,6 +416,15 @@ function placePods(blueprint: Blueprint, workloads: readonly SystemWorkload[]): 
     if (workload.kind === "DaemonSet") {
       if (workload.runsOn === "no node") continue;
       for (const node of nodes) place(node, daemonSetPodName(workload.name, node), { kind: "DaemonSet", name: workload.name });
+    } else if (workload.kind === "StatefulSet") {
+      // A StatefulSet's pods are <statefulset>-<ordinal> (pkg/controller/statefulset/stateful_set_utils.go).
+      for (let i = 0; i < (workload.replicas ?? 1); i++) {
+        const name = `${workload.name}-${i}`;
+        place(nodes[Math.floor(between(`${workload.namespace}/${name}/node`, 0, nodes.length))] as string, name, {
+          kind: "StatefulSet",
+          name: workload.name,
+        });
+      }
     } else {
       const replicaSet = replicaSetName(workload);
       for (let i = 0; i < (workload.replicas ?? 1); i++) {

@@ -14,6 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { Blueprint } from "@gpusynth/blueprint";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSignals } from "../../cli/src/signals-doc.js";
 import { builtTool } from "../../cli/test/built-tools.js";
@@ -87,8 +88,8 @@ function seriesAt(store: PrometheusServer, atMs: number) {
  * scraped through kube-prometheus' ServiceMonitors (`telemetry.serviceMonitors`), whose labels
  * the Kubernetes mixin selects on.
  */
-async function pushed(file: string, durationMs: number, intervalMs?: number) {
-  const scenario = new PushedScenario(file, durationMs, intervalMs, { serviceMonitors: true });
+async function pushed(file: string, durationMs: number, intervalMs?: number, telemetry: Partial<Blueprint["telemetry"]> = {}) {
+  const scenario = new PushedScenario(file, durationMs, intervalMs, { serviceMonitors: true, ...telemetry });
   const store = await PrometheusServer.startOtlpReceiver(prometheus3);
   await scenario.run(`${store.api}/api/v1/otlp/v1/metrics`, store);
   return { scenario, store };
@@ -288,6 +289,35 @@ describe.skipIf(prometheus3 === "" || kubePrometheus === "")("kube-prometheus v0
       ]);
     });
   });
+
+  it("the lab with kube-state-metrics in 4 shards: every shard reports, all agree on the count, and the alerts that fire are the calm lab's", async () => {
+    const { scenario, store } = await pushed("blueprints/lab.yaml", 30 * MINUTE, undefined, { kubeStateMetrics: { shards: 4 } });
+    stores.push(store);
+    const at = scenario.stamp(scenario.lastScrape);
+    const ordinals = await store.query('kube_state_metrics_shard_ordinal{job="kube-state-metrics"}', at);
+    expect(ordinals.map((s) => [s.metric.shard_ordinal, Number(s.value[1])]).sort()).toEqual([0, 1, 2, 3].map((i) => [String(i), i]));
+    expect((await store.query("kube_state_metrics_total_shards", at)).map((s) => Number(s.value[1]))).toEqual([4, 4, 4, 4]);
+    // The same alerts as one instance's lab: KubeStateMetricsShardsMissing and ShardingMismatch stay quiet…
+    const shipped = documentedDisabledAlerts().filter((name) => rules.some((r) => r.alert === name));
+    const fired = await firedOver(scenario, store, rules);
+    expect([...new Set(fired.map((f) => f.alert.split(" ")[0]))].sort()).toEqual(["Watchdog", ...shipped].sort());
+    // …and would not, were a shard missing: the rule's own expression, shard 2 left out.
+    const missingShard = rules.find((r) => r.alert === "KubeStateMetricsShardsMissing") as Rule;
+    const withoutTwo = missingShard.expr.replace(
+      'kube_state_metrics_shard_ordinal{job="kube-state-metrics"}',
+      'kube_state_metrics_shard_ordinal{job="kube-state-metrics",shard_ordinal!="2"}',
+    );
+    expect(withoutTwo).not.toBe(missingShard.expr);
+    expect(await store.query(inline(withoutTwo), at)).toHaveLength(1);
+    // The Kubernetes mixin's workload relabelling finds the shards' pods as one StatefulSet's.
+    const relabel = rules.find(
+      (r) => r.record === "namespace_workload_pod:kube_pod_owner:relabel" && r.labels?.workload_type === "statefulset",
+    ) as Rule;
+    const statefulSets = await store.query(inline(relabel.expr), at);
+    expect(statefulSets.map((s) => [s.metric.namespace, s.metric.workload, s.metric.pod]).sort()).toEqual(
+      [0, 1, 2, 3].map((i) => ["kube-system", "kube-state-metrics", `kube-state-metrics-${i}`]),
+    );
+  }, 120_000);
 
   it("crash-loop: KubePodCrashLooping fires for the crash-looping pod alone, 15 minutes after its first back-off", async () => {
     const { scenario, store } = await pushed("blueprints/scenarios/crash-loop.yaml", 40 * MINUTE);

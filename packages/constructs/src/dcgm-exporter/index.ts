@@ -8,7 +8,7 @@
  */
 import type { OptionalDcgmCounter } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool } from "@gpusynth/sim";
-import { type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
+import { type MetricConstruct, type Sample, type ScrapeTarget, type Share, seriesLabels, type TargetSamples } from "../catalogue.js";
 import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
 import { containerName } from "../naming.js";
 import { daemonSetPodName } from "../system-workloads.js";
@@ -74,12 +74,12 @@ export class DcgmConstruct implements MetricConstruct {
     this.thermalViolation = options.extraCounters.includes("DCGM_FI_DEV_THERMAL_VIOLATION");
   }
 
-  /** Every node's exporter, or only those of the nodes `owns` accepts (a shard's). */
-  collect(view: ClusterView, owns?: (node: string) => boolean): TargetSamples[] {
+  /** Every node's exporter, or only those of the nodes `share` owns (a shard's). */
+  collect(view: ClusterView, share?: Share): TargetSamples[] {
     const result: TargetSamples[] = [];
     for (const pool of view.pools) {
       for (const node of pool.nodes) {
-        if (node.status === "rebooting" || (owns !== undefined && !owns(node.name))) continue;
+        if (node.status === "rebooting" || (share !== undefined && !share.ownsNode(node.name))) continue;
         const target = this.target(node.name);
         const samples: Sample[] = [];
         for (const gpu of node.gpus) {

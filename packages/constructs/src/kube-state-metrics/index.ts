@@ -1,6 +1,8 @@
 /**
  * The kube-state-metrics construct: pods (pending, running, and finished until deleted) and
- * nodes of the simulated cluster, as one KSM instance exposes them. Deployed with
+ * nodes of the simulated cluster, as one KSM instance exposes them — or, sharded
+ * (telemetry.kubeStateMetrics.shards), as each of its instances exposes the objects whose UID
+ * hashes to it (sharding.ts), each a target of its own. Deployed with
  * --metric-labels-allowlist=pods=[project,runai/queue,user],nodes=[<node-pool label key>,
  * nvidia.com/gpu.product,nvidia.com/gpu.count] so pods and nodes can be joined to projects
  * and node pools (without an allowlist kube_*_labels carries no label_* keys).
@@ -18,14 +20,15 @@ import {
   type Workload,
 } from "@gpusynth/sim";
 import { nodeInternalIp, nodeOrdinal, PodIpam, podCidr } from "../addresses.js";
-import { KeptLabelSets, type MetricConstruct, type Sample, sample, type TargetSamples } from "../catalogue.js";
+import { KeptLabelSets, type MetricConstruct, type Sample, type Share, sample, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { ImagePulls } from "../kubelet/image-pulls.js";
 import { containerName, podController } from "../naming.js";
 import { stableHex, stableUuid } from "../noise.js";
-import { systemNamespaces, systemOf, systemPodOf } from "../system-workloads.js";
+import { type SystemPod, systemNamespaces, systemOf, systemPodsOf } from "../system-workloads.js";
 import { KSM, KSM_FAMILIES, ksmLabelName } from "./families.js";
 import { KsmSelfMetrics } from "./self-metrics.js";
+import { objectUid, shardOfUid, UidShards } from "./sharding.js";
 import { SystemWorkloadSamples } from "./system-samples.js";
 import { CONDITION_STATUSES, imageId, PHASES, POD_STATUS_REASONS } from "./values.js";
 
@@ -75,8 +78,11 @@ const stateKey = (s: PodState): string =>
 export class KubeStateMetricsConstruct implements MetricConstruct {
   readonly area = "kube-state-metrics";
   readonly families = KSM_FAMILIES;
-  /** One kube-state-metrics for the cluster: the second largest cluster-wide target. */
-  readonly placement = { clusterWide: 1 } as const;
+  /**
+   * The second largest cluster-wide target, from rank 1: one instance, or one rank per shard
+   * (shard.ts spreads them over the run's shards).
+   */
+  readonly placement: { readonly clusterWide: number; readonly instances: number };
   /**
    * Each pod's series from the last collect, by uid, with the state they were made from: a pod
    * whose state has not changed since (most pods, most of the time) is not worked out again.
@@ -88,10 +94,12 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
   /** The cluster's system workloads (kube-system, the GPU Operator, KAI) and their pods. */
   private readonly system: SystemWorkloadSamples;
   private readonly systemNamespaces: readonly string[];
-  /** kube-state-metrics' own pod's address: its scrape target. */
-  private readonly host: string;
-  /** kube-state-metrics' own metrics (its telemetry port). */
-  private readonly self: KsmSelfMetrics;
+  /** Each instance's pod (its address is the instance's scrape target) and its own metrics (its telemetry port). */
+  private readonly instances: ReadonlyArray<{ readonly pod: SystemPod; readonly self: KsmSelfMetrics }>;
+  /** Each pod's shard, by UID. */
+  private readonly podShards: UidShards;
+  /** Each node's and namespace's shard, by name (their UIDs are fixed by their names). */
+  private readonly namedShards = new Map<string, number>();
   /** The nodes' and namespaces' series label sets, kept while the node or namespace is collected. */
   private readonly kept = new KeptLabelSets();
 
@@ -105,9 +113,10 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
   ) {
     this.podIps = new PodIpam(blueprint);
     const system = systemOf(blueprint);
-    const pod = systemPodOf(blueprint, "kube-state-metrics");
-    this.host = pod.ip;
-    this.self = new KsmSelfMetrics(pod);
+    const pods = systemPodsOf(blueprint, "kube-state-metrics");
+    this.instances = pods.map((pod, ordinal) => ({ pod, self: new KsmSelfMetrics(pod, { ordinal, total: pods.length }) }));
+    this.placement = { clusterWide: 1, instances: pods.length };
+    this.podShards = new UidShards(pods.length);
     this.system = new SystemWorkloadSamples(system);
     this.systemNamespaces = systemNamespaces(system);
   }
@@ -116,28 +125,53 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
   readonly record = (event: DomainEvent): void => {
     this.podIps.record(event);
     this.system.record(event);
-    this.self.record(event);
+    for (const instance of this.instances) instance.self.record(event);
   };
 
-  collect(view: ClusterView): TargetSamples[] {
-    const samples: Sample[] = [];
+  /** The shard of a node or namespace (`kind`), whose UID its name fixes. */
+  private shardOfNamed(kind: "Node" | "Namespace", name: string): number {
+    const total = this.instances.length;
+    if (total === 1) return 0;
+    const key = `${kind}/${name}`;
+    let shard = this.namedShards.get(key);
+    if (shard === undefined) {
+      shard = shardOfUid(objectUid(kind, "", name), total);
+      this.namedShards.set(key, shard);
+    }
+    return shard;
+  }
+
+  /** The instances `share` owns (all without one), each with the list its objects' samples go into. */
+  collect(view: ClusterView, share?: Share): TargetSamples[] {
+    const { clusterWide } = this.placement;
+    const served = this.instances.map((_, i) =>
+      share === undefined || share.ownsClusterWide(clusterWide + i) ? ([] as Sample[]) : undefined,
+    );
+    if (served.every((out) => out === undefined)) return [];
     const seconds = (t: number) => this.clock(view.startMs + t) / MS_PER_S;
     const ordinals = new Map<string, number>();
     for (const pool of view.pools) for (const node of pool.nodes) ordinals.set(node.name, nodeOrdinal(view.pools, node));
 
     this.kept.startCollect();
-    for (const pool of view.pools) for (const node of pool.nodes) this.nodeSamples(samples, pool, node, ordinals.get(node.name) ?? 0);
-    this.system.collect(view, seconds, samples);
+    this.podShards.startCollect();
+    for (const pool of view.pools)
+      for (const node of pool.nodes) {
+        const out = served[this.shardOfNamed("Node", node.name)];
+        if (out !== undefined) this.nodeSamples(out, pool, node, ordinals.get(node.name) ?? 0);
+      }
+    this.system.collect(view, seconds, (uid) => served[this.podShards.of(uid)]);
 
     const previous = this.pods;
     const current = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
     this.pods = current;
     const podSamples = (w: DeepReadonly<Workload>, pod: { name: string; uid: string; createdAt: number }, state: PodState) => {
+      const out = served[this.podShards.of(pod.uid)];
+      if (out === undefined) return;
       const key = stateKey(state);
       let made = previous.get(pod.uid);
       if (made === undefined || made.key !== key) made = { key, samples: makePodSamples(w, pod, state) };
       current.set(pod.uid, made);
-      for (const s of made.samples) samples.push(s);
+      for (const s of made.samples) out.push(s);
     };
     const makePodSamples = (
       w: DeepReadonly<Workload>,
@@ -283,19 +317,24 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
       ...this.systemNamespaces,
       ...view.queues.filter((q) => q.level === "project").map((q) => projectNamespace(q.name)),
     ]);
-    for (const namespace of namespaces)
+    for (const namespace of namespaces) {
+      const out = served[this.shardOfNamed("Namespace", namespace)];
+      if (out === undefined) continue;
       for (const phase of NAMESPACE_PHASES)
-        samples.push(
-          this.kept.sample(`namespace/${namespace}/${phase}`, KSM.namespacePhase, { namespace, phase }, phase === "Active" ? 1 : 0),
-        );
-    return [
-      { target: { job: this.options.job, host: this.host, port: this.options.port, path: "/metrics" }, samples },
-      // Its own metrics, on its telemetry port: the same job (kube-prometheus' ServiceMonitor scrapes both ports of one Service).
-      {
-        target: { job: this.options.job, host: this.host, port: this.options.telemetryPort, path: "/metrics" },
-        samples: this.self.samples(view.now),
-      },
-    ];
+        out.push(this.kept.sample(`namespace/${namespace}/${phase}`, KSM.namespacePhase, { namespace, phase }, phase === "Active" ? 1 : 0));
+    }
+    return this.instances.flatMap(({ pod, self }, i) => {
+      const samples = served[i];
+      if (samples === undefined) return [];
+      return [
+        { target: { job: this.options.job, host: pod.ip, port: this.options.port, path: "/metrics" }, samples },
+        // Its own metrics, on its telemetry port: the same job (kube-prometheus' ServiceMonitor scrapes both ports of one Service).
+        {
+          target: { job: this.options.job, host: pod.ip, port: this.options.telemetryPort, path: "/metrics" },
+          samples: self.samples(view.now),
+        },
+      ];
+    });
   }
 
   /** A node's series; their label sets are kept while the node is, keyed by what varies among a family's series. */

@@ -1,5 +1,5 @@
 /**
- * kube-state-metrics' own metrics (its telemetry port): what it listed and watched, its shard,
+ * kube-state-metrics' own metrics (its telemetry port), one instance's: what it listed and watched, its shard,
  * its custom-resource cache. Each resource it serves is listed once when it starts (its
  * reflector's List, pkg/watch/watch.go counts it), then watched; client-go's reflector ends each
  * watch after a random 5 to 10 minutes (tools/cache/reflector.go@v0.30.3, the client-go
@@ -46,6 +46,7 @@ export class Reflector {
   private readonly ends: number[] = [];
 
   constructor(
+    /** What its draws are keyed by: the resource, and the instance where several run. */
     private readonly resource: string,
     private readonly startedAt: number,
   ) {
@@ -84,12 +85,21 @@ export class Reflector {
   }
 }
 
+/** Which shard an instance is: its StatefulSet pod's ordinal, of the replicas (one unsharded instance: 0 of 1). */
+export interface KsmShard {
+  readonly ordinal: number;
+  readonly total: number;
+}
+
 export class KsmSelfMetrics {
   /** When kube-state-metrics last started: its pod's start, or its node's return from a reboot. */
   private startedAt: number;
   private reflectors: readonly Reflector[];
 
-  constructor(private readonly pod: SystemPod) {
+  constructor(
+    private readonly pod: SystemPod,
+    private readonly shard: KsmShard = { ordinal: 0, total: 1 },
+  ) {
     this.startedAt = pod.startedAt;
     this.reflectors = this.startReflectors();
   }
@@ -102,7 +112,9 @@ export class KsmSelfMetrics {
   };
 
   private startReflectors(): readonly Reflector[] {
-    return WATCHED_RESOURCES.map((resource) => new Reflector(resource, this.startedAt));
+    // One instance keeps the draws it always had; each of several draws its own.
+    const key = (resource: string) => (this.shard.total === 1 ? resource : `${this.pod.name}/${resource}`);
+    return WATCHED_RESOURCES.map((resource) => new Reflector(key(resource), this.startedAt));
   }
 
   /** In the order client_golang's Gather writes them: sorted by name. */
@@ -112,9 +124,10 @@ export class KsmSelfMetrics {
     out.push(sample(KSM_SELF.crdCache, {}, 0));
     out.push(sample(KSM_SELF.crdDeletes, {}, 0, this.startedAt));
     for (const resource of WATCHED_RESOURCES) out.push(sample(KSM_SELF.listTotal, { resource, result: "success" }, 1, this.startedAt));
-    // One instance, unsharded (builder.go WithSharding: --shard 0, --total-shards 1).
-    out.push(sample(KSM_SELF.shardOrdinal, { shard_ordinal: "0" }, 0));
-    out.push(sample(KSM_SELF.totalShards, {}, 1));
+    // Its shard (internal/store/builder.go WithSharding; unsharded: --shard 0, --total-shards 1).
+    const { ordinal, total } = this.shard;
+    out.push(sample(KSM_SELF.shardOrdinal, { shard_ordinal: String(ordinal) }, ordinal));
+    out.push(sample(KSM_SELF.totalShards, {}, total));
     WATCHED_RESOURCES.forEach((resource, i) => {
       const watches = (this.reflectors[i] as Reflector).watchesBy(now - this.startedAt);
       out.push(sample(KSM_SELF.watchTotal, { resource, result: "success" }, watches, this.startedAt));

@@ -12,16 +12,22 @@ import { type Sample, sample } from "../catalogue.js";
 import { stableHex } from "../noise.js";
 import { replicaSetName, type System, type SystemPod, type SystemWorkload } from "../system-workloads.js";
 import { KSM } from "./families.js";
+import { objectUid } from "./sharding.js";
 import { CONDITION_STATUSES, imageId, PHASES, POD_STATUS_REASONS } from "./values.js";
+
+/** A controller object kube-state-metrics serves families of: a DaemonSet, a Deployment, or a Deployment's ReplicaSet. */
+interface ControllerObject {
+  readonly kind: "DaemonSet" | "Deployment" | "ReplicaSet";
+  readonly workload: SystemWorkload;
+  readonly uid: string;
+  readonly pods: readonly SystemPod[];
+  made?: { readonly key: string; readonly samples: readonly Sample[] };
+}
 
 export class SystemWorkloadSamples {
   private readonly pods: readonly SystemPod[];
-  /** Each workload with its pods, and its series with the state they were made from. */
-  private readonly controllers: ReadonlyArray<{
-    readonly workload: SystemWorkload;
-    readonly pods: readonly SystemPod[];
-    made?: { readonly key: string; readonly samples: readonly Sample[] };
-  }>;
+  /** Each controller object with its workload's pods, and its series with the state they were made from. */
+  private readonly controllers: readonly ControllerObject[];
   /** When the first system pod was created: the controllers' creation (simulated ms). */
   private readonly installedAt: number;
   /** Each node's completed reboots: its system pods' containers restarted once per reboot. */
@@ -31,7 +37,19 @@ export class SystemWorkloadSamples {
 
   constructor(system: System) {
     this.pods = system.pods;
-    this.controllers = system.workloads.map((workload) => ({ workload, pods: system.pods.filter((p) => p.workload === workload) }));
+    // A StatefulSet has no object here: kube-state-metrics serves no statefulsets (its --resources, signals/kube-state-metrics.md).
+    this.controllers = system.workloads.flatMap((workload): ControllerObject[] => {
+      const pods = system.pods.filter((p) => p.workload === workload);
+      const object = (kind: ControllerObject["kind"], name: string) => ({
+        kind,
+        workload,
+        uid: objectUid(kind, workload.namespace, name),
+        pods,
+      });
+      if (workload.kind === "DaemonSet") return [object("DaemonSet", workload.name)];
+      if (workload.kind === "Deployment") return [object("Deployment", workload.name), object("ReplicaSet", replicaSetName(workload))];
+      return [];
+    });
     this.installedAt = this.pods.reduce((min, p) => Math.min(min, p.createdAt), 0);
   }
 
@@ -39,11 +57,17 @@ export class SystemWorkloadSamples {
     if (event.kind === "NodeReady") this.reboots.set(event.node, (this.reboots.get(event.node) ?? 0) + 1);
   };
 
-  /** Every system pod's and controller's series at the view's time; `seconds` stamps a simulated time as Unix seconds. */
-  collect(view: ClusterView, seconds: (simulatedMs: number) => number, out: Sample[]): void {
+  /**
+   * Every system pod's and controller's series at the view's time, each into the list `outOf`
+   * gives for its UID (its kube-state-metrics shard's; none: not collected); `seconds` stamps a
+   * simulated time as Unix seconds.
+   */
+  collect(view: ClusterView, seconds: (simulatedMs: number) => number, outOf: (uid: string) => Sample[] | undefined): void {
     const rebooting = new Set<string>();
     for (const pool of view.pools) for (const node of pool.nodes) if (node.status === "rebooting") rebooting.add(node.name);
     for (const pod of this.pods) {
+      const out = outOf(pod.uid);
+      if (out === undefined) continue;
       const down = rebooting.has(pod.node);
       const restarts = this.reboots.get(pod.node) ?? 0;
       const key = down ? `down|${restarts}` : `up|${restarts}`;
@@ -55,11 +79,13 @@ export class SystemWorkloadSamples {
       for (const s of made.samples) out.push(s);
     }
     for (const controller of this.controllers) {
+      const out = outOf(controller.uid);
+      if (out === undefined) continue;
       const ready = controller.pods.reduce((n, p) => (rebooting.has(p.node) ? n : n + 1), 0);
       const key = String(ready);
       if (controller.made?.key !== key) {
         const samples: Sample[] = [];
-        controllerSamples(controller.workload, controller.pods.length, ready, Math.floor(seconds(this.installedAt)), samples);
+        controllerSamples(controller, ready, Math.floor(seconds(this.installedAt)), samples);
         controller.made = { key, samples };
       }
       for (const s of controller.made.samples) out.push(s);
@@ -137,11 +163,28 @@ function scaled(value: number | `${number}%`, replicas: number, roundUp: boolean
   return roundUp ? Math.ceil(exact) : Math.floor(exact);
 }
 
-/** A controller's series: `pods` it runs (a DaemonSet's desired, a Deployment's replicas), `ready` of them on nodes that are up. */
-function controllerSamples(w: SystemWorkload, pods: number, ready: number, createdS: number, out: Sample[]): void {
-  if (w.kind === "DaemonSet") {
+/** A controller's series: `ready` of its pods on nodes that are up (a DaemonSet's desired are its pods, a Deployment's its replicas). */
+function controllerSamples(controller: ControllerObject, ready: number, createdS: number, out: Sample[]): void {
+  const w = controller.workload;
+  if (controller.kind === "ReplicaSet") {
+    out.push(
+      sample(
+        KSM.replicaSetOwner,
+        {
+          namespace: w.namespace,
+          replicaset: replicaSetName(w),
+          owner_kind: "Deployment",
+          owner_name: w.name,
+          owner_is_controller: "true",
+        },
+        1,
+      ),
+    );
+    return;
+  }
+  if (controller.kind === "DaemonSet") {
     const labels = { namespace: w.namespace, daemonset: w.name };
-    const desired = pods;
+    const desired = controller.pods.length;
     out.push(
       sample(KSM.daemonSetCreated, labels, createdS),
       sample(KSM.daemonSetCurrent, labels, desired),
@@ -183,11 +226,4 @@ function controllerSamples(w: SystemWorkload, pods: number, ready: number, creat
       sample(KSM.deploymentMaxSurge, labels, scaled(w.rollingUpdate.maxSurge, replicas, true)),
     );
   out.push(sample(KSM.deploymentGeneration, labels, 1));
-  out.push(
-    sample(
-      KSM.replicaSetOwner,
-      { namespace: w.namespace, replicaset: replicaSetName(w), owner_kind: "Deployment", owner_name: w.name, owner_is_controller: "true" },
-      1,
-    ),
-  );
 }

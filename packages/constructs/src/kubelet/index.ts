@@ -14,6 +14,7 @@ import {
   type MetricFamily,
   type Sample,
   type ScrapeTarget,
+  type Share,
   seriesLabels,
   type TargetSamples,
 } from "../catalogue.js";
@@ -109,13 +110,13 @@ export class KubeletConstruct implements MetricConstruct {
     this.containers = new NodeContainers(blueprint, pulls);
   }
 
-  collect(view: ClusterView, owns?: (node: string) => boolean): TargetSamples[] {
+  collect(view: ClusterView, share?: Share): TargetSamples[] {
     const result: TargetSamples[] = [];
     const seconds = (t: number) => this.clock(view.startMs + t) / 1000;
     this.ownLabels.startCollect();
     for (const pool of view.pools)
       for (const node of pool.nodes) {
-        if (node.status === "rebooting" || (owns !== undefined && !owns(node.name))) continue;
+        if (node.status === "rebooting" || (share !== undefined && !share.ownsNode(node.name))) continue;
         const containers = this.containers.on(node.name, view.now);
         const cgroups = this.cgroups(containers, view.now);
         result.push({

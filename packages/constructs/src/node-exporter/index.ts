@@ -6,7 +6,15 @@
  */
 import { type Blueprint, nodeCpus, nodeMemoryBytes } from "@gpusynth/blueprint";
 import type { ClusterView } from "@gpusynth/sim";
-import { KeptLabelSets, type MetricConstruct, type Sample, type ScrapeTarget, seriesLabels, type TargetSamples } from "../catalogue.js";
+import {
+  KeptLabelSets,
+  type MetricConstruct,
+  type Sample,
+  type ScrapeTarget,
+  type Share,
+  seriesLabels,
+  type TargetSamples,
+} from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { NodeContainers } from "../kubelet/containers.js";
 import { between } from "../noise.js";
@@ -46,12 +54,12 @@ export class NodeExporterConstruct implements MetricConstruct {
     }
   }
 
-  collect(view: ClusterView, owns?: (node: string) => boolean): TargetSamples[] {
+  collect(view: ClusterView, share?: Share): TargetSamples[] {
     const result: TargetSamples[] = [];
     this.kept.startCollect();
     for (const pool of view.pools)
       for (const node of pool.nodes) {
-        if (node.status === "rebooting" || (owns !== undefined && !owns(node.name))) continue;
+        if (node.status === "rebooting" || (share !== undefined && !share.ownsNode(node.name))) continue;
         const host = this.host(node.name, nodeCpus(pool.spec), nodeMemoryBytes(pool.spec));
         const containers: HostContainers = {
           running: this.containers.on(node.name, view.now),
