@@ -117,7 +117,7 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
     this.instances = pods.map((pod, ordinal) => ({ pod, self: new KsmSelfMetrics(pod, { ordinal, total: pods.length }) }));
     this.placement = { clusterWide: 1, instances: pods.length };
     this.podShards = new UidShards(pods.length);
-    this.system = new SystemWorkloadSamples(system);
+    this.system = new SystemWorkloadSamples(system, (uid) => shardOfUid(uid, pods.length));
     this.systemNamespaces = systemNamespaces(system);
   }
 
@@ -159,7 +159,7 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
         const out = served[this.shardOfNamed("Node", node.name)];
         if (out !== undefined) this.nodeSamples(out, pool, node, ordinals.get(node.name) ?? 0);
       }
-    this.system.collect(view, seconds, (uid) => served[this.podShards.of(uid)]);
+    this.system.collect(view, seconds, served);
 
     const previous = this.pods;
     const current = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();

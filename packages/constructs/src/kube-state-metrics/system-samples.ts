@@ -19,13 +19,16 @@ import { CONDITION_STATUSES, imageId, PHASES, POD_STATUS_REASONS } from "./value
 interface ControllerObject {
   readonly kind: "DaemonSet" | "Deployment" | "ReplicaSet";
   readonly workload: SystemWorkload;
-  readonly uid: string;
+  /** The kube-state-metrics shard its UID hashes to. */
+  readonly shard: number;
   readonly pods: readonly SystemPod[];
   made?: { readonly key: string; readonly samples: readonly Sample[] };
 }
 
 export class SystemWorkloadSamples {
   private readonly pods: readonly SystemPod[];
+  /** Each pod's kube-state-metrics shard, by its place in `pods`: worked out once (115,000 pods on hyperscale.yaml). */
+  private readonly podShards: readonly number[];
   /** Each controller object with its workload's pods, and its series with the state they were made from. */
   private readonly controllers: readonly ControllerObject[];
   /** When the first system pod was created: the controllers' creation (simulated ms). */
@@ -35,15 +38,17 @@ export class SystemWorkloadSamples {
   /** Each pod's series, with the state they were made from. */
   private readonly made = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
 
-  constructor(system: System) {
+  /** `shardOf`: the kube-state-metrics shard of an object's UID. */
+  constructor(system: System, shardOf: (uid: string) => number) {
     this.pods = system.pods;
+    this.podShards = system.pods.map((pod) => shardOf(pod.uid));
     // A StatefulSet has no object here: kube-state-metrics serves no statefulsets (its --resources, signals/kube-state-metrics.md).
     this.controllers = system.workloads.flatMap((workload): ControllerObject[] => {
       const pods = system.pods.filter((p) => p.workload === workload);
       const object = (kind: ControllerObject["kind"], name: string) => ({
         kind,
         workload,
-        uid: objectUid(kind, workload.namespace, name),
+        shard: shardOf(objectUid(kind, workload.namespace, name)),
         pods,
       });
       if (workload.kind === "DaemonSet") return [object("DaemonSet", workload.name)];
@@ -58,16 +63,17 @@ export class SystemWorkloadSamples {
   };
 
   /**
-   * Every system pod's and controller's series at the view's time, each into the list `outOf`
-   * gives for its UID (its kube-state-metrics shard's; none: not collected); `seconds` stamps a
-   * simulated time as Unix seconds.
+   * Every system pod's and controller's series at the view's time, each into the list `served`
+   * holds for its kube-state-metrics shard (none: not collected); `seconds` stamps a simulated
+   * time as Unix seconds.
    */
-  collect(view: ClusterView, seconds: (simulatedMs: number) => number, outOf: (uid: string) => Sample[] | undefined): void {
+  collect(view: ClusterView, seconds: (simulatedMs: number) => number, served: ReadonlyArray<Sample[] | undefined>): void {
     const rebooting = new Set<string>();
     for (const pool of view.pools) for (const node of pool.nodes) if (node.status === "rebooting") rebooting.add(node.name);
-    for (const pod of this.pods) {
-      const out = outOf(pod.uid);
+    for (let i = 0; i < this.pods.length; i++) {
+      const out = served[this.podShards[i] as number];
       if (out === undefined) continue;
+      const pod = this.pods[i] as SystemPod;
       const down = rebooting.has(pod.node);
       const restarts = this.reboots.get(pod.node) ?? 0;
       const key = down ? `down|${restarts}` : `up|${restarts}`;
@@ -79,7 +85,7 @@ export class SystemWorkloadSamples {
       for (const s of made.samples) out.push(s);
     }
     for (const controller of this.controllers) {
-      const out = outOf(controller.uid);
+      const out = served[controller.shard];
       if (out === undefined) continue;
       const ready = controller.pods.reduce((n, p) => (rebooting.has(p.node) ? n : n + 1), 0);
       const key = String(ready);
