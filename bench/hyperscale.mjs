@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { loadBlueprint } from "../packages/blueprint/dist/index.js";
 import { ClusterRun, MAX_SHARD_GPUS, shardGpus, WHOLE_RUN } from "../packages/constructs/dist/index.js";
-import { encodeScrape, MetricsPipeline } from "../packages/emit/dist/index.js";
+import { encodeScrape, MetricsPipeline, releaseShared, SharedSlabs } from "../packages/emit/dist/index.js";
 
 const INTERVAL = 15_000;
 const MEASURED = 3;
@@ -27,12 +27,15 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function measureShard(index) {
   let bytes = 0;
   let points = 0;
-  // The sink a worker thread hands its scrapes to: encode in the OTLP delivery's wire format.
+  // The sink a worker thread hands its scrapes to: encode in the OTLP delivery's wire format, the
+  // bodies in the worker's shared slabs, handed back once counted (the run's thread copies them).
+  const slabs = new SharedSlabs();
   const sink = {
     async export(metrics) {
-      const scrape = encodeScrape(FORMAT, metrics);
+      const scrape = encodeScrape(FORMAT, metrics, slabs.hold);
       points += scrape.points;
       for (const request of scrape.encoded.requests) bytes += request.bytes;
+      releaseShared(scrape.encoded.requests.map((r) => r.body));
       return true;
     },
     async shutdown() {},
@@ -104,7 +107,7 @@ Measured ${result.date} on ${result.machine.cpu} (${result.machine.cores} cores,
 Cluster: ${result.blueprint} — ${gpus} GPUs on ${blueprint.nodePools.reduce((n, p) => n + p.nodes, 0)} nodes, as ${SHARDS} shards. Each interval
 (${result.intervalSeconds} s): advance the simulation (every shard simulates the whole cluster), collect the shard's
 targets and encode every scrape to OTLP protobuf requests of at most 4 MiB (gpusynth's encoder), as a
-worker thread of \`--workers\` does (bytes counted, not sent). Medians of ${MEASURED} intervals after a simulated
+worker thread of \`--workers\` does, into its shared slabs (bytes counted, not sent). Medians of ${MEASURED} intervals after a simulated
 half day (its CPU time is the warm-up column); heap after a full GC at the end, with the shard's
 simulation, SDK readers and last frame alive.
 

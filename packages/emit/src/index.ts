@@ -42,4 +42,5 @@ export { type EncodedMetricsSink, fanOutMetrics, type MetricsSink, OtlpJsonLines
 export { ManualClock, SYSTEM_CLOCK, type WallClock } from "./wall-clock.js";
 export { type EncodedScrape, encodeScrape, type WireFormat } from "./wire.js";
 export { ShardWorkers, workerShards } from "./workers/shard-workers.js";
+export { releaseShared, SharedSlabs } from "./workers/shared-slabs.js";
 export { type AnswerOptions, type Answers, answerCalls, type Calls, WorkerThread, workerScript } from "./workers/thread.js";

@@ -31,7 +31,9 @@ export interface EncodedMetricsSink extends MetricsSink {
   /**
    * Stores a scrape encoded with encodeScrape(wireFormat, …); resolves once it is stored, which a
    * delivery with a bounded queue may put off as its exports are (waiting for room), so scrapes
-   * encoded by worker threads are not dropped where one encoded here would wait.
+   * encoded by worker threads are not dropped where one encoded here would wait. The request
+   * bodies are the sink's to read only until then (a worker carves them again: shared-slabs.ts): a
+   * sink that keeps them copies them, as the OTLP delivery does into its own slabs.
    */
   accept(scrape: EncodedScrape): void | Promise<void>;
 }

@@ -12,6 +12,7 @@ import { advance } from "../pacing.js";
 import { targetKey } from "../receiver.js";
 import { encodeScrape } from "../wire.js";
 import type { ShardCalls, ShardEvent, ShardWorkerData } from "./protocol.js";
+import { SharedSlabs } from "./shared-slabs.js";
 import { answerCalls, type PostEvent } from "./thread.js";
 
 const data = workerData as ShardWorkerData;
@@ -24,13 +25,15 @@ const run = new ClusterRun(data.blueprint, {
 const format = data.wireFormat;
 /** The tick being answered posts its scrapes here: to the run's thread, encoded as its sink stores them. */
 let postScrape: PostEvent<ShardEvent> = () => {};
+/** Where the request bodies are kept: memory the run's thread reads in place and hands back once stored. */
+const slabs = new SharedSlabs();
 const pipeline =
   format === undefined
     ? undefined
     : new MetricsPipeline(
         {
           export: async (metrics) => {
-            const scrape = encodeScrape(format, metrics);
+            const scrape = encodeScrape(format, metrics, slabs.hold);
             postScrape(scrape, scrape.kind === "otlp" ? ownBuffers(scrape.encoded.requests.map((r) => r.body)) : undefined);
             return true;
           },
@@ -41,9 +44,8 @@ const pipeline =
 let latest = new Map<string, readonly Sample[]>();
 
 /**
- * The buffers that hold exactly one request body each (the encoder copies every request out of its
- * writer): they move to the run's thread instead of being copied. A body that is a view into a
- * larger buffer is copied, as the rest of that buffer is not the request's to give away.
+ * The buffers that hold exactly one request body each (a body larger than a shared slab): they move
+ * to the run's thread instead of being copied. A body in shared memory is shared, not moved.
  */
 function ownBuffers(bodies: readonly Uint8Array[]): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();

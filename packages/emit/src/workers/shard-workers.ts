@@ -15,6 +15,7 @@ import type { ServedTarget } from "../scrape-server.js";
 import type { EncodedMetricsSink, MetricsSink } from "../sinks.js";
 import type { EncodedScrape } from "../wire.js";
 import type { ShardCalls, ShardEvent, WorkerClock } from "./protocol.js";
+import { releaseShared } from "./shared-slabs.js";
 import { WorkerThread, workerScript } from "./thread.js";
 
 /** How long stopping waits for the workers to shut down before terminating them. */
@@ -115,6 +116,8 @@ export class ShardWorkers {
       for (const scrape of scrapes) {
         points += scrape.points;
         await sink?.accept(scrape);
+        // Stored: the worker may carve its bodies' memory again.
+        if (scrape.kind === "otlp") releaseShared(scrape.encoded.requests.map((r) => r.body));
       }
       const reply = replies[i];
       if (reply === undefined) continue;
