@@ -59,11 +59,12 @@ describe("shared slabs", () => {
         },
         shutdown: async () => {},
       };
-      await emitOffline(blueprint, sink, { durationMs: 30 * 60_000, intervalMs: 60_000, ...(workers === undefined ? {} : { workers }) });
+      await emitOffline(blueprint, sink, { durationMs: 10 * 60_000, intervalMs: 60_000, ...(workers === undefined ? {} : { workers }) });
       return bodies;
     };
     const [one, two] = [await received(), await received(2)];
-    expect(one.length).toBeGreaterThan(100);
+    // Ten scrapes of several targets each: every worker carves its slabs again at every tick.
+    expect(one.length).toBeGreaterThan(40);
     // Workers hand over their targets in their own order: the same requests, perhaps not in one order.
     expect([...two].sort()).toEqual([...one].sort());
   });
