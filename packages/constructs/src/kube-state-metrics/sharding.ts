@@ -3,8 +3,8 @@
  * instance lists and watches every object, and keeps those whose UID hashes to its shard — the
  * 64-bit FNV-1a of the UID's bytes (Go's hash/fnv New64a), put in a bucket by Google's jump
  * consistent hash (github.com/dgryski/go-jump@ba001c3, the version its go.mod requires). The
- * README's "md5 sum … modulo" describes an older rule; the code at the pin is this one
- * (signals/kube-state-metrics.md, "Sharding").
+ * README's "md5 sum … modulo" is not what the code does, at the pin or since sharding came in
+ * (84d61f9a): gpusynth follows the code (signals/kube-state-metrics.md, "Sharding").
  */
 import { stableUuid } from "../noise.js";
 
