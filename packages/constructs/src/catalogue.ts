@@ -165,16 +165,20 @@ export function sample(
     : { family, labels: seriesLabels(family, labels), value, startMs };
 }
 
+/** A subject's kept label sets, by family (KeptLabelSets.subject). */
+export type SubjectLabelSets = Map<MetricFamily, Readonly<Record<string, string>>>;
+
 /**
  * A source's label sets kept from one collect to the next, by subject (a node, a GPU, a workload,
  * a pod): a series keeps its label set — and what encoders kept with it — for as long as its
- * subject is collected, instead of a new one each scrape. A subject's raw labels for a family must
- * not change while it lives (put whatever changes in the subject's key); a subject that a collect
- * does not meet is forgotten at the end of the next.
+ * subject is collected, instead of a new one each scrape. A subject is a key naming it, or the
+ * simulation's own object for it where that lives as long (a GPU), which saves making the key. A
+ * subject's raw labels for a family must not change while it lives (put whatever changes in the
+ * subject's key); a subject that a collect does not meet is forgotten at the end of the next.
  */
 export class KeptLabelSets {
-  private current = new Map<string, Map<MetricFamily, Readonly<Record<string, string>>>>();
-  private previous = new Map<string, Map<MetricFamily, Readonly<Record<string, string>>>>();
+  private current = new Map<string | object, SubjectLabelSets>();
+  private previous = new Map<string | object, SubjectLabelSets>();
 
   /** Starts a collect. */
   startCollect(): void {
@@ -182,25 +186,43 @@ export class KeptLabelSets {
     this.current = new Map();
   }
 
-  /** `family`'s label set for `subject`, made from `raw` the first time (as seriesLabels makes it). */
-  of(subject: string, family: MetricFamily, raw: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string>> {
+  /** `subject`'s label sets: looked up once for the samples of several of its families (sampleIn). */
+  subject(subject: string | object): SubjectLabelSets {
     let sets = this.current.get(subject);
     if (sets === undefined) {
       sets = this.previous.get(subject) ?? new Map();
       this.current.set(subject, sets);
     }
-    let labels = sets.get(family);
-    if (labels === undefined) {
-      labels = seriesLabels(family, raw);
-      sets.set(family, labels);
-    }
-    return labels;
+    return sets;
+  }
+
+  /** `family`'s label set for `subject`, made from `raw` the first time (as seriesLabels makes it). */
+  of(subject: string | object, family: MetricFamily, raw: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string>> {
+    return labelSetIn(this.subject(subject), family, raw);
   }
 
   /** A gauge's sample of `family` for `subject` (a counter needs its start: seriesLabels and sample()). */
-  sample(subject: string, family: MetricFamily, raw: Readonly<Record<string, string | undefined>>, value: number): Sample {
+  sample(subject: string | object, family: MetricFamily, raw: Readonly<Record<string, string | undefined>>, value: number): Sample {
     return { family, labels: this.of(subject, family, raw), value };
   }
+
+  /** A gauge's sample of `family` from a subject's label sets (subject()). */
+  sampleIn(sets: SubjectLabelSets, family: MetricFamily, raw: Readonly<Record<string, string | undefined>>, value: number): Sample {
+    return { family, labels: labelSetIn(sets, family, raw), value };
+  }
+}
+
+function labelSetIn(
+  sets: SubjectLabelSets,
+  family: MetricFamily,
+  raw: Readonly<Record<string, string | undefined>>,
+): Readonly<Record<string, string>> {
+  let labels = sets.get(family);
+  if (labels === undefined) {
+    labels = seriesLabels(family, raw);
+    sets.set(family, labels);
+  }
+  return labels;
 }
 
 /** A log record as a collector log receiver would deliver it. */

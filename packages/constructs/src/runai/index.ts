@@ -177,7 +177,6 @@ export class RunaiConstruct implements MetricConstruct {
     for (const node of pool.nodes) {
       const labels = { clusterId, node: node.name };
       const kept = this.kept;
-      const nodeKey = `node/${node.name}`;
       const reporting = node.status === "rebooting" ? [] : node.gpus.filter((g) => g.health === "ok");
       let utilSum = 0;
       let used = 0;
@@ -185,42 +184,44 @@ export class RunaiConstruct implements MetricConstruct {
       for (const gpu of reporting) {
         const r = this.activity.read(gpu, pool.model, now);
         readings.set(gpu, r);
+        // The GPU itself is its series' subject: its node and index never change.
+        const sets = kept.subject(gpu);
         const gpuLabels = { ...labels, gpu: String(gpu.index) };
-        const gpuKey = `${nodeKey}/${gpu.index}`;
         const held = gpu.holder === null ? 0 : 1;
         const lastBusy = this.activity.lastBusyAt(gpu, now);
-        out.push(kept.sample(gpuKey, RUNAI.allocatedPerGpu, gpuLabels, held));
-        out.push(kept.sample(gpuKey, RUNAI.lastUtilizationTimePerGpu, gpuLabels, lastBusy === null ? 0 : unix(lastBusy)));
-        out.push(kept.sample(gpuKey, RUNAI.gpuUtilizationPerGpu, gpuLabels, r.gpuUtil));
-        out.push(kept.sample(gpuKey, RUNAI.gpuMemoryUsedPerGpu, gpuLabels, r.fbUsedMiB));
-        out.push(kept.sample(gpuKey, RUNAI.gpuMemoryTotalPerGpu, gpuLabels, pool.model.framebufferMiB));
+        out.push(kept.sampleIn(sets, RUNAI.allocatedPerGpu, gpuLabels, held));
+        out.push(kept.sampleIn(sets, RUNAI.lastUtilizationTimePerGpu, gpuLabels, lastBusy === null ? 0 : unix(lastBusy)));
+        out.push(kept.sampleIn(sets, RUNAI.gpuUtilizationPerGpu, gpuLabels, r.gpuUtil));
+        out.push(kept.sampleIn(sets, RUNAI.gpuMemoryUsedPerGpu, gpuLabels, r.fbUsedMiB));
+        out.push(kept.sampleIn(sets, RUNAI.gpuMemoryTotalPerGpu, gpuLabels, pool.model.framebufferMiB));
         utilSum += r.gpuUtil;
         used += r.fbUsedMiB;
         allocated += held;
       }
+      const nodeSets = kept.subject(node);
       out.push(
-        kept.sample(
-          nodeKey,
+        kept.sampleIn(
+          nodeSets,
           RUNAI.gpuUtilizationPerNode,
           labels,
           reporting.length === 0 ? 0 : Math.round((utilSum / reporting.length) * 100) / 100,
         ),
       );
-      out.push(kept.sample(nodeKey, RUNAI.gpuMemoryUsedPerNode, labels, used));
-      out.push(kept.sample(nodeKey, RUNAI.gpuMemoryTotalPerNode, labels, reporting.length * pool.model.framebufferMiB));
+      out.push(kept.sampleIn(nodeSets, RUNAI.gpuMemoryUsedPerNode, labels, used));
+      out.push(kept.sampleIn(nodeSets, RUNAI.gpuMemoryTotalPerNode, labels, reporting.length * pool.model.framebufferMiB));
       const ready = String(node.status !== "rebooting");
       const schedulable = String(node.status === "ready");
       // Its label set changes with the node's readiness: the subject's key says which it is.
       out.push(
         kept.sample(
-          `${nodeKey}/${ready}/${schedulable}`,
+          `node/${node.name}/${ready}/${schedulable}`,
           RUNAI.gpuCountPerNode,
           { ...labels, modelName: pool.model.modelName, ready, schedulable },
           reporting.length,
         ),
       );
-      out.push(kept.sample(nodeKey, RUNAI.allocatedPerNode, labels, allocated));
-      out.push(kept.sample(nodeKey, RUNAI.migModeGpuCount, labels, 0));
+      out.push(kept.sampleIn(nodeSets, RUNAI.allocatedPerNode, labels, allocated));
+      out.push(kept.sampleIn(nodeSets, RUNAI.migModeGpuCount, labels, 0));
     }
   }
 }
