@@ -81,7 +81,10 @@ class ScrapeProducer implements MetricProducer {
     let points: DataPoint<number>[] = [];
     let sets: LabelSet[] = [];
     let kept = 0;
-    for (const sample of this.samples) {
+    // An index, not an iterator: for…of made an iterator result per sample here (1.2 million a hyperscale shard's scrape).
+    const samples = this.samples;
+    for (let i = 0; i < samples.length; i++) {
+      const sample = samples[i] as Sample;
       const labels = this.scrape.labelsOf(sample.family.name, sample.labels);
       if (labels === undefined) continue;
       kept++;
