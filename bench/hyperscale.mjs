@@ -131,7 +131,8 @@ quarter (26 %: GPU activity and dcgm-exporter's samples, the kubelet's cAdvisor 
 kube-state-metrics shards), garbage collection 18 %, the SDK reader with the target's DataPoints and
 stale markers 13 %, copying each request into the worker's shared slabs 9 %. Before those slabs a
 worker copied each request into fresh memory of its own to move it to the run's thread, which cost
-a shard about as much again in page faults and collections: the cluster took 2.25 cores, 1.22 now.
+a shard about as much again in page faults and collections: the cluster took 2.25 cores before
+them, 1.22 with them (both measured 2026-12-06).
 
 Reproduce: \`npx just bench\` (or \`npm run bench\`).
 `;
