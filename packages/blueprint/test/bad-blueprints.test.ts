@@ -329,6 +329,13 @@ const cases: Case[] = [
     expected: /retention between 1m and 31d/,
     found: /"90d"/,
   },
+  {
+    name: "kube-state-metrics in more shards than a blueprint may run",
+    edit: (d) => d.setIn(["telemetry", "kubeStateMetrics"], { shards: 300 }),
+    path: "telemetry.kubeStateMetrics.shards",
+    expected: /at most 256/,
+    found: /^300$/,
+  },
   ...["../etc", "a/b", "..", ".", "job\nname", "job name"].map((job) => ({
     name: `a Run:ai job name ${JSON.stringify(job)} that is not one URL path segment`,
     edit: (d: Document) => d.setIn(["telemetry", "runai", "job"], job),
