@@ -385,9 +385,7 @@ export function systemPodsOf(blueprint: Blueprint, workload: string): SystemPod[
 
 /** A system workload's first pod (the one a scrape of it reaches, whose log is read). */
 export function systemPodOf(blueprint: Blueprint, workload: string): SystemPod {
-  const pod = systemOf(blueprint).pods.find((p) => p.workload.name === workload);
-  if (pod === undefined) throw new Error(`no system workload ${workload}`);
-  return pod;
+  return systemPodsOf(blueprint, workload)[0] as SystemPod;
 }
 
 function placePods(blueprint: Blueprint, workloads: readonly SystemWorkload[]): SystemPod[] {
