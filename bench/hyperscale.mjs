@@ -28,11 +28,12 @@ async function measureShard(index) {
   let bytes = 0;
   let points = 0;
   // The sink a worker thread hands its scrapes to: encode in the OTLP delivery's wire format, the
-  // bodies in the worker's shared slabs, handed back once counted (the run's thread copies them).
+  // bodies written into the worker's shared slabs, handed back once counted (the run's thread's
+  // delivery keeps them there until they are delivered).
   const slabs = new SharedSlabs();
   const sink = {
     async export(metrics) {
-      const scrape = encodeScrape(FORMAT, metrics, slabs.hold);
+      const scrape = encodeScrape(FORMAT, metrics, slabs);
       points += scrape.points;
       for (const request of scrape.encoded.requests) bytes += request.bytes;
       releaseShared(scrape.encoded.requests.map((r) => r.body));

@@ -19,7 +19,8 @@ export {
   type OverflowReport,
   type Tally,
 } from "./delivery/queue.js";
-export { type EncodedRequest, encodeLogs, encodeMetrics } from "./delivery/requests.js";
+export { RequestSlabs } from "./delivery/request-slabs.js";
+export { type EncodedRequest, encodeLogs, encodeMetrics, type RequestMemory } from "./delivery/requests.js";
 export { exposition, expositionChunks, LINES_PER_CHUNK } from "./exposition.js";
 export { type LiveOptions, type LiveStatus, runLive, servingStartMs } from "./live.js";
 export { LogsPipeline, type LogsReport, type LogsSink } from "./logs-pipeline.js";

@@ -33,7 +33,8 @@ export interface EncodedMetricsSink extends MetricsSink {
    * delivery with a bounded queue may put off as its exports are (waiting for room), so scrapes
    * encoded by worker threads are not dropped where one encoded here would wait. The request
    * bodies are the sink's to read only until then (a worker carves them again: shared-slabs.ts): a
-   * sink that keeps them copies them, as the OTLP delivery does into its own slabs.
+   * sink that keeps them retains those in shared memory (retainShared) until it is done with them,
+   * as the OTLP delivery's slabs do, or copies them.
    */
   accept(scrape: EncodedScrape): void | Promise<void>;
 }

@@ -7,7 +7,7 @@
  */
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { metricsJson } from "./delivery/json-metrics.js";
-import { type Encoded, type Encoding, encodeMetrics, pointParts, pointsOf, type StoreBytes } from "./delivery/requests.js";
+import { type Encoded, type Encoding, encodeMetrics, pointParts, pointsOf, type RequestMemory } from "./delivery/requests.js";
 
 export type WireFormat =
   /** OTLP export requests of at most `maxRequestBytes`, keyed by target (delivery/requests.ts). */
@@ -34,13 +34,13 @@ export type EncodedScrape =
 export const POINTS_PER_LINE = 262_144;
 
 /**
- * Encodes one target's scrape (its ResourceMetrics) in `format`; `store` keeps each OTLP request's
+ * Encodes one target's scrape (its ResourceMetrics) in `format`; `memory` keeps each OTLP request's
  * bytes (by default in an array of their own, which a worker thread can transfer).
  */
-export function encodeScrape(format: WireFormat, metrics: ResourceMetrics, store?: StoreBytes): EncodedScrape {
+export function encodeScrape(format: WireFormat, metrics: ResourceMetrics, memory?: RequestMemory): EncodedScrape {
   const points = pointsOf(metrics);
   if (format.kind === "otlp") {
-    const encoded = encodeMetrics(metrics, format.encoding, format.maxRequestBytes, targetKeyOf(metrics), store);
+    const encoded = encodeMetrics(metrics, format.encoding, format.maxRequestBytes, targetKeyOf(metrics), memory);
     return { kind: "otlp", encoded, points };
   }
   return { kind: "otlp-json-line", lines: pointParts(metrics, format.pointsPerLine).map((part) => `${metricsJson(part)}\n`), points };

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { RequestSlabs } from "../src/delivery/request-slabs.js";
+import { releaseShared, SharedSlabs } from "../src/workers/shared-slabs.js";
 
 /** `length` bytes of `fill`, as plain numbers (held bodies are Buffers, compared by content). */
 const bytes = (length: number, fill: number) => new Array<number>(length).fill(fill);
@@ -50,6 +51,38 @@ describe("request slabs", () => {
     slabs.hold(Uint8Array.from(bytes(32, 3)));
     slabs.hold(Uint8Array.from(bytes(16, 4)));
     expect(content(b)).toEqual(bytes(16, 2));
+  });
+
+  it("keeps a body written at the end of its room where it is, without a copy", () => {
+    const slabs = new RequestSlabs(64);
+    const room = slabs.room();
+    room.fill(3, room.length - 10);
+    const written = room.subarray(room.length - 10);
+    const body = slabs.hold(written);
+    expect([body.buffer, body.byteOffset]).toEqual([room.buffer, written.byteOffset]);
+    // The next room ends where the body starts; once its request is done, the slab is whole again.
+    expect(slabs.room().byteLength).toBe(54);
+    slabs.hold(Uint8Array.from(bytes(4, 8)));
+    expect(content(body)).toEqual(bytes(10, 3));
+    slabs.release(body);
+  });
+
+  it("keeps a body of a worker's shared slab there, which the worker does not carve again until its request is done", () => {
+    const worker = new SharedSlabs(64);
+    const [a, b] = [worker.hold(Uint8Array.from(bytes(24, 1))), worker.hold(Uint8Array.from(bytes(24, 2)))];
+    const slabs = new RequestSlabs(64);
+    const queued = slabs.hold(a);
+    expect(queued).toBe(a);
+    // The run's thread hands the scrape's bodies back once its sink took them (shard-workers.ts):
+    // the queued one stays the delivery's, so its slab is not carved again.
+    releaseShared([a, b]);
+    worker.hold(Uint8Array.from(bytes(24, 3)));
+    expect(worker.hold(Uint8Array.from(bytes(24, 4))).buffer).not.toBe(a.buffer);
+    expect(content(queued)).toEqual(bytes(24, 1));
+    // Its request done, the slab is the worker's again.
+    slabs.release(queued);
+    worker.hold(Uint8Array.from(bytes(24, 5)));
+    expect(worker.hold(Uint8Array.from(bytes(24, 6))).buffer).toBe(a.buffer);
   });
 
   it("gives a body larger than a slab an array of its own", () => {

@@ -29,16 +29,36 @@ describe("shared slabs", () => {
     expect([e.buffer === a.buffer, e.buffer === c.buffer]).toEqual([false, false]);
     expect([...b]).toEqual(new Array(24).fill(2));
     // Both released: once the slab being carved is full, the first is carved again, from its
-    // start, and what is still held elsewhere is intact.
+    // end, and what is still held elsewhere is intact.
     releaseShared([b]);
     const f = slabs.hold(bytes(6, 24));
     expect(f.buffer).toBe(e.buffer);
     const g = slabs.hold(bytes(8, 24));
     expect(g.buffer).toBe(a.buffer);
-    expect(g.byteOffset).toBe(8);
+    expect(g.byteOffset).toBe(40);
     expect([...c, ...d].every((v, i) => v === (i < 24 ? 3 : 4))).toBe(true);
     // A body larger than a slab has an array of its own, which a worker moves instead of sharing.
     expect(slabs.hold(bytes(7, 100)).buffer).toBeInstanceOf(ArrayBuffer);
+  });
+
+  it("keep a body written at the end of their room where it is, and copy in one written elsewhere", () => {
+    const slabs = new SharedSlabs(64);
+    const room = slabs.room();
+    expect(room.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // The encoder writes back to front, ending at the room's end.
+    room.fill(5, room.length - 20);
+    const written = room.subarray(room.length - 20);
+    const kept = slabs.hold(written);
+    expect([kept.buffer, kept.byteOffset, kept.byteLength]).toEqual([room.buffer, written.byteOffset, 20]);
+    // The next room ends where that body starts: writing into it leaves the body intact.
+    const next = slabs.room();
+    expect(next.byteOffset + next.byteLength).toBe(kept.byteOffset);
+    next.fill(6);
+    expect([...kept]).toEqual(new Array(20).fill(5));
+    // Bytes written anywhere else (a request that outgrew the room) are copied in below it.
+    const copied = slabs.hold(bytes(7, 12));
+    expect([copied.buffer, copied.byteOffset + copied.byteLength]).toEqual([room.buffer, kept.byteOffset]);
+    expect([...copied, ...kept]).toEqual([...new Array(12).fill(7), ...new Array(20).fill(5)]);
   });
 
   it("give a sink, through worker threads, the OTLP requests one thread encodes, byte for byte", async () => {

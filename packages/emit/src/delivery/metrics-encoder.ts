@@ -116,17 +116,19 @@ export class MetricsEncoder {
   }
 
   /**
-   * encode's bytes as a view of the encoder's own buffer, valid until its next encode: for a
-   * caller that copies them where they are to stay (requests.ts), or only needs their size.
+   * encode's bytes as a view of the memory they were written into, valid until the encoder's next
+   * encode: for a caller that keeps them where they are to stay (requests.ts), or only needs their
+   * size. Given `into` (a request slab's free part), they are written at its end, where the slab
+   * keeps them without a copy; else, or when they outgrow it, into the encoder's own buffer.
    */
-  encodeTransient(metrics: ResourceMetrics): Uint8Array | undefined {
-    return this.writeRequest(metrics) ? this.writer.written() : undefined;
+  encodeTransient(metrics: ResourceMetrics, into?: Uint8Array): Uint8Array | undefined {
+    return this.writeRequest(metrics, into) ? this.writer.written() : undefined;
   }
 
   /** Writes the request into the encoder's writer; false when it holds what only the SDK's serializer writes. */
-  private writeRequest(metrics: ResourceMetrics): boolean {
+  private writeRequest(metrics: ResourceMetrics, into?: Uint8Array): boolean {
     const w = this.writer;
-    w.reset();
+    w.reset(into);
     try {
       const end = w.mark();
       const schemaUrl = metrics.resource.schemaUrl;

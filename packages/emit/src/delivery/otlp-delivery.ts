@@ -138,7 +138,7 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
   }
 
   async export(metrics: ResourceMetrics): Promise<boolean> {
-    await this.enqueuePaced(requestsOf(encodeScrape(this.wireFormat, metrics, this.slabs.hold)));
+    await this.enqueuePaced(requestsOf(encodeScrape(this.wireFormat, metrics, this.slabs)));
     return true;
   }
 

@@ -7,24 +7,36 @@
  */
 
 export class ReverseWriter {
-  /** A Buffer for its native latin1 copy; written through its Uint8Array methods otherwise. */
+  /** The writer's own buffer (a Buffer for its native latin1 copy; written through its Uint8Array methods otherwise). */
+  private own: Buffer;
+  /** Where the message is written: the writer's own buffer, or the memory `reset` was given. */
   private buffer: Buffer;
   private view: DataView;
   /** Where the written bytes start; they run to the buffer's end. */
   private pos: number;
 
   constructor(capacity = 64 * 1024) {
-    this.buffer = Buffer.allocUnsafeSlow(capacity);
-    this.view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength);
+    this.own = Buffer.allocUnsafeSlow(capacity);
+    this.buffer = this.own;
+    this.view = new DataView(this.own.buffer, this.own.byteOffset, this.own.byteLength);
     this.pos = capacity;
   }
 
-  /** Starts a new message, keeping the buffer. */
-  reset(): void {
-    this.pos = this.buffer.length;
+  /**
+   * Starts a new message. Given `into`, the message is written there, ending at its end — memory
+   * where it is to stay (a request slab's free part: request-slabs.ts), so it need not be copied
+   * there afterwards; a message that outgrows it moves to the writer's own buffer, which grows.
+   */
+  reset(into?: Uint8Array): void {
+    const target = into === undefined || into.byteLength === 0 ? this.own : Buffer.from(into.buffer, into.byteOffset, into.byteLength);
+    if (target !== this.buffer) {
+      this.buffer = target;
+      this.view = new DataView(target.buffer, target.byteOffset, target.byteLength);
+    }
+    this.pos = target.length;
   }
 
-  /** The message written, as a view of the writer's buffer: valid until the writer is written again. */
+  /** The message written, as a view of the memory it was written into: valid until the writer is written again. */
   written(): Uint8Array {
     return this.buffer.subarray(this.pos);
   }
@@ -35,14 +47,16 @@ export class ReverseWriter {
     return Uint8Array.prototype.slice.call(this.buffer, this.pos);
   }
 
-  /** Makes room for `bytes` more in front of what is written. */
+  /** Makes room for `bytes` more in front of what is written: the writer's own buffer, grown, takes the message. */
   private reserve(bytes: number): void {
     if (this.pos >= bytes) return;
     const written = this.buffer.length - this.pos;
-    let capacity = this.buffer.length * 2;
+    // Out of memory it was given, the message moves to the writer's own buffer, grown only if it must.
+    let capacity = this.buffer === this.own ? this.own.length * 2 : this.own.length;
     while (capacity - written < bytes) capacity *= 2;
-    const grown = Buffer.allocUnsafeSlow(capacity);
+    const grown = capacity === this.own.length ? this.own : Buffer.allocUnsafeSlow(capacity);
     grown.set(this.buffer.subarray(this.pos), capacity - written);
+    this.own = grown;
     this.buffer = grown;
     this.view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
     this.pos = capacity - written;

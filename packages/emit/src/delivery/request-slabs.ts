@@ -9,10 +9,16 @@
  * refused or dropped), so a scrape allocates nothing that outlives it. On a live platform run this
  * took the process from about 14 % of a core to about 11 % (bench/results/live-platform.md).
  *
- * Bodies are carved one after another, so a slab comes back when every request carved from it is
- * done. A request that never is (the run ended with it queued) keeps only its own slab from
- * reuse, and the garbage collector takes that slab with the request.
+ * Bodies are carved one after another, from a slab's end towards its start, so a slab comes back
+ * when every request carved from it is done. The protobuf encoder writes a request back to front
+ * into the slab's free part (`room`), so most bodies are already where they are to stay and are
+ * not copied at all. A body a worker thread encoded into its shared slabs (shared-slabs.ts) stays
+ * there too, retained until its request is done. A request that never is (the run ended with it
+ * queued) keeps only its own slab from reuse, and the garbage collector takes that slab with the
+ * request.
  */
+import { isShared, releaseShared, retainShared } from "../workers/shared-slabs.js";
+import type { RequestMemory } from "./requests.js";
 
 /** A slab holds a few requests of the largest size (4 MiB by default) and thousands of a target's usual ones. */
 const SLAB_BYTES = 8 * 1024 * 1024;
@@ -21,58 +27,99 @@ const SPARE_SLABS = 8;
 
 interface Slab {
   readonly memory: Buffer;
-  /** Bytes carved so far (from the start). */
-  used: number;
+  /** Where the carved bodies start: the free part runs from the slab's start to here. */
+  top: number;
   /** Bodies carved from it whose requests are not done yet. */
   held: number;
 }
 
-export class RequestSlabs {
+export class RequestSlabs implements RequestMemory {
   private current: Slab | undefined;
   private readonly spare: Slab[] = [];
   /** The slab of each body not yet released. */
   private readonly slabOf = new WeakMap<Uint8Array, Slab>();
+  /** Bodies kept in a worker thread's shared slabs, retained until released here. */
+  private readonly shared = new WeakSet<Uint8Array>();
 
   constructor(private readonly slabBytes = SLAB_BYTES) {}
 
   /**
-   * `bytes` copied into slab memory, where they stay until released (a body already held stays as
-   * it is; one larger than a slab is copied into an array of its own). A function of its own, so
-   * it can be handed over as the place requests are stored (requests.ts, StoreBytes).
+   * The current slab's free part, to encode the next body into at its end (`hold` then keeps it
+   * there); a slab with less than a quarter free gives way to another first, so that a receiver's
+   * largest request (4 MiB, half a slab) mostly fits.
+   */
+  readonly room = (): Uint8Array => {
+    const slab = this.slabWithRoom(this.slabBytes / 4);
+    return slab.memory.subarray(0, slab.top);
+  };
+
+  /**
+   * `bytes` kept in slab memory, where they stay until released: in place when they were written
+   * at the end of `room()` or in a worker's shared slab, else copied in (a body already held stays
+   * as it is; one larger than a slab is copied into an array of its own). A function of its own,
+   * so it can be handed over as the place requests are kept (requests.ts, RequestMemory).
    */
   readonly hold = (bytes: Uint8Array): Uint8Array => {
     const length = bytes.byteLength;
-    if (this.slabOf.has(bytes)) return bytes;
-    if (length > this.slabBytes) return Uint8Array.prototype.slice.call(bytes);
+    if (this.slabOf.has(bytes) || this.shared.has(bytes)) return bytes;
     if (length === 0) return new Uint8Array(0);
-    let slab = this.current;
-    if (slab === undefined || slab.used + length > slab.memory.length) {
-      if (slab !== undefined && slab.held === 0) this.recycle(slab);
-      slab = this.spare.pop() ?? { memory: Buffer.allocUnsafeSlow(this.slabBytes), used: 0, held: 0 };
-      this.current = slab;
+    if (isShared(bytes)) {
+      retainShared(bytes);
+      this.shared.add(bytes);
+      return bytes;
     }
-    const body = slab.memory.subarray(slab.used, slab.used + length);
+    const current = this.current;
+    if (
+      current !== undefined &&
+      bytes.buffer === current.memory.buffer &&
+      bytes.byteOffset + length === current.memory.byteOffset + current.top
+    ) {
+      current.top -= length;
+      return this.carved(current, bytes);
+    }
+    if (length > this.slabBytes) return Uint8Array.prototype.slice.call(bytes);
+    const slab = this.slabWithRoom(length);
+    slab.top -= length;
+    const body = slab.memory.subarray(slab.top, slab.top + length);
     body.set(bytes);
-    slab.used += length;
-    slab.held++;
-    this.slabOf.set(body, slab);
-    return body;
+    return this.carved(slab, body);
   };
 
   /** The request of `body` is done: its memory may be reused. A body not held here, or already released, is ignored. */
   release(body: Uint8Array): void {
+    if (this.shared.delete(body)) {
+      releaseShared([body]);
+      return;
+    }
     const slab = this.slabOf.get(body);
     if (slab === undefined) return;
     this.slabOf.delete(body);
     slab.held--;
     if (slab.held > 0) return;
-    // The slab being carved starts again from its beginning; a full one waits for the next use.
-    if (slab === this.current) slab.used = 0;
+    // The slab being carved is carved again from its end; a full one waits for the next use.
+    if (slab === this.current) slab.top = slab.memory.length;
     else this.recycle(slab);
   }
 
+  private carved(slab: Slab, body: Uint8Array): Uint8Array {
+    slab.held++;
+    this.slabOf.set(body, slab);
+    return body;
+  }
+
+  /** The current slab, or another in its place when it has less than `bytes` free. */
+  private slabWithRoom(bytes: number): Slab {
+    let slab = this.current;
+    if (slab === undefined || slab.top < bytes) {
+      if (slab !== undefined && slab.held === 0) this.recycle(slab);
+      slab = this.spare.pop() ?? { memory: Buffer.allocUnsafeSlow(this.slabBytes), top: this.slabBytes, held: 0 };
+      this.current = slab;
+    }
+    return slab;
+  }
+
   private recycle(slab: Slab): void {
-    slab.used = 0;
+    slab.top = slab.memory.length;
     if (this.spare.length < SPARE_SLABS) this.spare.push(slab);
   }
 }

@@ -26,15 +26,26 @@ export interface EncodedRequest extends QueuedRequest {
 }
 
 /**
- * Where a request's bytes are kept: given bytes that are valid only until the next encoding (a
- * view of the encoder's buffer), it returns bytes of the request's own. By default a copy; a
- * delivery copies them into the memory it reuses (request-slabs.ts).
+ * Where requests' bytes are kept. By default each in an array of its own; a delivery keeps them in
+ * memory it reuses (request-slabs.ts), as a worker thread does in memory the run's thread reads
+ * (shared-slabs.ts).
  */
-export type StoreBytes = (transient: Uint8Array) => Uint8Array;
+export interface RequestMemory {
+  /**
+   * Bytes of the request's own, given bytes valid only until the next encoding (where the encoder
+   * wrote them): a copy, or the same bytes, kept where they are, when they end `room()`.
+   */
+  hold(transient: Uint8Array): Uint8Array;
+  /**
+   * Free memory to encode the next request into, at its end, so that `hold` keeps it there without
+   * copying it (gpusynth's protobuf encoder does; a request that outgrows it is copied as any other).
+   */
+  room?(): Uint8Array | undefined;
+}
 
-const copyOut: StoreBytes = (transient) => Uint8Array.prototype.slice.call(transient);
+const COPY_OUT: RequestMemory = { hold: (transient) => Uint8Array.prototype.slice.call(transient) };
 /** For bytes made anew at each encoding (the JSON writer's, the SDK serializers'): already the request's own. */
-const ownBytes: StoreBytes = (bytes) => bytes;
+const OWN_BYTES: RequestMemory = { hold: (bytes) => bytes };
 
 /** The requests, and how many items could not be sent at any split (one item alone over the limit). */
 export interface Encoded {
@@ -47,13 +58,14 @@ const protobufMetrics = new MetricsEncoder();
 
 /**
  * A request's bytes: gpusynth's encoder, the SDK's serializer for what it leaves, JSON as
- * json-metrics.ts writes it. gpusynth's encoder hands a view of its own buffer, valid until its
- * next encoding: encodeWithin stores a request's bytes (a copy) before it encodes another, so they
- * are copied once, where they are to stay.
+ * json-metrics.ts writes it. gpusynth's encoder writes into `into` where given (the request
+ * memory's room) and hands a view of what it wrote, valid until its next encoding: encodeWithin
+ * holds a request's bytes before it encodes another, so they are written once, where they are
+ * to stay, or copied there once.
  */
-function serializeMetrics(metrics: ResourceMetrics, encoding: Encoding): Uint8Array {
+function serializeMetrics(metrics: ResourceMetrics, encoding: Encoding, into?: Uint8Array): Uint8Array {
   if (encoding === "json") return serializeMetricsJson(metrics);
-  return protobufMetrics.encodeTransient(metrics) ?? ProtobufMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
+  return protobufMetrics.encodeTransient(metrics, into) ?? ProtobufMetricsSerializer.serializeRequest(metrics) ?? new Uint8Array();
 }
 
 const protobufLogs = new LogsEncoder();
@@ -69,11 +81,11 @@ function serializeLogs(records: ReadableLogRecord[], encoding: Encoding): Uint8A
  * Encodes the items [from, to) — data points or log records — as requests of at most `maxBytes`
  * each. The first encoding gives the average size per item; parts are cut to that average with
  * 10 % headroom and a part still too large is split again, so most items are encoded twice at most.
- * `encodeRange`'s bytes need only last until its next call: a request's are stored when it is made.
+ * `encodeRange`'s bytes need only last until its next call: a request's are held when it is made.
  */
 function encodeWithin(
   encodeRange: (from: number, to: number) => Uint8Array,
-  store: StoreBytes,
+  memory: RequestMemory,
   maxBytes: number,
   key: string | undefined,
   from: number,
@@ -83,14 +95,14 @@ function encodeWithin(
 ): void {
   const length = to - from;
   if (body.byteLength <= maxBytes) {
-    out.requests.push({ body: store(body), bytes: body.byteLength, items: length, ...(key === undefined ? {} : { key }) });
+    out.requests.push({ body: memory.hold(body), bytes: body.byteLength, items: length, ...(key === undefined ? {} : { key }) });
   } else if (length <= 1) {
     out.oversized += length;
   } else {
     const parts = Math.min(length, Math.max(2, Math.ceil((body.byteLength / maxBytes) * 1.1)));
     const size = Math.ceil(length / parts);
     for (let start = from; start < to; start += size)
-      encodeWithin(encodeRange, store, maxBytes, key, start, Math.min(to, start + size), out);
+      encodeWithin(encodeRange, memory, maxBytes, key, start, Math.min(to, start + size), out);
   }
 }
 
@@ -100,9 +112,9 @@ export function encodeMetrics(
   encoding: Encoding,
   maxBytes: number,
   key?: string,
-  store: StoreBytes = encoding === "json" ? ownBytes : copyOut,
+  memory: RequestMemory = encoding === "json" ? OWN_BYTES : COPY_OUT,
 ): Encoded {
-  return splitMetrics(metrics, (part) => serializeMetrics(part, encoding), maxBytes, key, store);
+  return splitMetrics(metrics, (part) => serializeMetrics(part, encoding, memory.room?.()), maxBytes, key, memory);
 }
 
 /** encodeMetrics with the serializer given (its bytes valid until its next call): the same split whichever encodes the parts. */
@@ -111,7 +123,7 @@ export function splitMetrics(
   encode: (part: ResourceMetrics) => Uint8Array,
   maxBytes: number,
   key?: string,
-  store: StoreBytes = copyOut,
+  memory: RequestMemory = COPY_OUT,
 ): Encoded {
   const points = pointsOf(metrics);
   let spans: MetricSpan[] | undefined;
@@ -128,11 +140,11 @@ export function splitMetrics(
     if (parts > 1) {
       const size = Math.ceil(points / parts);
       for (let start = 0; start < points; start += size)
-        encodeWithin(encodeRange, store, maxBytes, key, start, Math.min(points, start + size), out);
+        encodeWithin(encodeRange, memory, maxBytes, key, start, Math.min(points, start + size), out);
       return out;
     }
   }
-  encodeWithin(encodeRange, store, maxBytes, key, 0, points, out, encode(metrics));
+  encodeWithin(encodeRange, memory, maxBytes, key, 0, points, out, encode(metrics));
   return out;
 }
 
@@ -206,15 +218,7 @@ export function encodeLogs(records: readonly ReadableLogRecord[], encoding: Enco
   for (let start = 0; start < records.length; start += maxRecords) {
     const batch = records.slice(start, start + maxRecords);
     // Either encoding makes new bytes each time: they are the request's own.
-    encodeWithin(
-      (from, to) => serializeLogs(batch.slice(from, to), encoding),
-      (bytes) => bytes,
-      maxBytes,
-      undefined,
-      0,
-      batch.length,
-      out,
-    );
+    encodeWithin((from, to) => serializeLogs(batch.slice(from, to), encoding), OWN_BYTES, maxBytes, undefined, 0, batch.length, out);
   }
   return out;
 }

@@ -33,7 +33,7 @@ const pipeline =
     : new MetricsPipeline(
         {
           export: async (metrics) => {
-            const scrape = encodeScrape(format, metrics, slabs.hold);
+            const scrape = encodeScrape(format, metrics, slabs);
             postScrape(scrape, scrape.kind === "otlp" ? ownBuffers(scrape.encoded.requests.map((r) => r.body)) : undefined);
             return true;
           },
