@@ -114,7 +114,9 @@ export function encodeMetrics(
   key?: string,
   memory: RequestMemory = encoding === "json" ? OWN_BYTES : COPY_OUT,
 ): Encoded {
-  return splitMetrics(metrics, (part) => serializeMetrics(part, encoding, memory.room?.()), maxBytes, key, memory);
+  // Only gpusynth's protobuf encoder writes into the memory's room; JSON is made anew and copied in.
+  const room = encoding === "protobuf" ? () => memory.room?.() : () => undefined;
+  return splitMetrics(metrics, (part) => serializeMetrics(part, encoding, room()), maxBytes, key, memory);
 }
 
 /** encodeMetrics with the serializer given (its bytes valid until its next call): the same split whichever encodes the parts. */
