@@ -127,10 +127,12 @@ The busiest shard (${busiest.shard}, ${(100 * busiest.shareOfOneCore).toFixed(1)
 ${Math.ceil(busiest.cpuMsPerInterval / 1000)} s it falls behind.
 
 Where a shard's time goes (\`node --cpu-prof\`, shard 3/8, three intervals, 2026-12-06): encoding
-points and their kept attribute bytes into OTLP protobuf about a third (32 %), building the frame a
-quarter (26 %: GPU activity and dcgm-exporter's samples, the kubelet's cAdvisor series, its two
-kube-state-metrics shards), garbage collection 18 %, the SDK reader with the target's DataPoints and
-stale markers 13 %, copying each request into the worker's shared slabs 9 %. Before those slabs a
+points and their kept attribute bytes into OTLP protobuf a little over a third (37 %), building the
+frame 29 % (GPU activity and dcgm-exporter's samples, the kubelet's cAdvisor series, its two
+kube-state-metrics shards), garbage collection 19 %, the SDK reader with the target's DataPoints and
+stale markers 15 %. The encoder writes each request straight into the worker's shared slabs, where
+the run's thread's delivery keeps it until it is delivered; copying the requests into the slabs took
+9 % of the shard (and the run's thread as much again, copying them out) until then. Before those slabs a
 worker copied each request into fresh memory of its own to move it to the run's thread, which cost
 a shard about as much again in page faults and collections: the cluster took 2.25 cores before
 them, 1.22 with them (both measured 2026-12-06).
