@@ -6,17 +6,32 @@
  * first), which is the caller's business.
  */
 
+/**
+ * Node's Buffer writes a string's bytes through these methods of its own (lib/internal/buffer.js,
+ * on every Buffer since Node.js 8); `Buffer.prototype.write` only adds the handling of its optional
+ * arguments and the lookup of its encoding by name, which cost as much as the copy itself for a
+ * label set's hundred-odd bytes — written once for every point of a scrape.
+ */
+interface StringWriters {
+  latin1Write(text: string, offset: number, length: number): number;
+  utf8Write(text: string, offset: number, length: number): number;
+}
+type WritableBuffer = Buffer & StringWriters;
+const STRING_WRITERS = Buffer.prototype as unknown as Partial<StringWriters>;
+if (typeof STRING_WRITERS.latin1Write !== "function" || typeof STRING_WRITERS.utf8Write !== "function")
+  throw new Error("this Node.js has no Buffer.prototype.latin1Write/utf8Write");
+
 export class ReverseWriter {
   /** The writer's own buffer (a Buffer for its native latin1 copy; written through its Uint8Array methods otherwise). */
-  private own: Buffer;
+  private own: WritableBuffer;
   /** Where the message is written: the writer's own buffer, or the memory `reset` was given. */
-  private buffer: Buffer;
+  private buffer: WritableBuffer;
   private view: DataView;
   /** Where the written bytes start; they run to the buffer's end. */
   private pos: number;
 
   constructor(capacity = 64 * 1024) {
-    this.own = Buffer.allocUnsafeSlow(capacity);
+    this.own = Buffer.allocUnsafeSlow(capacity) as WritableBuffer;
     this.buffer = this.own;
     this.view = new DataView(this.own.buffer, this.own.byteOffset, this.own.byteLength);
     this.pos = capacity;
@@ -28,7 +43,10 @@ export class ReverseWriter {
    * there afterwards; a message that outgrows it moves to the writer's own buffer, which grows.
    */
   reset(into?: Uint8Array): void {
-    const target = into === undefined || into.byteLength === 0 ? this.own : Buffer.from(into.buffer, into.byteOffset, into.byteLength);
+    const target =
+      into === undefined || into.byteLength === 0
+        ? this.own
+        : (Buffer.from(into.buffer, into.byteOffset, into.byteLength) as WritableBuffer);
     if (target !== this.buffer) {
       this.buffer = target;
       this.view = new DataView(target.buffer, target.byteOffset, target.byteLength);
@@ -54,7 +72,7 @@ export class ReverseWriter {
     // Out of memory it was given, the message moves to the writer's own buffer, grown only if it must.
     let capacity = this.buffer === this.own ? this.own.length * 2 : this.own.length;
     while (capacity - written < bytes) capacity *= 2;
-    const grown = capacity === this.own.length ? this.own : Buffer.allocUnsafeSlow(capacity);
+    const grown = capacity === this.own.length ? this.own : (Buffer.allocUnsafeSlow(capacity) as WritableBuffer);
     grown.set(this.buffer.subarray(this.pos), capacity - written);
     this.own = grown;
     this.buffer = grown;
@@ -97,7 +115,7 @@ export class ReverseWriter {
   latin1(bytes: string): void {
     this.reserve(bytes.length);
     this.pos -= bytes.length;
-    this.buffer.write(bytes, this.pos, "latin1");
+    this.buffer.latin1Write(bytes, this.pos, bytes.length);
   }
 
   /**
@@ -133,7 +151,7 @@ export class ReverseWriter {
     const length = Buffer.byteLength(value, "utf8");
     this.reserve(length);
     this.pos -= length;
-    this.buffer.write(value, this.pos, "utf8");
+    this.buffer.utf8Write(value, this.pos, length);
     this.uint32(length);
   }
 
@@ -148,7 +166,7 @@ export class ReverseWriter {
     const prefix = varintSize(length);
     this.reserve(length + prefix + 1);
     let at = this.pos - tail.length;
-    this.buffer.write(tail, at, "latin1");
+    this.buffer.latin1Write(tail, at, tail.length);
     at -= 8;
     this.view.setFloat64(at, value, true);
     this.buffer[--at] = valueTag;
