@@ -3,10 +3,12 @@
 // a 15 s interval to a gRPC receiver in this process that accepts every request without decoding
 // it; after the warm-up, the child's CPU time (/proc/<pid>/stat) over eight intervals gives its
 // share of one core, and its RSS is read at the end, with the most it reached (the warm-up and the
-// first scrapes included).
+// first scrapes included). The same run is then measured pushing OTLP/HTTP (http/protobuf) to an
+// HTTP receiver: the transport is much of the cost.
 // Run: `npx just bench` (builds first). Writes bench/results/live-platform.{json,md}.
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { cpus, totalmem } from "node:os";
 import { Server, ServerCredentials } from "@grpc/grpc-js";
 
@@ -16,8 +18,13 @@ const root = new URL("..", import.meta.url).pathname;
 /** The unit of /proc's CPU times (USER_HZ). */
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 
+/** A receiver that takes every request of either signal, undecoded: gRPC's, or OTLP/HTTP's. */
+function startSink(protocol) {
+  return protocol === "grpc" ? startGrpcSink() : startHttpSink();
+}
+
 /** A receiver for both OTLP services that answers every Export with an empty response. */
-async function startSink() {
+async function startGrpcSink() {
   const received = { requests: 0, bytes: 0 };
   const raw = (path) => ({
     Export: {
@@ -44,6 +51,25 @@ async function startSink() {
   return { port, received, stop: () => server.forceShutdown() };
 }
 
+/** An OTLP/HTTP receiver for both signals' paths that answers every POST with an empty protobuf response. */
+async function startHttpSink() {
+  const received = { requests: 0, bytes: 0 };
+  const server = createServer((request, response) => {
+    let bytes = 0;
+    request.on("data", (chunk) => {
+      bytes += chunk.length;
+    });
+    request.on("end", () => {
+      received.requests++;
+      received.bytes += bytes;
+      response.writeHead(200, { "content-type": "application/x-protobuf" });
+      response.end();
+    });
+  });
+  const port = await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server.address().port)));
+  return { port, received, stop: () => server.close() };
+}
+
 /** utime + stime of a process in seconds, and its resident set in MiB, now and at most so far. */
 function usage(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
@@ -55,71 +81,84 @@ function usage(pid) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const sink = await startSink();
-// LIVE_PLATFORM_PROFILE=<dir>: the run writes a CPU profile there (node --cpu-prof) when it stops.
-const profile = process.env.LIVE_PLATFORM_PROFILE;
-const child = spawn(
-  process.execPath,
-  [
-    ...(profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`]),
-    `${root}packages/cli/bin/gpusynth.js`,
-    "run",
-    "--interval",
-    `${INTERVAL_S}s`,
-    "--listen",
-    "none",
-    `${root}blueprints/platform.yaml`,
-  ],
-  { env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}` }, stdio: ["ignore", "ignore", "pipe"] },
-);
-let stderr = "";
-child.stderr.on("data", (chunk) => {
-  stderr += chunk;
-});
-// The warm-up ends with the first status line (" | <n> running, ..."); measuring starts a few
-// seconds into the first interval, so the first scrape's encoding is inside the window.
-const warmStart = performance.now();
-while (!/\| \d+ running/.test(stderr)) {
-  if (child.exitCode !== null) throw new Error(`gpusynth exited:\n${stderr}`);
-  await sleep(100);
-}
-const warmupSeconds = (performance.now() - warmStart) / 1000;
-await sleep(2_000);
-const before = usage(child.pid);
-const receivedBefore = { ...sink.received };
-const t0 = performance.now();
-await sleep(MEASURED_INTERVALS * INTERVAL_S * 1000);
-const after = usage(child.pid);
-const wallSeconds = (performance.now() - t0) / 1000;
-const requests = sink.received.requests - receivedBefore.requests;
-const mib = (sink.received.bytes - receivedBefore.bytes) / 2 ** 20;
-child.kill("SIGINT");
-await new Promise((resolve) => child.once("exit", resolve));
-sink.stop();
-
-// The run's closing report: a run that drops part of its data (a full queue) costs less CPU for it,
-// so a figure counts only with what was delivered beside it.
-const report = /OTLP metrics: ([\d,]+) of ([\d,]+) points delivered in [\d,]+ requests; (.*)/.exec(stderr);
-if (report === null) throw new Error(`gpusynth printed no delivery report:\n${stderr}`);
 const number = (text) => Number(text.replaceAll(",", ""));
-const share = ((after.cpuSeconds - before.cpuSeconds) / wallSeconds) * 100;
+
+/** One live run pushing over `protocol` (grpc, http/protobuf), measured after its warm-up. */
+async function measure(protocol) {
+  const sink = await startSink(protocol);
+  // LIVE_PLATFORM_PROFILE=<dir>: the run writes a CPU profile there (node --cpu-prof) when it stops.
+  const profile = process.env.LIVE_PLATFORM_PROFILE;
+  const child = spawn(
+    process.execPath,
+    [
+      ...(profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`]),
+      `${root}packages/cli/bin/gpusynth.js`,
+      "run",
+      "--interval",
+      `${INTERVAL_S}s`,
+      "--listen",
+      "none",
+      `${root}blueprints/platform.yaml`,
+    ],
+    {
+      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`, OTEL_EXPORTER_OTLP_PROTOCOL: protocol },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  // The warm-up ends with the first status line (" | <n> running, ..."); measuring starts a few
+  // seconds into the first interval, so the first scrape's encoding is inside the window.
+  const warmStart = performance.now();
+  while (!/\| \d+ running/.test(stderr)) {
+    if (child.exitCode !== null) throw new Error(`gpusynth exited:\n${stderr}`);
+    await sleep(100);
+  }
+  const warmupSeconds = (performance.now() - warmStart) / 1000;
+  await sleep(2_000);
+  const before = usage(child.pid);
+  const receivedBefore = { ...sink.received };
+  const t0 = performance.now();
+  await sleep(MEASURED_INTERVALS * INTERVAL_S * 1000);
+  const after = usage(child.pid);
+  const wallSeconds = (performance.now() - t0) / 1000;
+  const requests = sink.received.requests - receivedBefore.requests;
+  const mib = (sink.received.bytes - receivedBefore.bytes) / 2 ** 20;
+  child.kill("SIGINT");
+  await new Promise((resolve) => child.once("exit", resolve));
+  sink.stop();
+
+  // The run's closing report: a run that drops part of its data (a full queue) costs less CPU for it,
+  // so a figure counts only with what was delivered beside it.
+  const report = /OTLP metrics: ([\d,]+) of ([\d,]+) points delivered in [\d,]+ requests; (.*)/.exec(stderr);
+  if (report === null) throw new Error(`gpusynth printed no delivery report:\n${stderr}`);
+  return {
+    measuredSeconds: +wallSeconds.toFixed(1),
+    warmupSeconds: +warmupSeconds.toFixed(1),
+    cpuSeconds: +(after.cpuSeconds - before.cpuSeconds).toFixed(2),
+    coreShare: +(((after.cpuSeconds - before.cpuSeconds) / wallSeconds) * 100).toFixed(1),
+    rssMiB: Math.round(after.rssMiB),
+    peakRssMiB: Math.round(after.peakRssMiB),
+    requests,
+    receivedMiB: +mib.toFixed(1),
+    pointsDelivered: number(report[1]),
+    pointsProduced: number(report[2]),
+    lost: report[3],
+  };
+}
+
 const result = {
   date: new Date().toISOString().slice(0, 10),
   machine: `${cpus()[0]?.model ?? "unknown"} (${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB)`,
   node: process.version,
   intervalSeconds: INTERVAL_S,
-  measuredSeconds: +wallSeconds.toFixed(1),
-  warmupSeconds: +warmupSeconds.toFixed(1),
-  cpuSeconds: +(after.cpuSeconds - before.cpuSeconds).toFixed(2),
-  coreShare: +share.toFixed(1),
-  rssMiB: Math.round(after.rssMiB),
-  peakRssMiB: Math.round(after.peakRssMiB),
-  requests,
-  receivedMiB: +mib.toFixed(1),
-  pointsDelivered: number(report[1]),
-  pointsProduced: number(report[2]),
-  lost: report[3],
+  ...(await measure("grpc")),
 };
+/** The same run over OTLP/HTTP, one after the other on the same machine. */
+const http = await measure("http/protobuf");
+result.http = http;
 writeFileSync(new URL("results/live-platform.json", import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(
   new URL("results/live-platform.md", import.meta.url),
@@ -140,6 +179,9 @@ process's CPU time from /proc over ${result.measuredSeconds} s (${MEASURED_INTER
 | RSS at most (warm-up and first scrape included) | ${result.peakRssMiB} MiB | |
 | requests received | ${result.requests} (${result.receivedMiB} MiB) | |
 | points delivered, of those made (the whole run) | ${result.pointsDelivered.toLocaleString("en-US")} of ${result.pointsProduced.toLocaleString("en-US")} (${result.lost}) | all |
+| the same run over OTLP/HTTP (\`OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf\`): share of one core | ${http.coreShare} % (${http.cpuSeconds} s) | |
+| over OTLP/HTTP: RSS at the end, at most | ${http.rssMiB} MiB, ${http.peakRssMiB} MiB | |
+| over OTLP/HTTP: requests received; points delivered, of those made | ${http.requests} (${http.receivedMiB} MiB); ${http.pointsDelivered.toLocaleString("en-US")} of ${http.pointsProduced.toLocaleString("en-US")} (${http.lost}) | all |
 
 ${result.coreShare <= 3 ? "Within the goal." : `Above the goal: see below, and bench/results/emit-speed.md for the metrics alone.`}
 
@@ -172,14 +214,18 @@ marking). It is driven by memory outside the heap: the SDK's gRPC transport copi
 again into its framed message (\`Buffer.allocUnsafe\` in grpc-js' compression-filter.js), about
 twice the wire bytes an interval; V8 starts a full collection of its heap for every 64 MiB of such
 memory allocated since the last one (its external-memory soft limit), three or so an interval,
-each marking the whole heap (about 2.5 million objects, 165 MiB after a collection). Measured
+each marking the whole heap (about 2.7 million objects, 145–190 MiB after a collection; three forced
+full collections of it take 360–470 ms, measured with \`gc()\` after each interval, 2026-12-06). Measured
 with the same pipeline in one process (encoding and the SDK's gRPC transport to a receiver in
 another process, 12 scrapes of platform.yaml, \`--trace-incremental-marking\`): about 3 full
 collections an interval; 31 of the run's 34 were started for external memory, the rest by the
-heap's own growth during the warm-up. So what pays now is fewer live objects for each collection to mark (series
-kept as data rather than objects), not fewer copies of gpusynth's own: its encoder writes each
-request once, into its own reused buffer, and the request is copied once, into a reused slab
-(packages/emit/src/delivery/request-slabs.ts).
+heap's own growth during the warm-up. The SDK's HTTP transport hands a request to its socket as it
+is (a Readable of the bytes, piped into the request: otlp-exporter-base 0.223.0,
+transport/http-transport-utils.js \`compressAndSend\`), so over OTLP/HTTP (the table's last rows) the
+run makes no such memory and costs ${http.coreShare} % of a core instead of ${result.coreShare} %, the same data delivered.
+gpusynth's own copies are gone: its encoder writes each request once, into the reused slab where
+it waits for delivery (packages/emit/src/delivery/request-slabs.ts). What pays now, over gRPC, is
+fewer live objects for each collection to mark (series kept as data rather than objects).
 
 Requests gathered into batches of several targets (an ExportMetricsServiceRequest holds any number of
 ResourceMetrics) were tried: 50 times fewer requests, about 5 % less CPU in that pipeline, within the
