@@ -116,7 +116,7 @@ export class ShardWorkers {
       for (const scrape of scrapes) {
         points += scrape.points;
         await sink?.accept(scrape);
-        // Stored: the worker may carve its bodies' memory again.
+        // Taken (a delivery retains the bodies it queues): the worker may carve the rest again.
         if (scrape.kind === "otlp") releaseShared(scrape.encoded.requests.map((r) => r.body));
       }
       const reply = replies[i];
