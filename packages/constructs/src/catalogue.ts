@@ -210,6 +210,21 @@ export class KeptLabelSets {
     return sets;
   }
 
+  /**
+   * The label sets of an object subject's parts, by their place in it (a node's GPUs, whose node
+   * and index never change): one lookup for all of them instead of one per part (a hyperscale
+   * collect of Run:ai's per-GPU families looked 102,400 GPUs up one by one).
+   */
+  partsOf(owner: object, count: number): readonly SubjectLabelSets[] {
+    let parts = this.parts.get(owner);
+    if (parts === undefined || parts.length !== count) {
+      parts = Array.from({ length: count }, (): SubjectLabelSets => new Map());
+      this.parts.set(owner, parts);
+    }
+    return parts;
+  }
+  private readonly parts = new WeakMap<object, SubjectLabelSets[]>();
+
   /** `family`'s label set for `subject`, made from `raw` the first time (as seriesLabels makes it). */
   of(subject: string | object, family: MetricFamily, raw: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string>> {
     return labelSetIn(this.subject(subject), family, raw);

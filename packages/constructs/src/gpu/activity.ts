@@ -145,10 +145,10 @@ interface GpuPhysics {
   readonly cursor: Cursor;
   /** The integrals from 0 to the driver's last (re)initialisation, once per initialisation. */
   initialised?: { readonly at: number; readonly sums: Sums };
-  /** One run's integrals over one period of its rhythm. */
-  readonly perPeriod: WeakMap<Run, Sums>;
-  /** A non-repeating run's integrals summed from its start, piece by piece, up to `at`. */
-  readonly summed: WeakMap<Run, { at: number; readonly sums: Sums }>;
+  /** A repeating run's integrals before its rhythm repeats, and over one period of it. */
+  readonly periodic: WeakMap<Run, { readonly before: Sums; readonly perPeriod: Sums }>;
+  /** A run's integrals summed piece by piece from `from` (its start, or its current period's) up to `at`. */
+  readonly summed: WeakMap<Run, { readonly from: number; at: number; readonly sums: Sums }>;
   last?: { readonly t: number; readonly initialisedAt: number; readonly reading: GpuReading };
 }
 
@@ -179,7 +179,7 @@ export class GpuActivityModel {
         idlePcie: between(`${uuid}/pcie-idle`, 2e4, 2.5e5),
         beforeJ: board.idleW * (uptimeMs / SECOND),
         cursor: { next: 0, sums: { joules: 0, cappedMs: 0 }, at: 0 },
-        perPeriod: new WeakMap(),
+        periodic: new WeakMap(),
         summed: new WeakMap(),
       };
       this.gpus.set(uuid, physics);
@@ -352,60 +352,77 @@ export class GpuActivityModel {
 
   /**
    * A run's integrals from its start to `to`. Whole periods of a repeating rhythm are counted, not
-   * walked; other rhythms are summed piece by piece from the start, and the sums so far are kept,
-   * so each piece is added once and in the same order whenever it is asked for.
+   * walked; the pieces after them (of the period `to` falls in), or of a rhythm that does not repeat
+   * from its start, are summed piece by piece and the sums so far are kept, so each piece is added
+   * once and in the same order whenever it is asked for: a reader every 15 s walks the pieces of the
+   * last 15 s, not the whole period again (which was most of a GPU's reading).
    */
   private runSums(physics: GpuPhysics, caps: readonly PowerCap[], run: Run, to: number): Sums {
-    const add = (into: Sums, from: number, till: number, load: Load, limitW?: number) => {
-      const draw = physics.board.draw(load, run.intensity, limitW);
-      into.joules += draw.watts * ((till - from) / SECOND);
-      if (draw.capped) into.cappedMs += till - from;
-    };
-    const walked = (a: number, b: number): Sums => {
-      const sums = { joules: 0, cappedMs: 0 };
-      walkRun(
-        run,
-        a,
-        b,
-        cutAtChanges(caps, (p, q, load, _, limitW) => add(sums, p, q, load, limitW)),
-      );
-      return sums;
-    };
     const from = run.of.from;
     // A run under a lowered limit or waiting on a slower rank somewhere is walked whole: its
     // periods and its sums so far differ from a plain run's (both are rare, and short next to a month).
-    if (capped(caps, from, to) || (run.waits?.length ?? 0) > 0) return walked(from, to);
+    if (capped(caps, from, to) || (run.waits?.length ?? 0) > 0) return this.walked(physics, caps, run, from, to);
     const period = run.rhythm.period;
-    if (period !== undefined) {
-      if (to <= period.from) return walked(from, to);
-      const whole = Math.floor((to - period.from) / period.ms);
-      let perPeriod = physics.perPeriod.get(run);
-      if (perPeriod === undefined) {
-        perPeriod = walked(period.from, period.from + period.ms);
-        physics.perPeriod.set(run, perPeriod);
-      }
-      const before = walked(from, period.from);
-      const after = walked(period.from + whole * period.ms, to);
-      return {
-        joules: before.joules + whole * perPeriod.joules + after.joules,
-        cappedMs: before.cappedMs + whole * perPeriod.cappedMs + after.cappedMs,
+    if (period === undefined) return this.summedOnward(physics, caps, run, from, to);
+    if (to <= period.from) return this.walked(physics, caps, run, from, to);
+    const whole = Math.floor((to - period.from) / period.ms);
+    let periodic = physics.periodic.get(run);
+    if (periodic === undefined) {
+      periodic = {
+        before: this.walked(physics, caps, run, from, period.from),
+        perPeriod: this.walked(physics, caps, run, period.from, period.from + period.ms),
       };
+      physics.periodic.set(run, periodic);
     }
+    const { before, perPeriod } = periodic;
+    const after = this.summedOnward(physics, caps, run, period.from + whole * period.ms, to);
+    return {
+      joules: before.joules + whole * perPeriod.joules + after.joules,
+      cappedMs: before.cappedMs + whole * perPeriod.cappedMs + after.cappedMs,
+    };
+  }
+
+  /**
+   * The run's integrals from `from` to `to`, continuing the sums kept for `from` (the run's start,
+   * or its current period's) where they got to, piece by piece, the same pieces in the same order
+   * as walked(). Sums kept from another start are dropped (a new period began).
+   */
+  private summedOnward(physics: GpuPhysics, caps: readonly PowerCap[], run: Run, from: number, to: number): Sums {
     let sum = physics.summed.get(run);
-    if (sum === undefined || sum.at > to) {
-      // An instant before the sums kept (a driver initialised mid-run): summed afresh, the kept sums left as they are.
-      if (sum !== undefined) return walked(from, to);
-      sum = { at: from, sums: { joules: 0, cappedMs: 0 } };
+    if (sum === undefined || sum.from !== from) {
+      sum = { from, at: from, sums: { joules: 0, cappedMs: 0 } };
       physics.summed.set(run, sum);
+    } else if (sum.at > to) {
+      // An instant before the sums kept (a driver initialised mid-run): summed afresh, the kept sums left as they are.
+      return this.walked(physics, caps, run, from, to);
     }
     for (let next = run.rhythm.nextChange(sum.at); next <= to; next = run.rhythm.nextChange(sum.at)) {
-      add(sum.sums, sum.at, next, run.rhythm.at(sum.at));
+      addPiece(physics.board, run, sum.sums, sum.at, next, run.rhythm.at(sum.at));
       sum.at = next;
     }
     const last = { joules: sum.sums.joules, cappedMs: sum.sums.cappedMs };
-    if (to > sum.at) add(last, sum.at, to, run.rhythm.at(sum.at));
+    if (to > sum.at) addPiece(physics.board, run, last, sum.at, to, run.rhythm.at(sum.at));
     return last;
   }
+
+  /** The run's integrals from `a` to `b`, walked piece by piece (cut where its power limit changes). */
+  private walked(physics: GpuPhysics, caps: readonly PowerCap[], run: Run, a: number, b: number): Sums {
+    const sums = { joules: 0, cappedMs: 0 };
+    walkRun(
+      run,
+      a,
+      b,
+      cutAtChanges(caps, (p, q, load, _, limitW) => addPiece(physics.board, run, sums, p, q, load, limitW)),
+    );
+    return sums;
+  }
+}
+
+/** Adds one piece of a run to `into`: its energy, and its time under the power cap. */
+function addPiece(board: Board, run: Run, into: Sums, from: number, till: number, load: Load, limitW?: number): void {
+  const draw = board.draw(load, run.intensity, limitW);
+  into.joules += draw.watts * ((till - from) / SECOND);
+  if (draw.capped) into.cappedMs += till - from;
 }
 
 function round3(x: number): number {

@@ -8,7 +8,7 @@
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Gpu, Pool, Workload } from "@gpusynth/sim";
 import { systemPodIp } from "../addresses.js";
-import { KeptLabelSets, type MetricConstruct, type Sample, type TargetSamples } from "../catalogue.js";
+import { KeptLabelSets, type MetricConstruct, type Sample, type SubjectLabelSets, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
 import type { NodeContainers } from "../kubelet/containers.js";
@@ -177,15 +177,19 @@ export class RunaiConstruct implements MetricConstruct {
     for (const node of pool.nodes) {
       const labels = { clusterId, node: node.name };
       const kept = this.kept;
-      const reporting = node.status === "rebooting" ? [] : node.gpus.filter((g) => g.health === "ok");
+      let reporting = 0;
       let utilSum = 0;
       let used = 0;
       let allocated = 0;
-      for (const gpu of reporting) {
+      // Each GPU is its series' subject: its node and index never change.
+      const gpuSets = kept.partsOf(node, node.gpus.length);
+      for (let i = 0; i < node.gpus.length && node.status !== "rebooting"; i++) {
+        const gpu = node.gpus[i] as DeepReadonly<Gpu>;
+        if (gpu.health !== "ok") continue;
+        reporting++;
         const r = this.activity.read(gpu, pool.model, now);
         readings.set(gpu, r);
-        // The GPU itself is its series' subject: its node and index never change.
-        const sets = kept.subject(gpu);
+        const sets = gpuSets[i] as SubjectLabelSets;
         const gpuLabels = { ...labels, gpu: String(gpu.index) };
         const held = gpu.holder === null ? 0 : 1;
         const lastBusy = this.activity.lastBusyAt(gpu, now);
@@ -200,15 +204,10 @@ export class RunaiConstruct implements MetricConstruct {
       }
       const nodeSets = kept.subject(node);
       out.push(
-        kept.sampleIn(
-          nodeSets,
-          RUNAI.gpuUtilizationPerNode,
-          labels,
-          reporting.length === 0 ? 0 : Math.round((utilSum / reporting.length) * 100) / 100,
-        ),
+        kept.sampleIn(nodeSets, RUNAI.gpuUtilizationPerNode, labels, reporting === 0 ? 0 : Math.round((utilSum / reporting) * 100) / 100),
       );
       out.push(kept.sampleIn(nodeSets, RUNAI.gpuMemoryUsedPerNode, labels, used));
-      out.push(kept.sampleIn(nodeSets, RUNAI.gpuMemoryTotalPerNode, labels, reporting.length * pool.model.framebufferMiB));
+      out.push(kept.sampleIn(nodeSets, RUNAI.gpuMemoryTotalPerNode, labels, reporting * pool.model.framebufferMiB));
       const ready = String(node.status !== "rebooting");
       const schedulable = String(node.status === "ready");
       // Its label set changes with the node's readiness: the subject's key says which it is.
@@ -217,7 +216,7 @@ export class RunaiConstruct implements MetricConstruct {
           `node/${node.name}/${ready}/${schedulable}`,
           RUNAI.gpuCountPerNode,
           { ...labels, modelName: pool.model.modelName, ready, schedulable },
-          reporting.length,
+          reporting,
         ),
       );
       out.push(kept.sampleIn(nodeSets, RUNAI.allocatedPerNode, labels, allocated));
