@@ -72,33 +72,34 @@ export class RunaiConstruct implements MetricConstruct {
         user: w.user,
         project: w.project,
       };
-      const workload = `workload/${w.uid}`;
-      out.push(kept.sample(workload, RUNAI.requestedGpusPerWorkload, labels, w.gpus));
+      // Its series' label sets, looked up once for its nine families.
+      const workload = kept.subject(`workload/${w.uid}`);
+      out.push(kept.sampleIn(workload, RUNAI.requestedGpusPerWorkload, labels, w.gpus));
       out.push(
-        kept.sample(
+        kept.sampleIn(
           workload,
           RUNAI.requestedGpuMemoryPerWorkload,
           { clusterId, job_type: workloadType(w), job_uuid: w.uid, job_name: w.name, project: w.project, workload_id: w.uid },
           0,
         ),
       );
-      out.push(kept.sample(workload, RUNAI.runTimePerWorkload, labels, Math.floor(ranMs / 1000)));
-      out.push(kept.sample(workload, RUNAI.waitTimePerWorkload, labels, Math.floor((view.now - w.submittedAt - ranMs) / 1000)));
+      out.push(kept.sampleIn(workload, RUNAI.runTimePerWorkload, labels, Math.floor(ranMs / 1000)));
+      out.push(kept.sampleIn(workload, RUNAI.waitTimePerWorkload, labels, Math.floor((view.now - w.submittedAt - ranMs) / 1000)));
       if (w.phase !== "Running") continue;
-      out.push(kept.sample(workload, RUNAI.allocatedPerWorkload, labels, gpus.length));
+      out.push(kept.sampleIn(workload, RUNAI.allocatedPerWorkload, labels, gpus.length));
       out.push(
-        kept.sample(
+        kept.sampleIn(
           workload,
           RUNAI.gpuMemoryUsedPerWorkload,
           labels,
           measured.reduce((sum, r) => sum + r.fbUsedMiB, 0),
         ),
       );
-      out.push(kept.sample(workload, RUNAI.gpuUtilizationPerWorkload, labels, Math.round(util * 100) / 100));
-      out.push(kept.sample(workload, RUNAI.lastUtilizationTimePerWorkload, labels, lastBusy === null ? 0 : unix(lastBusy)));
+      out.push(kept.sampleIn(workload, RUNAI.gpuUtilizationPerWorkload, labels, Math.round(util * 100) / 100));
+      out.push(kept.sampleIn(workload, RUNAI.lastUtilizationTimePerWorkload, labels, lastBusy === null ? 0 : unix(lastBusy)));
       // Idleness accumulates in 30-second windows (NVIDIA Run:ai "Scheduling Rules").
       out.push(
-        kept.sample(
+        kept.sampleIn(
           workload,
           RUNAI.gpuIdleSecondsPerWorkload,
           labels,
@@ -115,10 +116,10 @@ export class RunaiConstruct implements MetricConstruct {
         for (const gpu of pod.gpus) {
           const r = readings.get(gpu);
           if (r === undefined) continue;
-          const podGpu = `pod/${pod.uid}/${gpu.index}`;
+          const podGpu = kept.subject(`pod/${pod.uid}/${gpu.index}`);
           const gpuLabels = { ...podLabels, gpu: String(gpu.index) };
-          out.push(kept.sample(podGpu, RUNAI.gpuUtilizationPerPodPerGpu, gpuLabels, r.gpuUtil));
-          out.push(kept.sample(podGpu, RUNAI.gpuMemoryUsedPerPodPerGpu, gpuLabels, r.fbUsedMiB));
+          out.push(kept.sampleIn(podGpu, RUNAI.gpuUtilizationPerPodPerGpu, gpuLabels, r.gpuUtil));
+          out.push(kept.sampleIn(podGpu, RUNAI.gpuMemoryUsedPerPodPerGpu, gpuLabels, r.fbUsedMiB));
         }
       }
     }
