@@ -1,10 +1,11 @@
 /**
  * A series keeps its label set — the object encoders keep its encoded bytes in — from one collect
  * to the next while its subject is collected: by a key naming the subject, until a collect does
- * not meet it; by the simulation's own object for it (a GPU), for as long as the object lives.
+ * not meet it; by the simulation's own object for it, or for its parts (a node's GPUs), for as long
+ * as the object lives.
  */
 import { describe, expect, it } from "vitest";
-import { KeptLabelSets, type MetricFamily } from "../src/catalogue.js";
+import { KeptLabelSets, type MetricFamily, type SubjectLabelSets } from "../src/catalogue.js";
 
 const FAMILY: MetricFamily = { id: "test.family", name: "test_family", type: "gauge", help: "", labels: ["node", "gpu"] };
 const OTHER: MetricFamily = { ...FAMILY, id: "test.other", name: "test_other" };
@@ -36,5 +37,22 @@ describe("kept label sets", () => {
     for (let i = 0; i < 3; i++) kept.startCollect();
     expect(kept.of(gpu, FAMILY, { node: "n1", gpu: "0" })).toBe(a.labels);
     expect(kept.sampleIn(kept.subject(gpu), OTHER, { node: "n1", gpu: "0" }, 3)).toEqual({ family: OTHER, labels: b.labels, value: 3 });
+  });
+
+  it("keep an object's parts' label sets by their place in it, each part its own, for as long as the object lives", () => {
+    const kept = new KeptLabelSets();
+    const node = { gpus: [{ index: 0 }, { index: 1 }] };
+    kept.startCollect();
+    const [first, second] = kept.partsOf(node, node.gpus.length);
+    const a = kept.sampleIn(first as SubjectLabelSets, FAMILY, { node: "n1", gpu: "0" }, 1);
+    const b = kept.sampleIn(second as SubjectLabelSets, FAMILY, { node: "n1", gpu: "1" }, 1);
+    expect(a.labels).not.toBe(b.labels);
+    for (let i = 0; i < 3; i++) kept.startCollect();
+    const again = kept.partsOf(node, node.gpus.length);
+    expect(kept.sampleIn(again[0] as SubjectLabelSets, FAMILY, { node: "n1", gpu: "0" }, 2).labels).toBe(a.labels);
+    expect(kept.sampleIn(again[1] as SubjectLabelSets, FAMILY, { node: "n1", gpu: "1" }, 2).labels).toBe(b.labels);
+    // Another object, or the same with another number of parts: label sets of their own.
+    expect(kept.partsOf({ gpus: node.gpus }, 2)[0]?.get(FAMILY)).toBeUndefined();
+    expect(kept.partsOf(node, 3)[0]?.get(FAMILY)).toBeUndefined();
   });
 });

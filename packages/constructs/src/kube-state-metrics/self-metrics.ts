@@ -8,11 +8,12 @@
  * restarts (its node rebooted).
  */
 import type { DomainEvent } from "@gpusynth/sim";
-import type { Sample } from "../catalogue.js";
-import { sample } from "../catalogue.js";
+import { type Sample, seriesLabels } from "../catalogue.js";
 import { between } from "../noise.js";
 import type { SystemPod } from "../system-workloads.js";
 import { KSM_SELF } from "./families.js";
+
+type Labels = Readonly<Record<string, string>>;
 
 /**
  * The resources it serves, as `reflect.TypeOf(expectedType).String()` names them (builder.go):
@@ -102,6 +103,12 @@ export class KsmSelfMetrics {
   ) {
     this.startedAt = pod.startedAt;
     this.reflectors = this.startReflectors();
+    this.labels = {
+      none: seriesLabels(KSM_SELF.crdCache, {}),
+      lists: WATCHED_RESOURCES.map((resource) => seriesLabels(KSM_SELF.listTotal, { resource, result: "success" })),
+      shard: seriesLabels(KSM_SELF.shardOrdinal, { shard_ordinal: String(shard.ordinal) }),
+      watches: WATCHED_RESOURCES.map((resource) => seriesLabels(KSM_SELF.watchTotal, { resource, result: "success" })),
+    };
   }
 
   readonly record = (event: DomainEvent): void => {
@@ -117,20 +124,32 @@ export class KsmSelfMetrics {
     return WATCHED_RESOURCES.map((resource) => new Reflector(key(resource), this.startedAt));
   }
 
+  /**
+   * Its series' label sets, made once: none of them changes while the instance lives, and a series
+   * keeps its label set (and what encoders kept with it) from one scrape to the next.
+   */
+  private readonly labels: {
+    readonly none: Labels;
+    readonly lists: readonly Labels[];
+    readonly shard: Labels;
+    readonly watches: readonly Labels[];
+  };
+
   /** In the order client_golang's Gather writes them: sorted by name. */
   samples(now: number): Sample[] {
+    const { labels, startedAt } = this;
     const out: Sample[] = [];
-    out.push(sample(KSM_SELF.crdAdds, {}, 0, this.startedAt));
-    out.push(sample(KSM_SELF.crdCache, {}, 0));
-    out.push(sample(KSM_SELF.crdDeletes, {}, 0, this.startedAt));
-    for (const resource of WATCHED_RESOURCES) out.push(sample(KSM_SELF.listTotal, { resource, result: "success" }, 1, this.startedAt));
+    out.push({ family: KSM_SELF.crdAdds, labels: labels.none, value: 0, startMs: startedAt });
+    out.push({ family: KSM_SELF.crdCache, labels: labels.none, value: 0 });
+    out.push({ family: KSM_SELF.crdDeletes, labels: labels.none, value: 0, startMs: startedAt });
+    for (const set of labels.lists) out.push({ family: KSM_SELF.listTotal, labels: set, value: 1, startMs: startedAt });
     // Its shard (internal/store/builder.go WithSharding; unsharded: --shard 0, --total-shards 1).
     const { ordinal, total } = this.shard;
-    out.push(sample(KSM_SELF.shardOrdinal, { shard_ordinal: String(ordinal) }, ordinal));
-    out.push(sample(KSM_SELF.totalShards, {}, total));
-    WATCHED_RESOURCES.forEach((resource, i) => {
-      const watches = (this.reflectors[i] as Reflector).watchesBy(now - this.startedAt);
-      out.push(sample(KSM_SELF.watchTotal, { resource, result: "success" }, watches, this.startedAt));
+    out.push({ family: KSM_SELF.shardOrdinal, labels: labels.shard, value: ordinal });
+    out.push({ family: KSM_SELF.totalShards, labels: labels.none, value: total });
+    labels.watches.forEach((set, i) => {
+      const watches = (this.reflectors[i] as Reflector).watchesBy(now - startedAt);
+      out.push({ family: KSM_SELF.watchTotal, labels: set, value: watches, startMs: startedAt });
     });
     return out;
   }

@@ -82,6 +82,11 @@ function podCfs(members: readonly Cgroup[]): CfsCounters | undefined {
 
 interface Cgroup {
   readonly labels: CgroupLabels;
+  /**
+   * What its unchanging families' samples are kept by: the container's record, or its pod's
+   * record (made again when one of the pod's containers restarts, and with it the pod's sums).
+   */
+  readonly record: object;
   readonly cpuMilli: number;
   /** CPU limit (millicores; 0: none). */
   readonly cpuLimitMilli: number;
@@ -114,6 +119,8 @@ export class KubeletConstruct implements MetricConstruct {
     const result: TargetSamples[] = [];
     const seconds = (t: number) => this.clock(view.startMs + t) / 1000;
     this.ownLabels.startCollect();
+    this.podLabelsBefore = this.podLabelsNow;
+    this.podLabelsNow = new Map();
     for (const pool of view.pools)
       for (const node of pool.nodes) {
         if (node.status === "rebooting" || (share !== undefined && !share.ownsNode(node.name))) continue;
@@ -156,6 +163,7 @@ export class KubeletConstruct implements MetricConstruct {
       const memory = memoryUse(c.usage, now);
       const cgroup: Cgroup = {
         labels: this.containerLabels(c),
+        record: c,
         cpuMilli: c.cpuRequestMilli,
         cpuLimitMilli: c.cpuLimitMilli,
         memoryLimitBytes: c.memoryLimitBytes,
@@ -174,6 +182,7 @@ export class KubeletConstruct implements MetricConstruct {
       const sum = (f: (c: Cgroup) => number) => members.reduce((total, c) => total + f(c), 0);
       out.push({
         labels: this.podLabels(pod),
+        record: pod,
         cpuMilli: sum((c) => c.cpuMilli),
         // A pod's cgroup has a CPU quota only when every container has a limit (their sum).
         cpuLimitMilli: members.every((c) => c.cpuLimitMilli > 0) ? sum((c) => c.cpuLimitMilli) : 0,
@@ -207,18 +216,25 @@ export class KubeletConstruct implements MetricConstruct {
     }
     return labels;
   }
+  /**
+   * A pod's cgroup's labels, by its UID: the pod's cgroup outlives its containers, and a container
+   * that restarts comes back with a new record of its pod (NodeContainers), not a new pod.
+   */
   private podLabels(pod: PodCgroup): CgroupLabels {
-    let labels = this.labelsOf.get(pod);
+    let labels = this.podLabelsNow.get(pod.uid) ?? this.podLabelsBefore.get(pod.uid);
     if (labels === undefined) {
       // The kubelet looks the pod up by its cgroup (GetPodByCgroupfs): pod and namespace, no container.
       labels = cgroupLabels({ id: podCgroupPath(pod), namespace: pod.namespace, pod: pod.name });
-      this.labelsOf.set(pod, labels);
     }
+    this.podLabelsNow.set(pod.uid, labels);
     return labels;
   }
+  /** The pods' cgroup labels met in this collect, and in the one before (a pod not met in a collect is forgotten after the next). */
+  private podLabelsNow = new Map<string, CgroupLabels>();
+  private podLabelsBefore = new Map<string, CgroupLabels>();
   private readonly labelsOf = new WeakMap<object, CgroupLabels>();
-  /** Per cgroup (by its labels, made once): the samples of its families that never change. */
-  private readonly keptOf = new WeakMap<CgroupLabels, Map<MetricFamily, Sample | null>>();
+  /** Per cgroup (by its record): the samples of its families that never change while the record lives. */
+  private readonly keptOf = new WeakMap<object, Map<MetricFamily, Sample | null>>();
 
   private samples(cgroups: readonly Cgroup[], nowSeconds: number, seconds: (t: number) => number): Sample[] {
     const samples: Sample[] = [];
@@ -234,10 +250,10 @@ export class KubeletConstruct implements MetricConstruct {
     /** A family whose value never changes while the cgroup exists: its samples are made once and kept. */
     const kept = (family: MetricFamily, value: (c: Cgroup) => number | undefined) => {
       for (const c of cgroups) {
-        let made = this.keptOf.get(c.labels);
+        let made = this.keptOf.get(c.record);
         if (made === undefined) {
           made = new Map();
-          this.keptOf.set(c.labels, made);
+          this.keptOf.set(c.record, made);
         }
         let s = made.get(family);
         if (s === undefined) {
