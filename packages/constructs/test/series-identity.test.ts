@@ -63,7 +63,7 @@ function newLabelSets(path: string, hours: number): { problems: string[]; compar
 
 describe("a series' label set", () => {
   it.each([
-    ["lab.yaml", 1],
+    ["lab.yaml", 0.5],
     ["scenarios/preemption-storm.yaml", 1],
     ["scenarios/crash-loop.yaml", 1],
   ])("is the same object scrape after scrape in %s, but for a kube-state-metrics object that changed", (path, hours) => {
