@@ -7,56 +7,62 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type Frame } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type Frame, type Sample, type TargetSamples } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 
 const file = (path: string) => fileURLToPath(new URL(`../../../blueprints/${path}`, import.meta.url));
 const SCRAPE_MS = 15_000;
 
-interface Seen {
-  readonly labels: object;
-  /** The kube-state-metrics object the series describes (its uid, else its node or namespace), if any. */
-  readonly object: string | undefined;
-}
+const seriesKey = ({ target }: TargetSamples, s: Sample) =>
+  `${target.job}@${target.host}:${target.port} ${s.family.name}${JSON.stringify(s.labels)}`;
 
-/** Every series of a frame by target, family and labels (as text), with its label set object. */
-function seriesOf(frame: Frame): { series: Map<string, Seen>; objects: Map<string, string[]> } {
-  const series = new Map<string, Seen>();
-  // What each kube-state-metrics object shows (its series and their values): changed or not.
-  const objects = new Map<string, string[]>();
-  for (const { target, samples } of frame.targets)
-    for (const s of samples) {
-      const key = `${target.job}@${target.host}:${target.port} ${s.family.name}${JSON.stringify(s.labels)}`;
-      const object = target.job === "kube-state-metrics" ? (s.labels.uid ?? s.labels.node ?? s.labels.namespace ?? undefined) : undefined;
-      series.set(key, { labels: s.labels, object });
-      if (object !== undefined) {
-        const shown = objects.get(object) ?? [];
-        shown.push(`${key} ${s.value}`);
-        objects.set(object, shown);
-      }
+/** The kube-state-metrics object a series describes (its uid, else its node or namespace), if any. */
+const objectOf = ({ target }: TargetSamples, s: Sample) =>
+  target.job === "kube-state-metrics" ? (s.labels.uid ?? s.labels.node ?? s.labels.namespace) : undefined;
+
+/** What each kube-state-metrics object of a frame shows: its series and their values. */
+function objectsShown(frame: Frame): Map<string, string> {
+  const shown = new Map<string, string>();
+  for (const t of frame.targets)
+    for (const s of t.samples) {
+      const object = objectOf(t, s);
+      if (object !== undefined) shown.set(object, `${shown.get(object) ?? ""}${seriesKey(t, s)} ${s.value}\n`);
     }
-  return { series, objects };
+  return shown;
 }
 
-/** Series present in consecutive scrapes whose label set is a new object, where nothing allows it; and how many were compared. */
+/**
+ * Series present in consecutive scrapes whose label set is a new object where nothing allows it,
+ * and how many series were compared. A label set met in the scrape before is kept; only the others
+ * are looked up by their text (a new series, or a kept one with a new label set).
+ */
 function newLabelSets(path: string, hours: number): { problems: string[]; compared: number } {
   const { blueprint } = loadBlueprint(file(path));
   const problems: string[] = [];
   let compared = 0;
-  let previous: ReturnType<typeof seriesOf> | undefined;
+  let previous: Frame | undefined;
   drive(new ClusterRun(blueprint, { seed: 3 }), every(SCRAPE_MS, { toMs: hours * 3_600_000 }), (frame) => {
-    const now = seriesOf(frame);
-    if (previous !== undefined)
-      for (const [key, seen] of now.series) {
-        const before = previous.series.get(key);
-        if (before === undefined) continue;
+    const before = previous;
+    previous = frame;
+    if (before === undefined) return;
+    const kept = new Set<object>(before.targets.flatMap((t) => t.samples.map((s) => s.labels)));
+    let keysBefore: Set<string> | undefined;
+    let shown: { before: Map<string, string>; now: Map<string, string> } | undefined;
+    for (const t of frame.targets)
+      for (const s of t.samples) {
+        if (kept.has(s.labels)) {
+          compared++;
+          continue;
+        }
+        keysBefore ??= new Set(before.targets.flatMap((b) => b.samples.map((p) => seriesKey(b, p))));
+        const key = seriesKey(t, s);
+        if (!keysBefore.has(key)) continue; // a new series
         compared++;
-        if (before.labels === seen.labels) continue;
-        const object = seen.object;
-        const changed = object !== undefined && previous.objects.get(object)?.join("\n") !== now.objects.get(object)?.join("\n");
+        const object = objectOf(t, s);
+        shown ??= { before: objectsShown(before), now: objectsShown(frame) };
+        const changed = object !== undefined && shown.before.get(object) !== shown.now.get(object);
         if (!changed && problems.length < 5) problems.push(`${frame.simulatedMs} ms: ${key} has a new label set`);
       }
-    previous = now;
   });
   return { problems, compared };
 }
