@@ -119,6 +119,12 @@ const CHECKS: Readonly<Record<string, () => Check>> = {
       const d = dcgmUtil.get(`${s.labels.node}/${s.labels.gpu}`);
       if (d?.value !== s.value) problems.push(`runai util ${s.labels.node}/${s.labels.gpu} = ${s.value}, DCGM says ${d?.value}`);
     }
+    // Run:ai reads only a GPU's work (GpuActivityModel.readWork), DCGM the whole reading: the same figures.
+    const dcgmFb = new Map(samplesOf(collected, "DCGM_FI_DEV_FB_USED").map((s) => [`${s.labels.Hostname}/${s.labels.gpu}`, s]));
+    for (const s of samplesOf(collected, "runai_gpu_memory_used_mebibytes_per_gpu")) {
+      const d = dcgmFb.get(`${s.labels.node}/${s.labels.gpu}`);
+      if (d?.value !== s.value) problems.push(`runai memory used ${s.labels.node}/${s.labels.gpu} = ${s.value}, DCGM says ${d?.value}`);
+    }
     const held = [...dcgmUtil.values()].filter((s) => s.labels.pod !== undefined).length;
     const sum = (name: string, filter: (s: Sample) => boolean = () => true) =>
       samplesOf(collected, name)

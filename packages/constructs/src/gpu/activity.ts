@@ -22,6 +22,9 @@ import { Board, type BoardTraits, DIE_MODES, MEMORY_MODES, THERMAL_MEMORY_MS, ty
 import { type Load, noise } from "./load.js";
 import { type GpuTimelines, type Piece, type Run, type Wait, walkRun } from "./timeline.js";
 
+/** A reading's utilisation and framebuffer in use (GpuActivityModel.readWork). */
+export type GpuWork = Pick<GpuReading, "gpuUtil" | "fbUsedMiB">;
+
 export interface GpuReading {
   readonly gpuUtil: number;
   readonly memCopyUtil: number;
@@ -193,10 +196,7 @@ export class GpuActivityModel {
     const last = physics.last;
     if (last !== undefined && last.t === t && last.initialisedAt === gpu.initialisedAt) return last.reading;
     const { board } = physics;
-    const run = this.timelines.runAt(gpu.uuid, t);
-    const running = run !== undefined && t < run.to ? run : undefined;
-    const rhythmLoad = running?.rhythm.at(t);
-    const load = rhythmLoad === undefined ? undefined : waiting(rhythmLoad, holding(running?.waits ?? NO_WAITS, t)?.share ?? 0);
+    const { running, load, util, fbUsedMiB } = this.workAt(gpu, model, t);
     const second = Math.floor(t / SECOND);
     const caps = gpu.powerCaps ?? NO_CAPS;
     const draw = load === undefined ? undefined : board.draw(load, running?.intensity ?? 1, holding(caps, t)?.watts);
@@ -218,7 +218,6 @@ export class GpuActivityModel {
     // A slow ambient swing through the day (data-hall air: ±1.5 °C, a modelling choice).
     const ambient = 1.5 * Math.sin((2 * Math.PI * ((t / 3_600_000) % 24)) / 24);
 
-    const util = load === undefined || load.util === 0 ? 0 : Math.max(1, Math.min(100, load.util + load.jitter * noise(gpu.uuid, second)));
     const busy = util / 100;
     const smClockMHz =
       draw === undefined
@@ -227,7 +226,6 @@ export class GpuActivityModel {
           ? Math.round(draw.smClockMHz * (1 + 0.02 * noise(gpu.uuid, second + 9)))
           : draw.smClockMHz;
     const available = model.framebufferMiB - model.framebufferReservedMiB;
-    const fbUsedMiB = running === undefined ? 0 : Math.min(available, Math.round(available * running.rhythm.framebufferShare(t, gpu.uuid)));
     const pcie = running === undefined ? 0 : between(`${running.of.workloadUid}/pcie`, 2e7, 6e8) * (1 + 0.2 * noise(gpu.uuid, second + 7));
     const idlePcie = physics.idlePcie * (1 + 0.3 * noise(gpu.uuid, second + 13));
     const { joules: energyJ, cappedMs } = this.sinceDriverLoad(gpu, physics, t);
@@ -252,6 +250,35 @@ export class GpuActivityModel {
     };
     physics.last = { t, initialisedAt: gpu.initialisedAt, reading };
     return reading;
+  }
+
+  /**
+   * What a reading says of the GPU's work at t, without its physics (power, clocks, temperatures):
+   * its utilisation and framebuffer in use, the same as read()'s. For a reader that needs no more
+   * (Run:ai's exporter reads every GPU of the cluster, and the thermal walk was a third of a reading).
+   * The energy counter is carried on to t as a reading carries it, so the runs it has summed are
+   * forgotten as they would be.
+   */
+  readWork(gpu: GpuIdentity, model: GpuModel, t: number): GpuWork {
+    const physics = this.physicsOf(gpu.uuid, model);
+    const last = physics.last;
+    if (last !== undefined && last.t === t && last.initialisedAt === gpu.initialisedAt) return last.reading;
+    const { util, fbUsedMiB } = this.workAt(gpu, model, t);
+    this.sinceDriverLoad(gpu, physics, t);
+    return { gpuUtil: Math.round(util), fbUsedMiB };
+  }
+
+  /** The run on the GPU at t, its load (after any wait on a slower rank), its utilisation (unrounded) and framebuffer in use. */
+  private workAt(gpu: GpuIdentity, model: GpuModel, t: number) {
+    const run = this.timelines.runAt(gpu.uuid, t);
+    const running = run !== undefined && t < run.to ? run : undefined;
+    const rhythmLoad = running?.rhythm.at(t);
+    const load = rhythmLoad === undefined ? undefined : waiting(rhythmLoad, holding(running?.waits ?? NO_WAITS, t)?.share ?? 0);
+    const second = Math.floor(t / SECOND);
+    const util = load === undefined || load.util === 0 ? 0 : Math.max(1, Math.min(100, load.util + load.jitter * noise(gpu.uuid, second)));
+    const available = model.framebufferMiB - model.framebufferReservedMiB;
+    const fbUsedMiB = running === undefined ? 0 : Math.min(available, Math.round(available * running.rhythm.framebufferShare(t, gpu.uuid)));
+    return { running, load, util, fbUsedMiB };
   }
 
   /** The last simulated time at or before t the GPU was busy (Run:ai's "last GPU utilization time"), or null. */

@@ -125,7 +125,7 @@ export class ControlPlane {
         holder[g] = NOT_REPORTING;
         return;
       }
-      const reading = this.activity.read(gpu, slot.pool.model, view.now);
+      const reading = this.activity.readWork(gpu, slot.pool.model, view.now);
       util[g] = reading.gpuUtil;
       memUsedMiB[g] = reading.fbUsedMiB;
       const pod = gpu.holder === null ? undefined : this.workloads.pod(gpu.holder.uid);

@@ -10,7 +10,7 @@ import type { ClusterView, DeepReadonly, Gpu, Pool, Workload } from "@gpusynth/s
 import { systemPodIp } from "../addresses.js";
 import { KeptLabelSets, type MetricConstruct, type Sample, type SubjectLabelSets, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
-import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
+import type { GpuActivityModel, GpuWork } from "../gpu/activity.js";
 import type { NodeContainers } from "../kubelet/containers.js";
 import { cpuMemorySamples } from "./cpu-memory.js";
 import { RUNAI, RUNAI_FAMILIES } from "./families.js";
@@ -47,7 +47,7 @@ export class RunaiConstruct implements MetricConstruct {
     const clusterId = this.blueprint.cluster.clusterId;
     const out: Sample[] = [];
     const unix = (t: number) => Math.floor(this.clock(view.startMs + t) / 1000);
-    const readings = new Map<DeepReadonly<Gpu>, GpuReading>();
+    const readings = new Map<DeepReadonly<Gpu>, GpuWork>();
     const kept = this.kept;
     kept.startCollect();
 
@@ -56,7 +56,7 @@ export class RunaiConstruct implements MetricConstruct {
     const projectGpus = new Map<string, { allocated: number; utilSum: number }>();
     for (const w of [...view.pending, ...view.running]) {
       const gpus = w.pods.flatMap((pod) => pod.gpus);
-      const measured = gpus.map((g) => readings.get(g)).filter((r): r is GpuReading => r !== undefined);
+      const measured = gpus.map((g) => readings.get(g)).filter((r): r is GpuWork => r !== undefined);
       const util = measured.length === 0 ? 0 : measured.reduce((sum, r) => sum + r.gpuUtil, 0) / measured.length;
       const ranMs = w.ranMs + (w.runningSince === null ? 0 : view.now - w.runningSince);
       const lastBusy = gpus.reduce<number | null>((last, g) => {
@@ -172,7 +172,7 @@ export class RunaiConstruct implements MetricConstruct {
     pool: DeepReadonly<Pool>,
     now: number,
     clusterId: string,
-    readings: Map<DeepReadonly<Gpu>, GpuReading>,
+    readings: Map<DeepReadonly<Gpu>, GpuWork>,
     unix: (t: number) => number,
   ): void {
     for (const node of pool.nodes) {
@@ -188,7 +188,7 @@ export class RunaiConstruct implements MetricConstruct {
         const gpu = node.gpus[i] as DeepReadonly<Gpu>;
         if (gpu.health !== "ok") continue;
         reporting++;
-        const r = this.activity.read(gpu, pool.model, now);
+        const r = this.activity.readWork(gpu, pool.model, now);
         readings.set(gpu, r);
         const sets = gpuSets[i] as SubjectLabelSets;
         const gpuLabels = { ...labels, gpu: String(gpu.index) };
