@@ -137,15 +137,18 @@ worker copied each request into fresh memory of its own to move it to the run's 
 a shard about as much again in page faults and collections: the cluster took 2.25 cores before
 them, 1.22 with them (both measured 2026-12-06).
 
-Shard 0 carries Run:ai's exporter, which reads all 102,400 GPUs (the other shards read their own
-12,800 for dcgm-exporter): building its frame is about half of it (47 %: the GPU readings 21 %, of
-which the thermal modes' walk over the last 320 s 9 %), encoding a quarter (26 %), garbage collection
-15 % (\`node --cpu-prof\`, three intervals, 2026-12-06). Until 2026-12-06 every reading summed its
-GPU's energy counter by walking its run's current rhythm period from its start again (up to an hour
-of 20–90 s steps, four pieces each); the sums are now carried on from the last reading, the same
-pieces added in the same order, so every value is what it was (constructs/src/gpu/activity.ts,
-summedOnward). Measured in three pairs on the same machine: shard 0's frame from 3.31 to 2.57 s an
-interval, its interval from 4.94 to 4.24 s; the whole cluster from 1.08 cores to the figure above.
+Shard 0 carries Run:ai's exporter, which reports on all 102,400 GPUs (the other shards read their
+own 12,800 for dcgm-exporter): building its frame is 41 % of it (the GPU readings 11 %), encoding
+30 %, garbage collection 14 % (\`node --cpu-prof\`, three intervals, 2026-12-06). Two changes of
+2026-12-06 brought it there, both leaving every value as it was. Every reading summed its GPU's
+energy counter by walking its run's current rhythm period from its start again (up to an hour of
+20–90 s steps, four pieces each); the sums are now carried on from the last reading, the same pieces
+added in the same order (constructs/src/gpu/activity.ts, summedOnward). And Run:ai, which reports a
+GPU's utilisation and framebuffer in use, no longer takes a whole reading (power, clocks, the thermal
+modes' walk over the last 320 s) of the 89,600 GPUs whose dcgm-exporter runs on other shards
+(GpuActivityModel.readWork). Measured in pairs on the same machine: shard 0's frame from 3.31 to 2.57 s
+an interval with the first, from 2.37 to 1.89 s with the second; the whole cluster from 1.08 cores
+(2026-12-06, before both) to the figure above.
 
 Reproduce: \`npx just bench\` (or \`npm run bench\`).
 `;
