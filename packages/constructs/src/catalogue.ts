@@ -165,6 +165,31 @@ export function sample(
     : { family, labels: seriesLabels(family, labels), value, startMs };
 }
 
+/**
+ * What a source keeps by key from one collect to the next: a key a collect meets keeps its value,
+ * and a key a collect does not meet is forgotten at the end of the next.
+ */
+export class KeptByKey<T> {
+  private current = new Map<string, T>();
+  private previous = new Map<string, T>();
+
+  /** Starts a collect. */
+  startCollect(): void {
+    this.previous = this.current;
+    this.current = new Map();
+  }
+
+  /** The value kept for `key`, made by `make` when there is none. */
+  get(key: string, make: () => T): T {
+    let value = this.current.get(key);
+    if (value === undefined) {
+      value = this.previous.get(key) ?? make();
+      this.current.set(key, value);
+    }
+    return value;
+  }
+}
+
 /** A subject's kept label sets, by family (KeptLabelSets.subject). */
 export type SubjectLabelSets = Map<MetricFamily, Readonly<Record<string, string>>>;
 
@@ -178,8 +203,7 @@ export type SubjectLabelSets = Map<MetricFamily, Readonly<Record<string, string>
  * with the object.
  */
 export class KeptLabelSets {
-  private current = new Map<string, SubjectLabelSets>();
-  private previous = new Map<string, SubjectLabelSets>();
+  private readonly keyed = new KeptByKey<SubjectLabelSets>();
   /**
    * Object subjects' label sets, for as long as the object lives: nothing to carry from one collect
    * to the next (a hyperscale collect met 115,000 subjects, each put in a new map).
@@ -188,8 +212,7 @@ export class KeptLabelSets {
 
   /** Starts a collect. */
   startCollect(): void {
-    this.previous = this.current;
-    this.current = new Map();
+    this.keyed.startCollect();
   }
 
   /** `subject`'s label sets: looked up once for the samples of several of its families (sampleIn). */
@@ -202,12 +225,7 @@ export class KeptLabelSets {
       }
       return sets;
     }
-    let sets = this.current.get(subject);
-    if (sets === undefined) {
-      sets = this.previous.get(subject) ?? new Map();
-      this.current.set(subject, sets);
-    }
-    return sets;
+    return this.keyed.get(subject, () => new Map());
   }
 
   /**

@@ -8,6 +8,7 @@
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView } from "@gpusynth/sim";
 import {
+  KeptByKey,
   KeptLabelSets,
   type KubernetesEndpoint,
   type MetricConstruct,
@@ -119,8 +120,7 @@ export class KubeletConstruct implements MetricConstruct {
     const result: TargetSamples[] = [];
     const seconds = (t: number) => this.clock(view.startMs + t) / 1000;
     this.ownLabels.startCollect();
-    this.podLabelsBefore = this.podLabelsNow;
-    this.podLabelsNow = new Map();
+    this.podLabelSets.startCollect();
     for (const pool of view.pools)
       for (const node of pool.nodes) {
         if (node.status === "rebooting" || (share !== undefined && !share.ownsNode(node.name))) continue;
@@ -221,18 +221,13 @@ export class KubeletConstruct implements MetricConstruct {
    * that restarts comes back with a new record of its pod (NodeContainers), not a new pod.
    */
   private podLabels(pod: PodCgroup): CgroupLabels {
-    let labels = this.podLabelsNow.get(pod.uid) ?? this.podLabelsBefore.get(pod.uid);
-    if (labels === undefined) {
-      // The kubelet looks the pod up by its cgroup (GetPodByCgroupfs): pod and namespace, no container.
-      labels = cgroupLabels({ id: podCgroupPath(pod), namespace: pod.namespace, pod: pod.name });
-    }
-    this.podLabelsNow.set(pod.uid, labels);
-    return labels;
+    // The kubelet looks the pod up by its cgroup (GetPodByCgroupfs): pod and namespace, no container.
+    return this.podLabelSets.get(pod.uid, () => cgroupLabels({ id: podCgroupPath(pod), namespace: pod.namespace, pod: pod.name }));
   }
-  /** The pods' cgroup labels met in this collect, and in the one before (a pod not met in a collect is forgotten after the next). */
-  private podLabelsNow = new Map<string, CgroupLabels>();
-  private podLabelsBefore = new Map<string, CgroupLabels>();
-  private readonly labelsOf = new WeakMap<object, CgroupLabels>();
+  /** The pods' cgroup labels, by UID, kept while collects meet the pod. */
+  private readonly podLabelSets = new KeptByKey<CgroupLabels>();
+  /** The containers' cgroup labels, by container. */
+  private readonly labelsOf = new WeakMap<NodeContainer, CgroupLabels>();
   /** Per cgroup (by its record): the samples of its families that never change while the record lives. */
   private readonly keptOf = new WeakMap<object, Map<MetricFamily, Sample | null>>();
 

@@ -19,14 +19,14 @@
  * Atomics: carved here, retained and released there.
  */
 
+import type { RequestMemory } from "../delivery/requests.js";
+
 /** The slab's first bytes: the count of its bodies not yet released (an Int32), padded to 8. */
 const HEADER_BYTES = 8;
 /** As the delivery's slabs (request-slabs.ts): a few requests of the largest size, thousands of a target's usual ones. */
 const SLAB_BYTES = 8 * 1024 * 1024;
 /** Full slabs remembered for reuse (a tick of a hyperscale shard carves about 40); more are left to the collector. */
 const KEPT_SLABS = 64;
-
-import type { RequestMemory } from "../delivery/requests.js";
 
 interface Slab {
   readonly memory: Uint8Array;
