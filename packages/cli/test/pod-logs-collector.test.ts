@@ -200,13 +200,19 @@ describe.skipIf(otelcolBinary === "" || otelcolNodeBinary === "")("gpusynth's po
     // its end (a renamed file is read on through the handle it holds, not found again after a
     // restart), it is stopped (its offsets kept in file_storage) and started again while
     // gpusynth goes on writing, and the run ends soon after.
-    const [first] = rotatedFiles(p.podLogs);
+    //
+    // The agent must also have found the live file the rotation opened, and stored its offset: a
+    // file it first meets after a restart is read from its end (start_at: end), so what was
+    // written there before would be lost (a loaded suite run lost 1,046 of 4,808 lines that way).
+    // So it is stopped once it has read every line of the container's files as they are now.
     const pod = readdirSync(p.podLogs)[0] as string;
     const container = join(p.podLogs, pod, readdirSync(join(p.podLogs, pod))[0] as string);
-    const firstLines = readFileSync(join(container, first as string), "utf8").split("\n").length - 1;
-    await until(() => recordCount(p.received), firstLines);
+    const written = readdirSync(container)
+      .filter((name) => !name.endsWith(".gz"))
+      .reduce((lines, name) => lines + readFileSync(join(container, name), "utf8").split("\n").length - 1, 0);
+    await until(() => recordCount(p.received), written);
     // Stopped before it has read the rotated file to its end, the agent would lose the rest.
-    expect(recordCount(p.received)).toBeGreaterThanOrEqual(firstLines);
+    expect(recordCount(p.received)).toBeGreaterThanOrEqual(written);
     await p.agent.stop();
     await sleep(500);
     await p.startAgent();
