@@ -212,4 +212,19 @@ describe("DeliveryQueue", () => {
     queue.enqueue(req(9));
     expect(queue.stats().dropped.requests).toBe(1);
   });
+
+  it("sends nothing more after its deadline, even when a request in flight then fails", async () => {
+    // The receiver is down and slow to say so: the first request is still in flight at close's
+    // deadline and fails after it (an offline run to a collector that is down, on a loaded machine).
+    const receiver = scriptedReceiver(100);
+    receiver.state.up = false;
+    const queue = new DeliveryQueue<Req>({ maxQueuedBytes: 1e6, maxInFlight: 1, send: receiver.send, retry: fast });
+    queue.enqueue(req(0));
+    const stats = await queue.close(Date.now() + 20);
+    expect(stats.pending.requests).toBe(1);
+    await sleep(300);
+    // It failed once, and was not probed again: a probe every few ms would have kept the run alive.
+    expect(receiver.ends).toHaveLength(1);
+    expect(receiver.starts).toHaveLength(1);
+  });
 });

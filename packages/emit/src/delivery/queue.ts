@@ -134,6 +134,11 @@ export class DeliveryQueue<R extends QueuedRequest> {
   private probeTimer: NodeJS.Timeout | undefined;
   private backoffMs: number;
   private closed = false;
+  /**
+   * Past close's deadline: nothing more is sent. A request still in flight then may fail after
+   * it; were it retried, a run whose receiver is down would never end.
+   */
+  private stopped = false;
   private idleWaiters: Array<() => void> = [];
   /** Woken whenever a request settles: room() waits on them. */
   private settleWaiters: Array<() => void> = [];
@@ -220,11 +225,12 @@ export class DeliveryQueue<R extends QueuedRequest> {
 
   /**
    * Stops accepting requests and keeps sending until everything is delivered or `deadlineMs`
-   * (Unix ms) passes; what is still pending then is reported, not waited for.
+   * (Unix ms) passes; what is still pending then is reported, not waited for, and not sent again.
    */
   async close(deadlineMs: number): Promise<DeliveryStats> {
     this.closed = true;
     await this.idle(deadlineMs);
+    this.stopped = true;
     clearTimeout(this.probeTimer);
     this.probeTimer = undefined;
     this.endOverflow();
@@ -256,6 +262,7 @@ export class DeliveryQueue<R extends QueuedRequest> {
   }
 
   private pump(): void {
+    if (this.stopped) return;
     if (this.outage !== undefined) {
       this.scheduleProbe();
       return;
