@@ -30,8 +30,12 @@ export class Progress {
     private readonly unit: ProgressUnit = "simulated",
   ) {}
 
-  /** `done` of the total is done (and `current`, when given, is what runs now). */
-  update(done: number, current?: string): void {
+  /**
+   * `done` of the total is done (and `current`, when given, is what runs now: a function is called
+   * only when a line is drawn, so a caller that updates every step pays for its text a few times a
+   * second, not every step).
+   */
+  update(done: number, current?: string | (() => string)): void {
     const now = performance.now();
     if (this.output.interactive) {
       if (now - this.lastDrawn < REDRAW_MS) return;
@@ -49,7 +53,7 @@ export class Progress {
     if (this.drawn) this.output.err("\r\u001b[K");
   }
 
-  private line(done: number, now: number, current: string | undefined): string {
+  private line(done: number, now: number, current: string | (() => string) | undefined): string {
     const share = this.total > 0 ? Math.min(1, done / this.total) : 1;
     const elapsedMs = now - this.started;
     const perSecond = elapsedMs > 0 ? done / (elapsedMs / 1000) : 0;
@@ -58,7 +62,7 @@ export class Progress {
       `${this.what}: ${this.amountOfTotal(done)} (${Math.floor(share * 100)}%)`,
       this.unit === "simulated" ? `×${Math.round(perSecond / 1000).toLocaleString("en-US")} real time` : undefined,
       Number.isFinite(leftMs) && done > 0 ? `about ${readable(leftMs)} left` : undefined,
-      current,
+      typeof current === "function" ? current() : current,
     ];
     return parts.filter((part) => part !== undefined).join(", ");
   }

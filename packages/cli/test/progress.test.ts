@@ -47,6 +47,19 @@ describe("progress", () => {
     expect(lines.at(-1)).toBe("\r\u001b[K");
   });
 
+  it("makes a caller's note only for the lines it draws, not for every step", () => {
+    const { output: out, lines } = output(false);
+    const progress = new Progress(out, "run platform", 30 * 24 * HOUR);
+    let made = 0;
+    const note = () => `${++made} made`;
+    for (let step = 1; step <= 1_000; step++) progress.update(step * 60_000, note);
+    expect(made).toBe(0);
+    vi.advanceTimersByTime(10_000);
+    progress.update(2 * 24 * HOUR, note);
+    expect(made).toBe(1);
+    expect(lines.at(-1)).toMatch(/, 1 made\n$/);
+  });
+
   it("prints durations a person reads at a glance", () => {
     expect([readable(0), readable(4 * HOUR + 42 * 60_000 + 17_400), readable(61_700)]).toEqual(["0s", "4h42m", "1m2s"]);
   });

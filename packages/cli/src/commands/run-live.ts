@@ -150,7 +150,7 @@ export async function runLiveCommand(
       signal: abort.signal,
       onWarmup: (reached, total, pending) => {
         warmupProgress ??= new Progress(output, "warm-up", total);
-        warmupProgress.update(reached, backlogNote(pending));
+        warmupProgress.update(reached, () => backlogNote(pending));
       },
       onTick: (s) => {
         warmupProgress?.finish();

@@ -504,7 +504,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun,
         ...runSelection(run),
         ...(logs === undefined ? {} : { logs }),
         observers: [collector.record],
-        onScrape: (t, _, pending) => progress.update(t, backlogNote(pending)),
+        onScrape: (t, _, pending) => progress.update(t, () => backlogNote(pending)),
       });
       simulation = result.simulation;
       // Both files become final only when the whole run succeeded.
@@ -530,7 +530,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun,
     });
     // A frame an hour, so a long run can show where it is.
     drive(cluster, every(HOUR_MS, { toMs: run.durationMs, atEnd: true }), ({ simulatedMs: t, view }) =>
-      progress.update(t, backlogNote(view.pending.length)),
+      progress.update(t, () => backlogNote(view.pending.length)),
     );
     simulation = cluster.simulation;
     progress.finish();
