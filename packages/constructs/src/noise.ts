@@ -5,8 +5,28 @@
  */
 
 export function unitHash(key: string, bucket = 0): number {
-  let h = 0x811c9dc5 ^ bucket;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return unitOfState(hashOn(hashState(bucket), key));
+}
+
+/**
+ * unitHash in parts, for keys that share a prefix: `unitOfState(hashOn(hashOn(hashState(), a), b))`
+ * is `unitHash(a + b)`, without making the joined string (a key hashed often with a prefix that
+ * changes rarely hashes the prefix once).
+ */
+export function hashState(bucket = 0): number {
+  return 0x811c9dc5 ^ bucket;
+}
+
+/** The state after `text` is hashed on from `state` (FNV-1a over UTF-16 code units). */
+export function hashOn(state: number, text: string): number {
+  let h = state;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** A hash state, mixed and mapped to [0, 1). */
+export function unitOfState(state: number): number {
+  let h = state;
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;

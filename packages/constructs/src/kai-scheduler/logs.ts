@@ -20,7 +20,7 @@ import {
 import type { LogRecordOut } from "../catalogue.js";
 import type { StampClock } from "../clock.js";
 import { queueName } from "../naming.js";
-import { stableChars, unitHash } from "../noise.js";
+import { hashOn, hashState, stableChars, unitOfState } from "../noise.js";
 import { cycleLatencyMs } from "./latency.js";
 import { humanize, requirementsText, resourceText } from "./values.js";
 
@@ -374,11 +374,16 @@ const DIVISION_V = 3;
  * level's queues in Go map order — random each time — which a hash of the session stands for.
  */
 function divisionOrder(division: readonly QueueDivision[], session: string): QueueDivision[] {
-  const shuffled = (queues: readonly QueueDivision[], salt: string) =>
-    queues
-      .map((q) => ({ q, key: unitHash(`${session}/${salt}/${q.nodePool}/${q.name}`) }))
+  // Each queue's key is unitHash(`${session}/${salt}/${pool}/${name}`), hashed in parts: the
+  // session once a cycle, not once per queue, and no key string made (a cycle's every queue, twice).
+  const sessionState = hashOn(hashState(), `${session}/`);
+  const shuffled = (queues: readonly QueueDivision[], salt: string) => {
+    const saltState = hashOn(hashOn(sessionState, salt), "/");
+    return queues
+      .map((q) => ({ q, key: unitOfState(hashOn(hashOn(hashOn(saltState, q.nodePool), "/"), q.name)) }))
       .sort((a, b) => a.key - b.key)
       .map(({ q }) => q);
+  };
   const tops = shuffled(
     division.filter((q) => q.parent === null),
     "log",
