@@ -1,8 +1,9 @@
 // Log benchmark: an hour of enterprise.yaml's logs (Kubernetes events and KAI's log at --v=3, the
 // scheduler's lines most of them) after a warm-up of six simulated hours — what producing them costs in the
 // simulation's frames, and, per record, each way out: the SDK's LoggerProvider alone, OTLP
-// protobuf (the push's encoding) and OTLP-JSON (the SDK's serializers, bytes counted, nothing
-// sent), and the pod log files a node keeps (`--pod-logs`: CRI lines, rotation, gzip).
+// protobuf and OTLP-JSON as the push encodes them (gpusynth's encoders, requests of the push's
+// batch size and byte limit; bytes counted, nothing sent) with the SDK's serializers beside them
+// on the same records, and the pod log files a node keeps (`--pod-logs`: CRI lines, rotation, gzip).
 // Run: `npx just bench` (builds first). Writes bench/results/logs-speed.{json,md}.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { JsonLogsSerializer, ProtobufLogsSerializer } from "@opentelemetry/otlp-transformer";
 import { loadBlueprint } from "../packages/blueprint/dist/index.js";
 import { ClusterRun, drive, every } from "../packages/constructs/dist/index.js";
-import { LogsPipeline, PodLogFiles } from "../packages/emit/dist/index.js";
+import { deliveryConfig, encodeLogs, LogsPipeline, PodLogFiles } from "../packages/emit/dist/index.js";
 
 const HOUR = 3_600_000;
 const INTERVAL = 15_000;
@@ -51,23 +52,34 @@ async function through(sink) {
   return Math.round(((cpuMs(start) * 1000) / records) * 100) / 100;
 }
 
-let protobufBytes = 0;
-let jsonBytes = 0;
+/** A sink that encodes each export as `encode` does and counts the bytes. */
+function counting(encode) {
+  const sink = {
+    bytes: 0,
+    export: async (records) => {
+      sink.bytes += encode(records);
+      return true;
+    },
+    shutdown: async () => {},
+  };
+  return sink;
+}
+// The push's requests: its batch size and byte limit (OTEL_BLRP_MAX_EXPORT_BATCH_SIZE and
+// GPUSYNTH_OTLP_MAX_REQUEST_BYTES unset).
+const { logBatchRecords, maxRequestBytes } = deliveryConfig({}, "logs");
+const requestBytes = (encoding) => (records) =>
+  encodeLogs(records, encoding, logBatchRecords, maxRequestBytes).requests.reduce((n, r) => n + r.bytes, 0);
 const sdkOnly = await through({ export: async () => true, shutdown: async () => {} });
-const protobuf = await through({
-  export: async (r) => {
-    protobufBytes += ProtobufLogsSerializer.serializeRequest(r)?.byteLength ?? 0;
-    return true;
-  },
-  shutdown: async () => {},
-});
-const json = await through({
-  export: async (r) => {
-    jsonBytes += JsonLogsSerializer.serializeRequest(r)?.byteLength ?? 0;
-    return true;
-  },
-  shutdown: async () => {},
-});
+const protobufSink = counting(requestBytes("protobuf"));
+const protobuf = await through(protobufSink);
+const sdkProtobufSink = counting((r) => ProtobufLogsSerializer.serializeRequest(r)?.byteLength ?? 0);
+const sdkProtobuf = await through(sdkProtobufSink);
+const jsonSink = counting(requestBytes("json"));
+const json = await through(jsonSink);
+const sdkJsonSink = counting((r) => JsonLogsSerializer.serializeRequest(r)?.byteLength ?? 0);
+const sdkJson = await through(sdkJsonSink);
+const protobufBytes = protobufSink.bytes;
+const jsonBytes = jsonSink.bytes;
 const dir = mkdtempSync(join(tmpdir(), "gpusynth-bench-pod-logs-"));
 const podLogs = await through(new PodLogFiles(dir));
 rmSync(dir, { recursive: true, force: true });
@@ -80,7 +92,7 @@ const result = {
   records,
   schedulerLines: scheduler,
   frames: { withoutLogsMs: Math.round(without.ms), withLogsMs: Math.round(withLogs.ms) },
-  microsecondsPerRecord: { sdkOnly, protobuf, json, podLogs },
+  microsecondsPerRecord: { sdkOnly, protobuf, json, podLogs, sdkProtobuf, sdkJson },
   protobufMiB: Math.round((protobufBytes / 2 ** 20) * 10) / 10,
   jsonMiB: Math.round((jsonBytes / 2 ** 20) * 10) / 10,
 };
@@ -100,13 +112,15 @@ ${scheduler.toLocaleString("en-US")} are KAI's log lines at \`--v=3\` (the rest 
 | the hour's frames without logs (the simulation alone) | ${result.frames.withoutLogsMs} ms |
 | the same with the logs made (events folded, the scheduler's lines written) | ${result.frames.withLogsMs} ms, ${Math.round(((result.frames.withLogsMs - result.frames.withoutLogsMs) * 1000 * 100) / records) / 100} µs per record |
 | through the SDK's LoggerProvider alone, µs per record | ${sdkOnly} |
-| and OTLP protobuf (the push's encoding), µs per record | ${protobuf} (${result.protobufMiB} MiB) |
-| and OTLP-JSON (\`--otlp-json-logs\`), µs per record | ${json} (${result.jsonMiB} MiB) |
+| and OTLP protobuf as the push encodes it (gpusynth's encoder), µs per record | ${protobuf} (${result.protobufMiB} MiB) |
+| and OTLP-JSON as \`--otlp-json-logs\` and http/json encode it (gpusynth's encoder), µs per record | ${json} (${result.jsonMiB} MiB) |
+| beside them: the SDK's ProtobufLogsSerializer, µs per record | ${sdkProtobuf} |
+| beside them: the SDK's JsonLogsSerializer, µs per record | ${sdkJson} |
 | and the pod log files (\`--pod-logs\`: CRI lines, rotation, gzip), µs per record | ${podLogs} |
 
 Where the time goes: the SDK's LoggerProvider (a record object per line, its attributes copied)
-takes ${sdkOnly} µs per record before any sink; over it, protobuf adds ${over(protobuf)} µs, OTLP-JSON
-${over(json)} µs and the pod log files ${over(podLogs)} µs: about half of that the CRI lines (the time
+takes ${sdkOnly} µs per record before any sink; over it, gpusynth's protobuf encoder adds ${over(protobuf)} µs (the
+SDK's serializer ${over(sdkProtobuf)}), its OTLP-JSON ${over(json)} µs (the SDK's ${over(sdkJson)}) and the pod log files ${over(podLogs)} µs: about half of that the CRI lines (the time
 prefix made once a second, one encode and write per file and batch; measured without rotation),
 half the rotations' gzip (level 6, as the kubelet's Go \`gzip.NewWriter\`; on the thread pool,
 so a live run keeps answering while it compresses). The SDK's record objects cost their share on
