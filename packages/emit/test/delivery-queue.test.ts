@@ -9,11 +9,16 @@ import { describe, expect, it } from "vitest";
 interface Req {
   readonly bytes: number;
   readonly items: number;
-  readonly key?: string;
+  readonly key?: string | readonly string[];
   readonly id: number;
 }
 
-const req = (id: number, key?: string, bytes = 100): Req => ({ id, bytes, items: 10, ...(key === undefined ? {} : { key }) });
+const req = (id: number, key?: string | readonly string[], bytes = 100): Req => ({
+  id,
+  bytes,
+  items: 10,
+  ...(key === undefined ? {} : { key }),
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const fast = { initialMs: 5, maxMs: 20 };
 
@@ -81,6 +86,23 @@ describe("DeliveryQueue", () => {
     }
     // Keys a and b overlapped: 6 requests of 10 ms took well under 60 ms of sends in series.
     expect(receiver.starts[1]?.at ?? 0).toBeLessThan(receiver.ends[0]?.at ?? 0);
+  });
+
+  it("sends a request of several keys after each one's older requests, and a younger one sharing a key after it", async () => {
+    // A delivery gathers several targets' data into one request that holds each one's key.
+    const receiver = scriptedReceiver(30);
+    const queue = new DeliveryQueue<Req>({ maxQueuedBytes: 1e6, maxInFlight: 4, send: receiver.send, retry: fast });
+    queue.enqueue(req(0, "a"));
+    queue.enqueue(req(1, ["a", "b"]));
+    queue.enqueue(req(2, "b")); // b has nothing in flight, but 1 holds it and is older
+    queue.enqueue(req(3, "c"));
+    await drained(queue);
+    const start = (id: number) => receiver.starts.find((s) => s.id === id)?.at ?? Number.NaN;
+    const end = (id: number) => receiver.ends.find((e) => e.id === id)?.at ?? Number.NaN;
+    expect(start(1)).toBeGreaterThanOrEqual(end(0));
+    expect(start(2)).toBeGreaterThanOrEqual(end(1));
+    // c shares nothing: it went with the first.
+    expect(start(3)).toBeLessThan(end(0));
   });
 
   it("holds what it can through an outage, drops the oldest past its bound, and reports both once", async () => {

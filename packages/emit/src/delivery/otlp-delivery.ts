@@ -73,6 +73,7 @@ abstract class OtlpDelivery {
 
   /** For a paced delivery: waits until everything handed over so far is sent (see OtlpDeliveryOptions.paced). */
   async drain(): Promise<void> {
+    this.sendGathered();
     await this.room(this.options.config.queueBytes);
   }
 
@@ -88,13 +89,23 @@ abstract class OtlpDelivery {
 
   /** Queues what was encoded, once a paced delivery has room for it. */
   protected async enqueuePaced(encoded: Encoded): Promise<void> {
-    await this.room(encoded.requests.reduce((sum, r) => sum + r.bytes, 0));
+    // What waits to go out with them is queued with them.
+    await this.room(encoded.requests.reduce((sum, r) => sum + r.bytes, this.gatheredBytes()));
     this.enqueueAll(encoded);
   }
 
-  /** Waits until everything queued so far is delivered (or refused), or `deadlineMs`; true when it was. */
+  /** Waits until everything handed over so far is delivered (or refused), or `deadlineMs`; true when it was. */
   flush(deadlineMs: number): Promise<boolean> {
+    this.sendGathered();
     return this.queue.idle(deadlineMs);
+  }
+
+  /** Queues what waits to be sent together (OtlpMetricsDelivery's small requests); nothing here. */
+  protected sendGathered(): void {}
+
+  /** The bytes waiting to be sent together. */
+  protected gatheredBytes(): number {
+    return 0;
   }
 
   /**
@@ -113,12 +124,13 @@ abstract class OtlpDelivery {
   async shutdown(): Promise<void> {
     // A receiver that is down now is unlikely to be back within the timeout: no long wait for it.
     if (this.queue.inOutage) this.hurry();
+    this.sendGathered();
     await this.queue.close(Date.now() + this.flushMs);
     this.transport.shutdown();
   }
 
   protected enqueueAll({ requests, oversized }: Encoded): void {
-    for (const request of requests) this.queue.enqueue({ ...request, body: this.slabs.hold(request.body) });
+    for (const request of requests) this.enqueueOne({ ...request, body: this.slabs.hold(request.body) });
     if (oversized > 0) {
       // Cannot be sent at any split: counted as rejected, like a receiver's refusal.
       this.queue.reject(
@@ -127,14 +139,82 @@ abstract class OtlpDelivery {
       );
     }
   }
+
+  /** Queues one request, its body held in the slabs. */
+  protected enqueueOne(request: EncodedRequest): void {
+    this.queue.enqueue(request);
+  }
+}
+
+/**
+ * A scrape's small requests, gathered into one until the next would take it past the receiver's
+ * limit: protobuf's repeated fields concatenate, so the bodies of several ExportMetricsService
+ * requests one after another are one request holding all their ResourceMetrics, as a collector's
+ * batching exporter sends them. A large cluster's scrape is thousands of targets of tens of KiB;
+ * one request each spent a fifth of a live platform run's main thread in the transport's
+ * per-request work (grpc-js, http2, the HTTP agent). The request holds every target's key, so a
+ * target's data still goes out in order (queue.ts).
+ */
+class Gathered {
+  private parts: EncodedRequest[] = [];
+  bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Whether `request` fits beside what is gathered. */
+  fits(request: EncodedRequest): boolean {
+    return this.bytes + request.bytes <= this.maxBytes;
+  }
+
+  add(request: EncodedRequest): void {
+    this.parts.push(request);
+    this.bytes += request.bytes;
+  }
+
+  /** What is gathered as one request (its body in `slabs`; the parts' bodies released), or undefined when nothing is. */
+  take(slabs: RequestSlabs): EncodedRequest | undefined {
+    const parts = this.parts;
+    this.parts = [];
+    this.bytes = 0;
+    if (parts.length <= 1) return parts[0];
+    const body = slabs.holdJoined(parts.map((p) => p.body));
+    for (const part of parts) slabs.release(part.body);
+    const keys = parts.flatMap((p) => (p.key === undefined ? [] : typeof p.key === "string" ? [p.key] : p.key));
+    return { body, bytes: body.byteLength, items: parts.reduce((n, p) => n + p.items, 0), key: [...new Set(keys)] };
+  }
 }
 
 export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsSink {
   readonly wireFormat: WireFormat;
 
+  /** Small protobuf requests waiting to go out together (Gathered); JSON bodies do not concatenate. */
+  private readonly gathered: Gathered | undefined;
+
   constructor(options: OtlpDeliveryOptions) {
     super("metrics", options);
     this.wireFormat = { kind: "otlp", encoding: this.encoding, maxRequestBytes: options.config.maxRequestBytes };
+    // At most a quarter of the queue's bound, so a gathered request never finds the queue too small.
+    const gatheredBytes = Math.min(options.config.maxRequestBytes, Math.floor(options.config.queueBytes / 4));
+    this.gathered = this.encoding === "protobuf" ? new Gathered(gatheredBytes) : undefined;
+  }
+
+  protected override gatheredBytes(): number {
+    return this.gathered?.bytes ?? 0;
+  }
+
+  protected override enqueueOne(request: EncodedRequest): void {
+    const gathered = this.gathered;
+    if (gathered === undefined) {
+      super.enqueueOne(request);
+      return;
+    }
+    if (!gathered.fits(request)) this.sendGathered();
+    gathered.add(request);
+  }
+
+  protected override sendGathered(): void {
+    const request = this.gathered?.take(this.slabs);
+    if (request !== undefined) super.enqueueOne(request);
   }
 
   async export(metrics: ResourceMetrics): Promise<boolean> {
@@ -147,8 +227,9 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
     await this.enqueuePaced(requestsOf(scrape));
   }
 
-  /** The scrape is over: the next export starts the next scrape's time to wait for room (scrapeRoomMs). */
+  /** The scrape is over: what it gathered goes out, and the next export starts the next scrape's time to wait for room (scrapeRoomMs). */
   async forceFlush(): Promise<void> {
+    this.sendGathered();
     this.scrapeDeadlineMs = undefined;
   }
 

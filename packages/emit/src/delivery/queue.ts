@@ -30,8 +30,11 @@ export interface QueuedRequest {
   readonly bytes: number;
   /** Data points or log records in the request. */
   readonly items: number;
-  /** Requests with the same key are sent one at a time, in order. */
-  readonly key?: string;
+  /**
+   * Requests that share a key are sent one at a time, in order; a request of several targets'
+   * data holds each one's key.
+   */
+  readonly key?: string | readonly string[];
 }
 
 export interface Tally {
@@ -113,6 +116,12 @@ class MutableTally implements Tally {
 }
 
 const minus = (a: Tally, b: Tally): Tally => ({ requests: a.requests - b.requests, items: a.items - b.items, bytes: a.bytes - b.bytes });
+
+function forEachKey(request: QueuedRequest, each: (key: string) => void): void {
+  const key = request.key;
+  if (typeof key === "string") each(key);
+  else if (key !== undefined) for (const k of key) each(k);
+}
 
 /** Entries scanned for one whose key is not in flight before the pump waits for a completion. */
 const MAX_SCAN = 256;
@@ -274,12 +283,22 @@ export class DeliveryQueue<R extends QueuedRequest> {
     }
   }
 
-  /** The oldest queued request whose key has nothing in flight, or -1. */
+  /**
+   * The oldest queued request none of whose keys has a request in flight or an older one waiting,
+   * or -1: a request that holds several keys waits for each, and a younger one sharing any of
+   * them waits behind it.
+   */
   private nextIndex(): number {
     const scan = Math.min(this.queue.length, MAX_SCAN);
+    let waiting: Set<string> | undefined;
+    const free = (key: string) => !this.inFlightKeys.has(key) && waiting?.has(key) !== true;
     for (let i = 0; i < scan; i++) {
       const key = (this.queue[i] as Entry<R>).request.key;
-      if (key === undefined || !this.inFlightKeys.has(key)) return i;
+      if (key === undefined) return i;
+      if (typeof key === "string" ? free(key) : key.every(free)) return i;
+      waiting ??= new Set();
+      if (typeof key === "string") waiting.add(key);
+      else for (const k of key) waiting.add(k);
     }
     return -1;
   }
@@ -289,7 +308,7 @@ export class DeliveryQueue<R extends QueuedRequest> {
     const { request } = entry;
     this.queued.add(request, -1);
     this.inFlight.add(request);
-    if (request.key !== undefined) this.inFlightKeys.add(request.key);
+    forEachKey(request, (key) => this.inFlightKeys.add(key));
     if (probe) this.probing = true;
     this.options.send(request, { probe }).then(
       (outcome) => this.settle(entry, outcome, probe),
@@ -300,7 +319,7 @@ export class DeliveryQueue<R extends QueuedRequest> {
   private settle(entry: Entry<R>, outcome: Outcome, probe: boolean): void {
     const { request } = entry;
     this.inFlight.add(request, -1);
-    if (request.key !== undefined) this.inFlightKeys.delete(request.key);
+    forEachKey(request, (key) => this.inFlightKeys.delete(key));
     if (probe) this.probing = false;
     switch (outcome.kind) {
       case "delivered":

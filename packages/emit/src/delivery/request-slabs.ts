@@ -85,6 +85,25 @@ export class RequestSlabs implements RequestMemory {
     return this.carved(slab, body);
   };
 
+  /**
+   * `parts` one after another, kept in slab memory as one body (a request of several targets'
+   * bodies); the parts themselves stay held until released.
+   */
+  holdJoined(parts: readonly Uint8Array[]): Uint8Array {
+    let length = 0;
+    for (const part of parts) length += part.byteLength;
+    if (length > this.slabBytes) return Buffer.concat(parts);
+    const slab = this.slabWithRoom(length);
+    slab.top -= length;
+    const body = slab.memory.subarray(slab.top, slab.top + length);
+    let at = 0;
+    for (const part of parts) {
+      body.set(part, at);
+      at += part.byteLength;
+    }
+    return this.carved(slab, body);
+  }
+
   /** The request of `body` is done: its memory may be reused. A body not held here, or already released, is ignored. */
   release(body: Uint8Array): void {
     if (this.shared.delete(body)) {
