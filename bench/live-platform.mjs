@@ -227,14 +227,23 @@ gpusynth's own copies are gone: its encoder writes each request once, into the r
 it waits for delivery (packages/emit/src/delivery/request-slabs.ts). What pays now, over gRPC, is
 fewer live objects for each collection to mark (series kept as data rather than objects).
 
-Over OTLP/HTTP the rest is spread out (a CPU profile of the run's main thread over the same eight
-intervals, 2026-12-06): sending 28 % (the socket's writes of about 8 MiB a second, and a request
-object for each of the 100-odd requests a second: a target's scrape is one request), encoding 20 %,
-the frame and the simulation 19 %, garbage collection 14 %, the SDK reader 10 %.
+A scrape's targets now travel together: over protobuf, the small requests of a scrape are gathered
+into requests of up to 4 MiB (packages/emit/src/delivery/otlp-delivery.ts, \`Gathered\`; an
+ExportMetricsServiceRequest holds any number of ResourceMetrics, and protobuf's repeated fields
+concatenate), about 340 requests in the 120 s instead of about 12,500, one per target. In profiles
+of the run's main thread over the eight intervals (2026-12-06), the transports' per-request work
+(grpc-js, http2, the HTTP agent and client, the queue) had been about a fifth of it; the main
+thread's busy time went from 13.6 s to 10.0 s over gRPC and from 8.2 s to 5.8 s over HTTP. The
+process, measured as above in two pairs the same day against the commit before (each pair run back
+to back; the machine's speed drifts by more than 10 % between runs): over OTLP/HTTP 10.24 → 8.65 s
+and 11.50 → 7.85 s of CPU, over gRPC 20.49 → 17.22 s and 19.13 → 19.15 s, where the full
+collections the transport's copies start are most of what is left. (A session before had tried
+gathering and measured about 5 % less CPU within this run's spread; that was before the request
+slabs and the wait for room.)
 
-Requests gathered into batches of several targets (an ExportMetricsServiceRequest holds any number of
-ResourceMetrics) were tried: 50 times fewer requests, about 5 % less CPU in that pipeline, within the
-spread of this run; not kept.
+Over OTLP/HTTP what is left is spread out (the profile above, with requests gathered): encoding
+26 %, the frame and the simulation about a fifth, garbage collection 17 %, the SDK reader and the
+stale markers 14 %; the socket's writes 3 %.
 
 The warm-up costs more with logs on than without (about 5 s of CPU instead of 1.5 s): the
 Kubernetes events of the simulated day go through client-go's event cache so that later events
