@@ -157,25 +157,30 @@ abstract class OtlpDelivery {
  */
 class Gathered {
   private parts: EncodedRequest[] = [];
-  bytes = 0;
+  private gatheredBytes = 0;
 
   constructor(private readonly maxBytes: number) {}
 
+  /** The bytes gathered so far. */
+  get bytes(): number {
+    return this.gatheredBytes;
+  }
+
   /** Whether `request` fits beside what is gathered. */
   fits(request: EncodedRequest): boolean {
-    return this.bytes + request.bytes <= this.maxBytes;
+    return this.gatheredBytes + request.bytes <= this.maxBytes;
   }
 
   add(request: EncodedRequest): void {
     this.parts.push(request);
-    this.bytes += request.bytes;
+    this.gatheredBytes += request.bytes;
   }
 
   /** What is gathered as one request (its body in `slabs`; the parts' bodies released), or undefined when nothing is. */
   take(slabs: RequestSlabs): EncodedRequest | undefined {
     const parts = this.parts;
     this.parts = [];
-    this.bytes = 0;
+    this.gatheredBytes = 0;
     if (parts.length <= 1) return parts[0];
     const body = slabs.holdJoined(parts.map((p) => p.body));
     for (const part of parts) slabs.release(part.body);
