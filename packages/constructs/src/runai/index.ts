@@ -184,7 +184,9 @@ export class RunaiConstruct implements MetricConstruct {
       let allocated = 0;
       // Each GPU is its series' subject: its node and index never change.
       const gpuSets = kept.partsOf(node, node.gpus.length);
-      for (let i = 0; i < node.gpus.length && node.status !== "rebooting"; i++) {
+      // A rebooting node's GPUs report nothing.
+      const gpus = node.status === "rebooting" ? 0 : node.gpus.length;
+      for (let i = 0; i < gpus; i++) {
         const gpu = node.gpus[i] as DeepReadonly<Gpu>;
         if (gpu.health !== "ok") continue;
         reporting++;

@@ -12,7 +12,7 @@ import type { EncodedMetricsSink } from "../sinks.js";
 import { type EncodedScrape, encodeScrape, type WireFormat } from "../wire.js";
 import { type DeliveryConfig, FLUSH_ON_EXIT_MS, MAX_IN_FLIGHT } from "./config.js";
 import { OtlpTransport, type Signal } from "./otlp-transport.js";
-import { type DeliveryEvents, DeliveryQueue, type DeliveryStats } from "./queue.js";
+import { type DeliveryEvents, DeliveryQueue, type DeliveryStats, forEachKey } from "./queue.js";
 import { RequestSlabs } from "./request-slabs.js";
 import { type Encoded, type EncodedRequest, type Encoding, encodeLogs } from "./requests.js";
 
@@ -184,8 +184,9 @@ class Gathered {
     if (parts.length <= 1) return parts[0];
     const body = slabs.holdJoined(parts.map((p) => p.body));
     for (const part of parts) slabs.release(part.body);
-    const keys = parts.flatMap((p) => (p.key === undefined ? [] : typeof p.key === "string" ? [p.key] : p.key));
-    return { body, bytes: body.byteLength, items: parts.reduce((n, p) => n + p.items, 0), key: [...new Set(keys)] };
+    const keys = new Set<string>();
+    for (const part of parts) forEachKey(part, (key) => keys.add(key));
+    return { body, bytes: body.byteLength, items: parts.reduce((n, p) => n + p.items, 0), key: [...keys] };
   }
 }
 

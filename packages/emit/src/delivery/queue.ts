@@ -117,7 +117,8 @@ class MutableTally implements Tally {
 
 const minus = (a: Tally, b: Tally): Tally => ({ requests: a.requests - b.requests, items: a.items - b.items, bytes: a.bytes - b.bytes });
 
-function forEachKey(request: QueuedRequest, each: (key: string) => void): void {
+/** Calls `each` with each of the request's keys. */
+export function forEachKey(request: QueuedRequest, each: (key: string) => void): void {
   const key = request.key;
   if (typeof key === "string") each(key);
   else if (key !== undefined) for (const k of key) each(k);

@@ -77,12 +77,7 @@ export class RequestSlabs implements RequestMemory {
       current.top -= length;
       return this.carved(current, bytes);
     }
-    if (length > this.slabBytes) return Uint8Array.prototype.slice.call(bytes);
-    const slab = this.slabWithRoom(length);
-    slab.top -= length;
-    const body = slab.memory.subarray(slab.top, slab.top + length);
-    body.set(bytes);
-    return this.carved(slab, body);
+    return this.copiedIn([bytes]);
   };
 
   /**
@@ -90,6 +85,11 @@ export class RequestSlabs implements RequestMemory {
    * bodies); the parts themselves stay held until released.
    */
   holdJoined(parts: readonly Uint8Array[]): Uint8Array {
+    return this.copiedIn(parts);
+  }
+
+  /** `parts` copied one after another into a body carved from a slab (one larger than a slab: an array of its own). */
+  private copiedIn(parts: readonly Uint8Array[]): Uint8Array {
     let length = 0;
     for (const part of parts) length += part.byteLength;
     if (length > this.slabBytes) return Buffer.concat(parts);
