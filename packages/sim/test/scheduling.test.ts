@@ -113,6 +113,31 @@ describe("limits", () => {
   });
 });
 
+describe("users who give up (pendingPatience)", () => {
+  // Held by the project's limit while `first` runs (2 h): one gives up after 30 minutes, the other would wait 3 hours.
+  const { simulation, events } = run(fixture("patience.yaml"), 30 * MINUTE);
+  const atHalfHour = simulation.view().pending.map((w) => w.name);
+  simulation.runUntil(4 * HOUR);
+
+  it("deletes a workload still pending when its user's patience runs out, and it never starts", () => {
+    const [cancelled] = only(eventsOf(events, "impatient"), "WorkloadCancelled");
+    expect(cancelled).toMatchObject({ t: MINUTE + 30 * MINUTE, whilePending: true, pods: [] });
+    expect(only(eventsOf(events, "impatient"), "WorkloadStarted")).toEqual([]);
+    expect(atHalfHour).toEqual(["impatient", "patient"]);
+    // Gone from the backlog: the scheduler attempts it no more.
+    const later = only(events, "SchedulingCycle").filter((c) => c.t > cancelled?.t);
+    expect(later.length).toBeGreaterThan(0);
+    for (const cycle of later) expect(cycle.allocate.map((a) => a.workload.name)).not.toContain("impatient");
+  });
+
+  it("lets a workload that starts within its user's patience run to its end", () => {
+    const [start] = only(eventsOf(events, "patient"), "WorkloadStarted");
+    expect(start?.t).toBeGreaterThanOrEqual(2 * HOUR);
+    expect(only(eventsOf(events, "patient"), "WorkloadCompleted")).toHaveLength(1);
+    expect(only(eventsOf(events, "patient"), "WorkloadCancelled")).toEqual([]);
+  });
+});
+
 describe("gang scheduling", () => {
   const { blueprint, events } = run(fixture("gang.yaml"), 3 * HOUR);
   const [small, gang] = blueprint.submissions.map((s) => s.name) as [string, string];
