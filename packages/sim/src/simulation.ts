@@ -297,7 +297,9 @@ export class Simulation {
         if (item.workload.endToken === item.token && item.workload.phase === "Running") this.restart(item.workload);
         return;
       case "patience":
-        if (item.workload.phase === "Pending") this.cancelPending(item.workload);
+        // Its user gives up on a workload that has not started; one back in the queue after a
+        // preemption has started, and waits on.
+        if (item.workload.phase === "Pending" && item.workload.firstStartedAt === null) this.cancelPending(item.workload);
         return;
       case "fault":
         this.fault(item.gpu, item.xid, item.source, item.category);

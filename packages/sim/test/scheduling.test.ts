@@ -2,7 +2,8 @@
  * Scheduling scenarios, one small blueprint each (fixtures/), checked against the Run:ai /
  * KAI-Scheduler behaviour docs/scheduling.md describes. Workload names come from the fixtures.
  */
-import { Simulation } from "@gpusynth/sim";
+import { loadBlueprint } from "@gpusynth/blueprint";
+import { type DomainEvent, Simulation } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 import { eventsOf, fixture, HOUR, MINUTE, only, run } from "./helpers.js";
 
@@ -125,9 +126,22 @@ describe("users who give up (pendingPatience)", () => {
     expect(only(eventsOf(events, "impatient"), "WorkloadStarted")).toEqual([]);
     expect(atHalfHour).toEqual(["impatient", "patient"]);
     // Gone from the backlog: the scheduler attempts it no more.
-    const later = only(events, "SchedulingCycle").filter((c) => c.t > cancelled?.t);
+    const later = only(events, "SchedulingCycle").filter((c) => c.t > (cancelled?.t ?? Number.POSITIVE_INFINITY));
     expect(later.length).toBeGreaterThan(0);
     for (const cycle of later) expect(cycle.allocate.map((a) => a.workload.name)).not.toContain("impatient");
+  });
+
+  it("keeps a workload that has started, back in the queue after a preemption, past its user's patience", () => {
+    // reclaim.yaml's borrower runs from the start, is reclaimed at 10 minutes and waits until the owner is done (1 h 10 m).
+    const { blueprint } = loadBlueprint(fixture("reclaim.yaml"));
+    const submissions = blueprint.submissions.map((s) => (s.name === "big-train" ? { ...s, pendingPatience: 30 * MINUTE } : s));
+    const simulation = new Simulation({ ...blueprint, submissions });
+    const events: DomainEvent[] = [];
+    simulation.onEvent((event) => events.push(event));
+    simulation.runUntil(4 * HOUR);
+    expect(only(eventsOf(events, "big-train"), "WorkloadPreempted")[0]?.t).toBeLessThan(30 * MINUTE);
+    expect(only(eventsOf(events, "big-train"), "WorkloadCancelled")).toEqual([]);
+    expect(only(eventsOf(events, "big-train"), "WorkloadStarted").map((s) => s.attempt)).toEqual([1, 2]);
   });
 
   it("lets a workload that starts within its user's patience run to its end", () => {
