@@ -23,10 +23,13 @@ const count = (n: number) => Math.round(n).toLocaleString("en-US");
 
 /** The estimate in a sentence, for validate's summary, with the limits it is beyond. */
 export function describeCost(estimate: CostEstimate, spanMs: number): string {
+  const holdsAfter = estimate.backlogHoldsAfterMs;
   const backlog =
-    estimate.backlogGrowthPerDay > 0
-      ? `the backlog grows by about ${count(estimate.backlogGrowthPerDay)} workloads a day (${count(estimate.backlogAtEnd)} pending after ${formatDuration(spanMs)})`
-      : "the backlog stays steady";
+    estimate.backlogGrowthPerDay <= 0
+      ? "the backlog stays steady"
+      : holdsAfter === undefined
+        ? `the backlog grows by about ${count(estimate.backlogGrowthPerDay)} workloads a day (${count(estimate.backlogAtEnd)} pending after ${formatDuration(spanMs)})`
+        : `the backlog grows by about ${count(estimate.backlogGrowthPerDay)} workloads a day until its users give up (pendingPatience, ${formatDuration(holdsAfter)}), then holds at about ${count(estimate.backlogAtEnd)}`;
   const beyond = beyondLimits(estimate);
   const limits = beyond.length === 0 ? "" : `; beyond gpusynth run's limits (it would ${beyond.join(" and ")}): it needs ${NO_COST_LIMIT}`;
   return `about ${count(estimate.arrivalsPerDay)} workloads submitted a day; ${backlog}; ${formatDuration(spanMs)} simulated takes ${cpu(estimate.cpuSeconds)} of CPU${limits}`;

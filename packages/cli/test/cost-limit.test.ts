@@ -17,6 +17,9 @@ import { ensureStopped, type LiveProcess, startLive } from "./live-process.js";
 const dir = mkdtempSync(join(tmpdir(), "gpusynth-cost-"));
 const flood = join(dir, "flood.yaml");
 writeFileSync(flood, readFileSync(repoFile("blueprints/lab.yaml"), "utf8").replace(/^( +perDay:) 13$/m, "$1 1000000"));
+// The same flood, its users deleting what has not started within 10 minutes.
+const impatient = join(dir, "impatient.yaml");
+writeFileSync(impatient, readFileSync(flood, "utf8").replace(/^( +)(priorityClass: \S+).*$/gm, "$1$2\n$1pendingPatience: 10m"));
 let live: LiveProcess | undefined;
 afterEach(() => ensureStopped(live));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,6 +41,18 @@ describe("the cost of a blueprint, estimated before it runs", () => {
     expect(flooded.code).toBe(0);
     expect(flooded.out).toMatch(/estimated: about 3,542,857 workloads submitted a day; the backlog grows by about [\d,]+ workloads a day/);
     expect(flooded.out).toMatch(/beyond gpusynth run's limits .*: it needs --no-cost-limit\n/);
+  });
+
+  it("holds the backlog at what the users' patience leaves waiting, within run's limits", async () => {
+    const { code, out } = await gpusynth("validate", impatient);
+    expect(code).toBe(0);
+    const held = out.match(
+      /the backlog grows by about [\d,]+ workloads a day until its users give up \(pendingPatience, 10m\), then holds at about ([\d,]+);/,
+    );
+    // About 10 minutes of the flood's submissions (3.5 million a day): a simulated hour of it holds 20,000 pending.
+    expect(Number(held?.[1]?.replaceAll(",", ""))).toBeGreaterThan(15_000);
+    expect(Number(held?.[1]?.replaceAll(",", ""))).toBeLessThan(30_000);
+    expect(out).not.toMatch(/beyond gpusynth run's limits/);
   });
 
   it.each([

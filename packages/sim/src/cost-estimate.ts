@@ -7,7 +7,10 @@
  * costs in proportion to the backlog summed over its cycles. The backlog's trend is measured by a
  * short trial of the blueprint itself (two simulated hours from an empty cluster, stopped early
  * once it has attempted a fixed number of workloads, so it takes well under a second and the same
- * blueprint always gives the same estimate), then extended linearly over the span. What a pending
+ * blueprint always gives the same estimate), then extended linearly over the span — or, where
+ * every workload's user gives up after a while (pendingPatience), only until the longest patience
+ * has passed: no workload pends longer, so the backlog holds no more than what that much time
+ * leaves waiting. What a pending
  * workload costs per cycle grows with the nodes: about 0.65 µs on platform's 512 nodes (its
  * month, 201.7 s for a backlog growing to 324: bench/results/sim-speed.md) and 0.25 µs on lab's 4
  * (lab with its arrivals raised until the backlog dominates: 17 s for six hours growing to 5,700).
@@ -32,6 +35,11 @@ export interface CostEstimate {
   readonly arrivalsPerDay: number;
   /** The backlog's growth per day, measured by the trial (0 when it does not grow). */
   readonly backlogGrowthPerDay: number;
+  /**
+   * When the backlog stops growing within the span because every workload's user gives up
+   * (pendingPatience): the longest patience, after which it holds. Undefined otherwise.
+   */
+  readonly backlogHoldsAfterMs: number | undefined;
   /** Pending workloads expected at the end of the span. */
   readonly backlogAtEnd: number;
   /** CPU seconds the span is expected to take from an empty cluster. */
@@ -69,13 +77,30 @@ export function estimateCost(blueprint: Blueprint, spanMs: number, seed?: number
     backlogMs += ((previous.pending + point.pending) / 2) * (point.t - previous.t);
     previous = point;
   }
-  const rest = Math.max(0, spanMs - last.t);
-  const backlogAtEnd = last.pending + growthPerMs * rest;
-  backlogMs += ((last.pending + backlogAtEnd) / 2) * rest;
+  const patience = longestPatience(blueprint);
+  const growthEnd = patience === undefined ? spanMs : Math.min(spanMs, Math.max(last.t, patience));
+  const growing = Math.max(0, growthEnd - last.t);
+  const backlogAtEnd = last.pending + growthPerMs * growing;
+  backlogMs += ((last.pending + backlogAtEnd) / 2) * growing + backlogAtEnd * Math.max(0, spanMs - Math.max(last.t, growthEnd));
   return {
     arrivalsPerDay,
     backlogGrowthPerDay: growthPerMs * DAY_MS,
+    backlogHoldsAfterMs: growthEnd < spanMs ? growthEnd : undefined,
     backlogAtEnd: Math.round(backlogAtEnd),
     cpuSeconds: BASE_SECONDS_PER_GPU_DAY * gpus * (spanMs / DAY_MS) + (backlogMs / period) * attemptSeconds,
   };
+}
+
+/**
+ * The longest time any workload of the blueprint waits before its user deletes it, or undefined
+ * when some kind or submission declares no pendingPatience (its workloads may pend for ever).
+ */
+function longestPatience(blueprint: Blueprint): number | undefined {
+  let longest = 0;
+  const patiences = [...blueprint.workloads.flatMap((g) => g.mix), ...blueprint.submissions].map((w) => w.pendingPatience);
+  for (const patience of patiences) {
+    if (patience === undefined) return undefined;
+    longest = Math.max(longest, patience);
+  }
+  return longest;
 }
