@@ -22,30 +22,47 @@ export interface ShareClaim {
 }
 
 export function divideFairShare(capacity: number, claims: readonly ShareClaim[]): number[] {
-  const cap = (claim: ShareClaim) => (claim.limit >= 0 ? Math.min(claim.limit, claim.requested) : claim.requested);
-  const shares = claims.map((claim) => Math.min(claim.deserved, cap(claim)));
-  let left = capacity - shares.reduce((sum, share) => sum + share, 0);
+  const n = claims.length;
+  // What each queue can use (its request, within its limit), and its deserved part of that.
+  const caps = new Array<number>(n);
+  const shares = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const claim = claims[i] as ShareClaim;
+    const cap = claim.limit >= 0 ? Math.min(claim.limit, claim.requested) : claim.requested;
+    caps[i] = cap;
+    shares[i] = Math.min(claim.deserved, cap);
+  }
+  let deservedTotal = 0;
+  for (let i = 0; i < n; i++) deservedTotal += shares[i] as number;
+  let left = capacity - deservedTotal;
   if (left <= 0) return shares;
 
-  const remainders = new Array<number>(claims.length).fill(0);
-  const unsatisfied = new Set<number>();
-  claims.forEach((claim, i) => {
-    if (claim.overQuotaWeight > 0 && (shares[i] as number) < cap(claim)) unsatisfied.add(i);
-  });
-  while (left > 0 && unsatisfied.size > 0) {
+  // The queues that still want more, by a mark each (visited in declaration order, as KAI's
+  // rounds visit them), and each one's fractional remainder from the last round.
+  const remainders = new Array<number>(n).fill(0);
+  const unsatisfied = new Uint8Array(n);
+  let wanting = 0;
+  for (let i = 0; i < n; i++) {
+    if ((claims[i] as ShareClaim).overQuotaWeight > 0 && (shares[i] as number) < (caps[i] as number)) {
+      unsatisfied[i] = 1;
+      wanting++;
+    }
+  }
+  while (left > 0 && wanting > 0) {
     let totalWeight = 0;
-    for (const i of unsatisfied) totalWeight += (claims[i] as ShareClaim).overQuotaWeight;
+    for (let i = 0; i < n; i++) if (unsatisfied[i] === 1) totalWeight += (claims[i] as ShareClaim).overQuotaWeight;
     let given = 0;
     let anySatisfied = false;
-    for (const i of [...unsatisfied]) {
-      const claim = claims[i] as ShareClaim;
-      const slice = (left * claim.overQuotaWeight) / totalWeight;
-      const want = cap(claim) - (shares[i] as number);
+    for (let i = 0; i < n; i++) {
+      if (unsatisfied[i] === 0) continue;
+      const slice = (left * (claims[i] as ShareClaim).overQuotaWeight) / totalWeight;
+      const want = (caps[i] as number) - (shares[i] as number);
       if (want <= slice) {
         shares[i] = (shares[i] as number) + want;
         given += want;
         remainders[i] = 0;
-        unsatisfied.delete(i);
+        unsatisfied[i] = 0;
+        wanting--;
         anySatisfied = true;
       } else {
         const whole = Math.floor(slice);
@@ -57,9 +74,11 @@ export function divideFairShare(capacity: number, claims: readonly ShareClaim[])
     left -= given;
     if (!anySatisfied) break;
   }
-  // Hand out the remaining whole GPUs by largest remainder; the sort is stable, so ties keep
-  // declaration (queue age) order.
-  const byRemainder = [...unsatisfied].sort((a, b) => (remainders[b] as number) - (remainders[a] as number) || a - b);
+  // Hand out the remaining whole GPUs by largest remainder; ties keep declaration (queue age) order.
+  if (left <= 0 || wanting === 0) return shares;
+  const byRemainder: number[] = [];
+  for (let i = 0; i < n; i++) if (unsatisfied[i] === 1) byRemainder.push(i);
+  byRemainder.sort((a, b) => (remainders[b] as number) - (remainders[a] as number) || a - b);
   for (const i of byRemainder) {
     if (left <= 0) break;
     shares[i] = (shares[i] as number) + 1;

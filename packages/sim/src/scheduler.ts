@@ -135,6 +135,9 @@ export class Scheduler {
     this.leafQueues = allQueues.filter((q) => !allQueues.some((child) => child.parent === q)).length;
     this.figuresBefore = new Float64Array(4 * allQueues.length);
     this.pendingDemand = new Float64Array(3 * allQueues.length);
+    this.holdsDemand = new Uint8Array(allQueues.length);
+    this.dirtyMark = new Uint8Array(allQueues.length);
+    this.rememberedMark = new Uint8Array(allQueues.length);
     // updateFairShares finds a queue's slot by its declaration order.
     allQueues.forEach((q, i) => {
       if (q.order !== i) throw new Error(`queue ${q.name}/${q.pool} is declared ${q.order}th but listed ${i}th`);
@@ -320,42 +323,76 @@ export class Scheduler {
     preempt: [],
   };
 
-  /** plugins/proportion: fair share per queue, department level first, then projects. */
+  /**
+   * A project queue's allocation moved (Simulation's account): its request is worked out again at
+   * the next fair-share update. The update otherwise visits only the queues whose pending demand
+   * moved: a platform has hundreds of queues, and a cycle changes a few.
+   */
+  allocationMoved(queue: Queue): void {
+    this.markDirty(queue.order);
+  }
+
+  /**
+   * plugins/proportion: fair share per queue, department level first, then projects. What a
+   * queue requests is its allocation plus its pending demand (a project's), or its children's
+   * (a department's, summed in declaration order); only the queues whose allocation or demand
+   * moved since the last update, their departments and the pools they are in are visited.
+   */
   private updateFairShares(pending: readonly JobPlan[]): void {
-    // What each project queue's pending workloads ask for: GPUs, CPU millicores, memory bytes,
-    // at 3 × the queue's index (its declaration order).
+    const queues = this.allQueues;
     const demand = this.pendingDemand;
-    demand.fill(0);
+    // The first update visits every queue.
+    if (!this.sharesDivided) for (const q of queues) this.markDirty(q.order);
+    // What each project queue's pending workloads ask for: GPUs, CPU millicores, memory bytes, at
+    // 3 × the queue's index. The queues that asked last time start from nothing again.
+    for (const i of this.demandHolders) {
+      this.markDirty(i);
+      demand[3 * i] = 0;
+      demand[3 * i + 1] = 0;
+      demand[3 * i + 2] = 0;
+      this.holdsDemand[i] = 0;
+    }
+    this.demandHolders.length = 0;
     for (const { w, preferred } of pending) {
       // A pending workload's demand is counted in its preferred node pool only.
-      const at = 3 * preferred.order;
-      demand[at] = (demand[at] ?? 0) + w.gpus;
-      demand[at + 1] = (demand[at + 1] ?? 0) + w.gpus * w.cpuMilliPerGpu;
-      demand[at + 2] = (demand[at + 2] ?? 0) + w.gpus * w.memoryBytesPerGpu;
-    }
-    const before = this.figuresBefore;
-    const queues = this.allQueues;
-    for (let i = 0; i < queues.length; i++) {
-      const q = queues[i] as Queue;
-      before[4 * i] = q.requested;
-      before[4 * i + 1] = q.requestedCpuMilli;
-      before[4 * i + 2] = q.requestedMemoryBytes;
-      before[4 * i + 3] = q.fairShare;
-      const project = q.level === "project";
-      q.requested = project ? q.allocated + (demand[3 * i] ?? 0) : 0;
-      q.requestedCpuMilli = project ? q.allocatedCpuMilli + (demand[3 * i + 1] ?? 0) : 0;
-      q.requestedMemoryBytes = project ? q.allocatedMemoryBytes + (demand[3 * i + 2] ?? 0) : 0;
-    }
-    for (const q of queues)
-      if (q.parent !== null) {
-        q.parent.requested += q.requested;
-        q.parent.requestedCpuMilli += q.requestedCpuMilli;
-        q.parent.requestedMemoryBytes += q.requestedMemoryBytes;
+      const i = preferred.order;
+      if (this.holdsDemand[i] === 0) {
+        this.holdsDemand[i] = 1;
+        this.demandHolders.push(i);
+        this.markDirty(i);
       }
-    this.divideFairShares();
-    // A queue's revision tells the division which entries to make again.
-    for (let i = 0; i < queues.length; i++) {
+      demand[3 * i] = (demand[3 * i] ?? 0) + w.gpus;
+      demand[3 * i + 1] = (demand[3 * i + 1] ?? 0) + w.gpus * w.cpuMilliPerGpu;
+      demand[3 * i + 2] = (demand[3 * i + 2] ?? 0) + w.gpus * w.memoryBytesPerGpu;
+    }
+    // The dirty project queues' requests, then their departments', each the sum of its children.
+    const dirty = this.dirtyQueues;
+    const departments: Queue[] = [];
+    for (const i of dirty) {
       const q = queues[i] as Queue;
+      this.remember(q);
+      if (q.level !== "project") continue;
+      q.requested = q.allocated + (demand[3 * i] ?? 0);
+      q.requestedCpuMilli = q.allocatedCpuMilli + (demand[3 * i + 1] ?? 0);
+      q.requestedMemoryBytes = q.allocatedMemoryBytes + (demand[3 * i + 2] ?? 0);
+      if (q.parent !== null && this.remember(q.parent)) departments.push(q.parent);
+    }
+    for (const parent of departments) {
+      parent.requested = 0;
+      parent.requestedCpuMilli = 0;
+      parent.requestedMemoryBytes = 0;
+      for (const child of this.childrenOf(parent)) {
+        parent.requested += child.requested;
+        parent.requestedCpuMilli += child.requestedCpuMilli;
+        parent.requestedMemoryBytes += child.requestedMemoryBytes;
+      }
+    }
+    this.divideFairShares();
+    this.sharesDivided = true;
+    // A queue's revision tells the division which entries to make again.
+    const before = this.figuresBefore;
+    for (const q of this.remembered) {
+      const i = q.order;
       if (
         q.requested !== before[4 * i] ||
         q.requestedCpuMilli !== before[4 * i + 1] ||
@@ -363,20 +400,67 @@ export class Scheduler {
         q.fairShare !== before[4 * i + 3]
       )
         q.revision++;
+      this.rememberedMark[i] = 0;
     }
+    this.remembered.length = 0;
+    for (const i of dirty) this.dirtyMark[i] = 0;
+    dirty.length = 0;
   }
-  /** Each project queue's pending demand (3 figures a queue), worked out again at each update. */
-  private readonly pendingDemand: Float64Array;
-  /** Each queue's request and fair share before a cycle's update (4 figures a queue), to notice changes. */
-  private readonly figuresBefore: Float64Array;
 
-  /** Divides each pool's GPUs among its queues (top-level ones, then each one's children) where their inputs changed. */
+  private markDirty(i: number): void {
+    if (this.dirtyMark[i] === 1) return;
+    this.dirtyMark[i] = 1;
+    this.dirtyQueues.push(i);
+  }
+
+  /** Keeps a queue's figures as they were before this update (once); true the first time. */
+  private remember(q: Queue): boolean {
+    const i = q.order;
+    if (this.rememberedMark[i] === 1) return false;
+    this.rememberedMark[i] = 1;
+    this.remembered.push(q);
+    const before = this.figuresBefore;
+    before[4 * i] = q.requested;
+    before[4 * i + 1] = q.requestedCpuMilli;
+    before[4 * i + 2] = q.requestedMemoryBytes;
+    before[4 * i + 3] = q.fairShare;
+    return true;
+  }
+
+  /** A department queue's children, in declaration order. */
+  private childrenOf(parent: Queue): readonly Queue[] {
+    return this.queuesIn(parent.pool).children.get(parent) ?? [];
+  }
+
+  /** Each project queue's pending demand (3 figures a queue), for the queues in demandHolders. */
+  private readonly pendingDemand: Float64Array;
+  /** The project queues with pending demand at the last update, and a mark per queue for them. */
+  private readonly demandHolders: number[] = [];
+  private readonly holdsDemand: Uint8Array;
+  /** The queues to visit at the next update (their allocation or demand moved), with a mark per queue. */
+  private readonly dirtyQueues: number[] = [];
+  private readonly dirtyMark: Uint8Array;
+  /** The queues this update may change, with their figures before it (4 a queue) and a mark per queue. */
+  private readonly remembered: Queue[] = [];
+  private readonly rememberedMark: Uint8Array;
+  private readonly figuresBefore: Float64Array;
+  private sharesDivided = false;
+
+  /**
+   * Divides each pool's GPUs among its queues (top-level ones, then each one's children) where
+   * their inputs changed: a queue's request, or the pool's capacity. Most cycles change one
+   * pool's inputs at most, and only that pool is divided again.
+   */
   private divideFairShares(): void {
-    // A pool's shares depend only on what its queues request and what it holds: most cycles
-    // change one pool's inputs at most, and only that pool is divided again.
+    const before = this.figuresBefore;
+    const changed = new Set<string>();
+    for (const q of this.remembered) if (q.requested !== before[4 * q.order]) changed.add(q.pool);
     for (const pool of this.pools.values()) {
+      if (this.sharesDivided && !changed.has(pool.name) && this.dividedAt.get(pool) === pool.capacityVersion) continue;
+      this.dividedAt.set(pool, pool.capacityVersion);
       const { tops, children, all } = this.queuesIn(pool.name);
-      if (!this.shareInputsChanged(pool, all)) continue;
+      // Every queue of the pool may change its share.
+      for (const q of all) this.remember(q);
       assignFairShares(tops, divideFairShare(this.capacityOf(pool), tops));
       for (const parent of tops) {
         const kids = children.get(parent) ?? [];
@@ -384,6 +468,8 @@ export class Scheduler {
       }
     }
   }
+  /** The capacity version each pool was last divided at. */
+  private readonly dividedAt = new Map<Pool, number>();
 
   /**
    * Each queue as the proportion plugin divided it this cycle, pool by pool, top-level queues
@@ -419,29 +505,6 @@ export class Scheduler {
     return this.divisionOrder;
   }
   private divisionOrder: readonly Queue[] | undefined;
-
-  /** True when a queue's request or the pool's capacity differs from the last time its shares were divided. */
-  private shareInputsChanged(pool: Pool, queues: readonly Queue[]): boolean {
-    let inputs = this.lastShareInputs.get(pool);
-    if (inputs === undefined) {
-      inputs = [];
-      this.lastShareInputs.set(pool, inputs);
-    }
-    let changed = inputs.length !== queues.length + 1;
-    let i = 0;
-    const note = (value: number) => {
-      if (inputs[i] !== value) {
-        inputs[i] = value;
-        changed = true;
-      }
-      i++;
-    };
-    for (const q of queues) note(q.requested);
-    note(pool.capacityVersion);
-    inputs.length = i;
-    return changed;
-  }
-  private readonly lastShareInputs = new Map<Pool, number[]>();
 
   /** Allocatable GPUs on ready nodes: recounted only when a node's status or a GPU's health changed. */
   private capacityOf(pool: Pool): number {

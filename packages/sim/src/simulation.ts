@@ -506,7 +506,16 @@ export class Simulation {
     const identities = this.podIdentities(w, assignments.length);
     const pods: Pod[] = assignments.map((a, i) => {
       const identity = identities[i] as PodIdentity;
-      const pod: Pod = { ...identity, workload: w, node: a.node, gpus: a.gpus, startedAt: this.nowMs };
+      // Written out, not spread from the identity: a platform's month binds millions of pods.
+      const pod: Pod = {
+        name: identity.name,
+        uid: identity.uid,
+        createdAt: identity.createdAt,
+        workload: w,
+        node: a.node,
+        gpus: a.gpus,
+        startedAt: this.nowMs,
+      };
       for (const gpu of a.gpus) takeGpu(gpu, pod);
       return pod;
     });
@@ -540,7 +549,9 @@ export class Simulation {
    * department queues.
    */
   private account(w: Workload, pool: string, sign: 1 | -1, gpus = w.gpus): void {
-    for (let q: Queue | null = this.scheduler.queueOf(w, pool); q !== null; q = q.parent) {
+    const project = this.scheduler.queueOf(w, pool);
+    this.scheduler.allocationMoved(project);
+    for (let q: Queue | null = project; q !== null; q = q.parent) {
       q.allocated += sign * gpus;
       q.allocatedCpuMilli += sign * gpus * w.cpuMilliPerGpu;
       q.allocatedMemoryBytes += sign * gpus * w.memoryBytesPerGpu;
@@ -844,8 +855,10 @@ export class Simulation {
 
   /** A pod as the API keeps it once it has terminated (until finishedPodRetention has passed). */
   private finishedPod(w: Workload, pod: Pod, outcome: Pick<FinishedPod, "phase" | "reason">, evicted: boolean): FinishedPod {
-    return {
-      ...outcome,
+    // Written out, not spread: a pod that ends is one of millions in a platform's month.
+    const finished: FinishedPod = {
+      phase: outcome.phase,
+      reason: outcome.reason,
       name: pod.name,
       uid: pod.uid,
       createdAt: pod.createdAt,
@@ -855,8 +868,8 @@ export class Simulation {
       startedAt: pod.startedAt,
       finishedAt: this.nowMs,
       restarts: w.restarts,
-      ...(evicted ? { statusReason: "Evicted" as const } : {}),
     };
+    return evicted ? { ...finished, statusReason: "Evicted" } : finished;
   }
 
   /** A run starts (or starts again) at the pace its GPUs allow now. */
