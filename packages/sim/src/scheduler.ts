@@ -40,6 +40,9 @@ export interface SchedulerActions {
   traced(trace: CycleTrace): void;
 }
 
+/** The victims of an attempt that evicted none: one list for all (a backlog's cycles make millions of attempts). */
+const NO_VICTIMS: CycleAttempt["victims"] = Object.freeze([]);
+
 /** One attempt of an action for one workload, as the scheduler would log it. */
 export interface CycleAttempt {
   readonly workload: Workload;
@@ -198,7 +201,7 @@ export class Scheduler {
     for (const w of waiting) {
       const plan = this.planOf(w);
       if (w.pipelinedUntil === null) pending.push(plan);
-      else this.trace.allocate.push({ workload: w, queue: plan.preferred, outcome: "pipelined", victims: [] });
+      else this.trace.allocate.push({ workload: w, queue: plan.preferred, outcome: "pipelined", victims: NO_VICTIMS });
     }
     this.updateFairShares(pending);
     const division = this.division();
@@ -283,14 +286,14 @@ export class Scheduler {
       const queue = job.preferred;
       const harder = failed.notEasierThan(job, pool);
       if (harder !== undefined) {
-        this.trace.consolidation.push({ workload: w, queue, outcome: "skipped", victims: [], notEasierThan: harder });
+        this.trace.consolidation.push({ workload: w, queue, outcome: "skipped", victims: NO_VICTIMS, notEasierThan: harder });
         continue;
       }
       this.trace.consolidation.push({
         workload: w,
         queue,
         outcome: pool.schedulableFree < w.gpus ? "not-enough-gpus" : "no-strategy",
-        victims: [],
+        victims: NO_VICTIMS,
       });
       failed.record(job, pool);
     }
@@ -440,7 +443,11 @@ export class Scheduler {
   /** The queues to visit at the next update (their allocation or demand moved), with a mark per queue. */
   private readonly dirtyQueues: number[] = [];
   private readonly dirtyMark: Uint8Array;
-  /** The queues this update may change, with their figures before it (4 a queue) and a mark per queue. */
+  /**
+   * The queues whose request this update works out again (and their departments), with their
+   * figures before it (4 a queue) and a mark per queue; a queue whose share alone moves (its pool
+   * divided again) moves its revision in assignFairShares.
+   */
   private readonly remembered: Queue[] = [];
   private readonly rememberedMark: Uint8Array;
   private readonly figuresBefore: Float64Array;
@@ -458,16 +465,27 @@ export class Scheduler {
     for (const pool of this.pools.values()) {
       if (this.sharesDivided && !changed.has(pool.name) && this.dividedAt.get(pool) === pool.capacityVersion) continue;
       this.dividedAt.set(pool, pool.capacityVersion);
-      const { tops, children, all } = this.queuesIn(pool.name);
-      // Every queue of the pool may change its share.
-      for (const q of all) this.remember(q);
-      assignFairShares(tops, divideFairShare(this.capacityOf(pool), tops));
+      const { tops, children } = this.queuesIn(pool.name);
+      this.assignFairShares(tops, divideFairShare(this.capacityOf(pool), tops));
       for (const parent of tops) {
         const kids = children.get(parent) ?? [];
-        assignFairShares(kids, divideFairShare(parent.fairShare, kids));
+        this.assignFairShares(kids, divideFairShare(parent.fairShare, kids));
       }
     }
   }
+  /**
+   * Each queue's fair share, as divided for those queues in order. A queue the update does not
+   * otherwise visit moves its revision here, when its share moved.
+   */
+  private assignFairShares(queues: readonly Queue[], shares: readonly number[]): void {
+    for (let i = 0; i < queues.length; i++) {
+      const queue = queues[i] as Queue;
+      const share = shares[i] ?? 0;
+      if (queue.fairShare !== share && this.rememberedMark[queue.order] === 0) queue.revision++;
+      queue.fairShare = share;
+    }
+  }
+
   /** The capacity version each pool was last divided at. */
   private readonly dividedAt = new Map<Pool, number>();
 
@@ -603,11 +621,11 @@ export class Scheduler {
         continue;
       }
       this.bind(w, pool, pods);
-      this.trace.allocate.push({ workload: w, queue, outcome: "allocated", victims: [] });
+      this.trace.allocate.push({ workload: w, queue, outcome: "allocated", victims: NO_VICTIMS });
       return true;
     }
     job.reasons = found;
-    this.trace.allocate.push({ workload: w, queue: job.preferred, outcome: "unschedulable", victims: [] });
+    this.trace.allocate.push({ workload: w, queue: job.preferred, outcome: "unschedulable", victims: NO_VICTIMS });
     return false;
   }
 
@@ -652,7 +670,7 @@ export class Scheduler {
     const trace = this.trace[action];
     const harder = failed.notEasierThan(job, queue);
     if (harder !== undefined) {
-      trace.push({ workload: job.w, queue, outcome: "skipped", victims: [], notEasierThan: harder });
+      trace.push({ workload: job.w, queue, outcome: "skipped", victims: NO_VICTIMS, notEasierThan: harder });
       return false;
     }
     const before = trace.length;
@@ -678,11 +696,15 @@ export class Scheduler {
       // Across departments the department queues are compared too (the level where paths diverge).
       const departmentWithinShare = queue.parent === null || queue.parent.allocated + w.gpus <= queue.parent.fairShare;
       const withinDeserved = queue.allocated + w.gpus <= queue.deserved;
-      const candidates = [...running.preemptibleIn(poolName)]
-        .filter((v) => this.isVictimIn(v, poolName) && v.project !== w.project)
-        .filter((v) => departmentWithinShare || v.department === w.department)
-        .map((v) => ({ v, q: this.comparedQueue(v, queue) }))
-        .sort((a, b) => overService(b.q) - overService(a.q) || a.q.order - b.q.order || victimOrder(a.v, b.v));
+      // Each candidate's over-service worked out once, not at every comparison of the sort.
+      const candidates: Array<{ v: Workload; q: Queue; overService: number }> = [];
+      for (const v of running.preemptibleIn(poolName)) {
+        if (!this.isVictimIn(v, poolName) || v.project === w.project) continue;
+        if (!departmentWithinShare && v.department !== w.department) continue;
+        const q = this.comparedQueue(v, queue);
+        candidates.push({ v, q, overService: overService(q) });
+      }
+      candidates.sort((a, b) => b.overService - a.overService || a.q.order - b.q.order || victimOrder(a.v, b.v));
       const taken = new Map<Queue, number>();
       const chosen = this.pickVictims(pool, job.shapes[i], candidates, ({ v, q }) => {
         // What the victim's queue still holds after the victims already chosen (before this one).
@@ -692,7 +714,7 @@ export class Scheduler {
         return ok;
       });
       if (chosen === undefined) {
-        this.trace.reclaim.push({ workload: w, queue, outcome: "no-strategy", victims: [] });
+        this.trace.reclaim.push({ workload: w, queue, outcome: "no-strategy", victims: NO_VICTIMS });
         continue;
       }
       this.trace.reclaim.push({
@@ -759,7 +781,7 @@ export class Scheduler {
       workload: w,
       queue: job.preferred,
       outcome: overQuota ? "over-quota" : "no-strategy",
-      victims: [],
+      victims: NO_VICTIMS,
     });
     return false;
   }
@@ -934,13 +956,6 @@ function headBefore(a: Head, b: Head): boolean {
   if (a.beyondDeserved !== b.beyondDeserved) return a.beyondDeserved < b.beyondDeserved;
   if (a.share !== b.share) return a.share < b.share;
   return a.queue.order < b.queue.order;
-}
-
-/** Each queue's fair share, as divided for those queues in order. */
-function assignFairShares(queues: readonly Queue[], shares: readonly number[]): void {
-  queues.forEach((queue, i) => {
-    queue.fairShare = shares[i] ?? 0;
-  });
 }
 
 /**

@@ -713,9 +713,12 @@ export class Simulation {
       preempt: attempts(trace.preempt),
       division: trace.division,
       divisionAfter: trace.divisionAfter,
-      ...(this.staleGangsEvicted.length === 0
-        ? {}
-        : { staleGangEviction: this.staleGangsEvicted.map((w) => ({ workload: workloadRef(w), pods: podPlacements(w.pods) })) }),
+      // Undefined, not left out, when nothing was evicted: every cycle's event then has one shape
+      // (JSON leaves an undefined field out all the same).
+      staleGangEviction:
+        this.staleGangsEvicted.length === 0
+          ? undefined
+          : this.staleGangsEvicted.map((w) => ({ workload: workloadRef(w), pods: podPlacements(w.pods) })),
     });
   }
 
