@@ -370,15 +370,21 @@ export class Scheduler {
     }
     // The dirty project queues' requests, then their departments', each the sum of its children.
     const dirty = this.dirtyQueues;
-    const departments: Queue[] = [];
+    const departments = new Set<Queue>();
     for (const i of dirty) {
       const q = queues[i] as Queue;
       this.remember(q);
-      if (q.level !== "project") continue;
+      if (q.level !== "project") {
+        departments.add(q);
+        continue;
+      }
       q.requested = q.allocated + (demand[3 * i] ?? 0);
       q.requestedCpuMilli = q.allocatedCpuMilli + (demand[3 * i + 1] ?? 0);
       q.requestedMemoryBytes = q.allocatedMemoryBytes + (demand[3 * i + 2] ?? 0);
-      if (q.parent !== null && this.remember(q.parent)) departments.push(q.parent);
+      if (q.parent !== null) {
+        this.remember(q.parent);
+        departments.add(q.parent);
+      }
     }
     for (const parent of departments) {
       parent.requested = 0;
@@ -416,10 +422,10 @@ export class Scheduler {
     this.dirtyQueues.push(i);
   }
 
-  /** Keeps a queue's figures as they were before this update (once); true the first time. */
-  private remember(q: Queue): boolean {
+  /** Keeps a queue's figures as they were before this update (once). */
+  private remember(q: Queue): void {
     const i = q.order;
-    if (this.rememberedMark[i] === 1) return false;
+    if (this.rememberedMark[i] === 1) return;
     this.rememberedMark[i] = 1;
     this.remembered.push(q);
     const before = this.figuresBefore;
@@ -427,7 +433,6 @@ export class Scheduler {
     before[4 * i + 1] = q.requestedCpuMilli;
     before[4 * i + 2] = q.requestedMemoryBytes;
     before[4 * i + 3] = q.fairShare;
-    return true;
   }
 
   /** A department queue's children, in declaration order. */

@@ -114,6 +114,21 @@ describe("limits", () => {
   });
 });
 
+describe("the proportion plugin's division", () => {
+  it("has each department request what its projects request, in every cycle from the first", () => {
+    // The limit fixture submits at its first instant, so its first cycle already divides a demand.
+    const { events } = run(fixture("limit.yaml"), 4 * HOUR);
+    const cycles = only(events, "SchedulingCycle");
+    expect(cycles[0]?.division.some((q) => q.level === "project" && q.requested > 0)).toBe(true);
+    for (const cycle of cycles)
+      for (const division of [cycle.division, cycle.divisionAfter])
+        for (const department of division.filter((q) => q.level === "department")) {
+          const projects = division.filter((q) => q.parent === department.name && q.nodePool === department.nodePool);
+          expect(department.requested).toBe(projects.reduce((sum, q) => sum + q.requested, 0));
+        }
+  });
+});
+
 describe("users who give up (pendingPatience)", () => {
   // Held by the project's limit while `first` runs (2 h): one gives up after 30 minutes, the other would wait 3 hours.
   const { simulation, events } = run(fixture("patience.yaml"), 30 * MINUTE);
