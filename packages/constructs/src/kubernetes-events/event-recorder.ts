@@ -77,15 +77,30 @@ export class EventRecorder {
     // Aggregated events share one object keyed without the message (its message is the latest).
     const { event, key } = this.aggregate(input, keys, nowMs);
     const known = this.observed.get(key);
-    const observed =
-      known === undefined
-        ? { name: eventName(event.object.name, nowMs, key), count: 1, firstMs: nowMs }
-        : { ...known, count: known.count + observations };
-    this.observed.set(key, observed);
-    // A known key was remembered with the others when it was first observed (forget drops all three).
-    if (known === undefined) this.remember(input.object.uid, key, keys.aggregate, keys.spam);
+    let observed: Observed;
+    if (known === undefined) {
+      observed = { name: eventName(event.object.name, nowMs, key), count: 1, firstMs: nowMs };
+      this.observed.set(key, observed);
+      // Remembered with the others when first observed (forget drops all three).
+      this.remember(input.object.uid, key, keys.aggregate, keys.spam);
+    } else {
+      observed = known;
+      observed.count += observations;
+    }
     if (!this.allow(keys.spam, nowMs)) return undefined;
-    return { ...event, name: observed.name, count: observed.count, firstMs: observed.firstMs, lastMs: nowMs, patch: known !== undefined };
+    // Written out, not spread: a platform's day records hundreds of thousands of events.
+    return {
+      source: event.source,
+      object: event.object,
+      type: event.type,
+      reason: event.reason,
+      message: event.message,
+      name: observed.name,
+      count: observed.count,
+      firstMs: observed.firstMs,
+      lastMs: nowMs,
+      patch: known !== undefined,
+    };
   }
 
   /** When the spam filter will next let an event about this source and object through. */

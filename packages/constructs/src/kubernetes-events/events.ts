@@ -60,16 +60,23 @@ function nodeObject(node: string): InvolvedObject {
   return { kind: "Node", apiVersion: "", namespace: "", name: node, uid: node, fieldPath: "" };
 }
 
+/** A workload's PodGroup reference, made once per workload (its UID is a hash). */
 function podGroupObject(w: WorkloadRef): InvolvedObject {
-  return {
-    kind: "PodGroup",
-    apiVersion: "scheduling.run.ai/v2alpha2",
-    namespace: w.namespace,
-    name: podGroupName(w),
-    uid: stableUuid(`${w.uid}/podgroup`),
-    fieldPath: "",
-  };
+  let object = podGroupObjects.get(w);
+  if (object === undefined) {
+    object = {
+      kind: "PodGroup",
+      apiVersion: "scheduling.run.ai/v2alpha2",
+      namespace: w.namespace,
+      name: podGroupName(w),
+      uid: stableUuid(`${w.uid}/podgroup`),
+      fieldPath: "",
+    };
+    podGroupObjects.set(w, object);
+  }
+  return object;
 }
+const podGroupObjects = new WeakMap<WorkloadRef, InvolvedObject>();
 
 /** Go's %v of a float64 GPU count: 8 → "8", 0.5 → "0.5". */
 const n = (value: number | undefined) => String(value ?? 0);
@@ -566,9 +573,7 @@ export class KubernetesEvents {
   private write(input: EventInput, nowMs: number, observations = 1): void {
     const written = this.recorder.record(input, nowMs, observations);
     if (written !== undefined)
-      this.out.push(
-        toLogRecord({ ...written, firstMs: this.clock(written.firstMs), lastMs: this.clock(written.lastMs) }, this.resourceOf(written)),
-      );
+      this.out.push(toLogRecord(written, this.clock(written.firstMs), this.clock(written.lastMs), this.resourceOf(written)));
   }
 
   /**
@@ -656,13 +661,16 @@ function eventResource(e: EventWrite): Readonly<Record<string, string>> {
   };
 }
 
-/** The k8s_events receiver's record for one Event write (k8s_event_to_logdata.go), with its resource. */
-function toLogRecord(e: EventWrite, resource: Readonly<Record<string, string>>): LogRecordOut {
+/**
+ * The k8s_events receiver's record for one Event write (k8s_event_to_logdata.go), with its
+ * resource; its first and last times on the consumers' clock.
+ */
+function toLogRecord(e: EventWrite, firstMs: number, lastMs: number, resource: Readonly<Record<string, string>>): LogRecordOut {
   const uid = stableUuid(`event/${e.name}`);
   const attributes: Record<string, string | number> = {
     "k8s.event.reason": e.reason,
     "k8s.event.action": "",
-    "k8s.event.start_time": goTimeString(e.firstMs),
+    "k8s.event.start_time": goTimeString(firstMs),
     "k8s.event.name": e.name,
     "k8s.event.uid": uid,
     "k8s.namespace.name": e.object.namespace,
@@ -673,7 +681,7 @@ function toLogRecord(e: EventWrite, resource: Readonly<Record<string, string>>):
     receiver: "k8s_events",
     resource,
     // Legacy events carry no eventTime: the receiver takes lastTimestamp (whole seconds).
-    timeMs: unixMs(Math.floor(e.lastMs / 1000) * 1000),
+    timeMs: unixMs(Math.floor(lastMs / 1000) * 1000),
     severityNumber: SEVERITY[e.type],
     severityText: e.type,
     body: e.message,
