@@ -26,14 +26,15 @@ export function divideFairShare(capacity: number, claims: readonly ShareClaim[])
   // What each queue can use (its request, within its limit), and its deserved part of that.
   const caps = new Array<number>(n);
   const shares = new Array<number>(n);
+  let deservedTotal = 0;
   for (let i = 0; i < n; i++) {
     const claim = claims[i] as ShareClaim;
     const cap = claim.limit >= 0 ? Math.min(claim.limit, claim.requested) : claim.requested;
+    const share = Math.min(claim.deserved, cap);
     caps[i] = cap;
-    shares[i] = Math.min(claim.deserved, cap);
+    shares[i] = share;
+    deservedTotal += share;
   }
-  let deservedTotal = 0;
-  for (let i = 0; i < n; i++) deservedTotal += shares[i] as number;
   let left = capacity - deservedTotal;
   if (left <= 0) return shares;
 

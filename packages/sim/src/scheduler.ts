@@ -344,8 +344,8 @@ export class Scheduler {
   private updateFairShares(pending: readonly JobPlan[]): void {
     const queues = this.allQueues;
     const demand = this.pendingDemand;
-    // The first update visits every queue.
-    if (!this.sharesDivided) for (const q of queues) this.markDirty(q.order);
+    // The first update (no pool divided yet) visits every queue.
+    if (this.dividedAt.size === 0) for (const q of queues) this.markDirty(q.order);
     // What each project queue's pending workloads ask for: GPUs, CPU millicores, memory bytes, at
     // 3 × the queue's index. The queues that asked last time start from nothing again.
     for (const i of this.demandHolders) {
@@ -397,7 +397,6 @@ export class Scheduler {
       }
     }
     this.divideFairShares();
-    this.sharesDivided = true;
     // A queue's revision tells the division which entries to make again.
     const before = this.figuresBefore;
     for (const q of this.remembered) {
@@ -456,7 +455,6 @@ export class Scheduler {
   private readonly remembered: Queue[] = [];
   private readonly rememberedMark: Uint8Array;
   private readonly figuresBefore: Float64Array;
-  private sharesDivided = false;
 
   /**
    * Divides each pool's GPUs among its queues (top-level ones, then each one's children) where
@@ -468,7 +466,7 @@ export class Scheduler {
     const changed = new Set<string>();
     for (const q of this.remembered) if (q.requested !== before[4 * q.order]) changed.add(q.pool);
     for (const pool of this.pools.values()) {
-      if (this.sharesDivided && !changed.has(pool.name) && this.dividedAt.get(pool) === pool.capacityVersion) continue;
+      if (!changed.has(pool.name) && this.dividedAt.get(pool) === pool.capacityVersion) continue;
       this.dividedAt.set(pool, pool.capacityVersion);
       const { tops, children } = this.queuesIn(pool.name);
       this.assignFairShares(tops, divideFairShare(this.capacityOf(pool), tops));
