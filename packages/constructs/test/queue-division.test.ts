@@ -34,7 +34,9 @@ describe("the scheduler log's resource division", () => {
         const match = DIVISION.exec(record.body.replace(/.\[\d+m/g, ""));
         if (match === null) continue;
         const session = match[1] as string;
-        bySession.set(session, [...(bySession.get(session) ?? []), match]);
+        const lines = bySession.get(session);
+        if (lines === undefined) bySession.set(session, [match]);
+        else lines.push(match);
       }
       const sessions = [...bySession.values()];
       expect(sessions.length).toBeGreaterThan(0);
