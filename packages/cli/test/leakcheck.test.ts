@@ -113,6 +113,21 @@ describe("gpusynth leakcheck on OTLP-JSON", () => {
     expect(text.out).toBe(`leakcheck: none of ${names.length} sensitive names appears in clear\n`);
   });
 
+  it("finds a name a JSON writer wrote with \\u escapes, and fails on a file that is no JSON (lines without a name are not parsed)", async () => {
+    // A collector's file exporter (Go) writes `<` as \u003c; any writer may write a letter as \u0076.
+    const record = (body: string) => `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":{"stringValue":"${body}"}}]}]}]}`;
+    const escaped = join(dir, "escaped.jsonl");
+    writeFileSync(escaped, `${record("queue \\u003cruna1-x\\u003e")}\n${record("runai-\\u0076ision")}\n`);
+    const found = captureOutput();
+    expect(await main(["leakcheck", "--blueprint", scenario, "--otlp-json", escaped], found.output)).toBe(1);
+    expect(found.text.out).toMatch(/^LEAK .*escaped\.jsonl:2 .*"runai-vision" contains project "vision"\nleakcheck: 1 finding/);
+    const notJson = join(dir, "exposition.txt");
+    writeFileSync(notJson, "# HELP up The scraping was successful.\nup 1\n");
+    const failed = captureOutput();
+    expect(await main(["leakcheck", "--blueprint", scenario, "--otlp-json", notJson], failed.output)).toBe(2);
+    expect(failed.text.err).toMatch(/exposition\.txt: .*is not valid JSON/);
+  });
+
   it.each([
     [["leakcheck", "--otlp-json", "x.jsonl"], /--blueprint: expected the blueprint/],
     [["leakcheck", "--blueprint", scenario], /expected at least one source/],

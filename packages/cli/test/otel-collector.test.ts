@@ -53,11 +53,19 @@ interface KeyValue {
 interface LogsRequest {
   resourceLogs?: Array<{ scopeLogs: Array<{ logRecords: unknown[] }> }>;
 }
-const logLines = (file: string): LogsRequest[] =>
-  readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as LogsRequest);
+/** A file's requests, parsed once: the collector has written it whole before the first test reads it. */
+const parsedLogs = new Map<string, LogsRequest[]>();
+const logLines = (file: string): LogsRequest[] => {
+  let requests = parsedLogs.get(file);
+  if (requests === undefined) {
+    requests = readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as LogsRequest);
+    parsedLogs.set(file, requests);
+  }
+  return requests;
+};
 const recordCount = (file: string) =>
   logLines(file).reduce(
     (n, r) => n + (r.resourceLogs ?? []).reduce((m, rl) => m + rl.scopeLogs.reduce((k, sl) => k + sl.logRecords.length, 0), 0),

@@ -68,3 +68,33 @@ export function namesIn(text: string, names: readonly SensitiveName[]): Sensitiv
     return text.includes(n.value) && pattern.test(text);
   });
 }
+
+/** Per list of names, the pattern mayHoldNames searches raw JSON for, or null where a name may be written otherwise. */
+const rawPatterns = new WeakMap<readonly SensitiveName[], RegExp | null>();
+/**
+ * Characters JSON has no short escape for (as it has `\/`, `\"` and `\\`): a name of these alone
+ * is in a JSON text's characters wherever it is in one of its strings, unless a `\u` escape wrote
+ * one of them (ESCAPED_PLAIN).
+ */
+const PLAIN = /^[A-Za-z0-9 _.@:+=-]+$/;
+/**
+ * A `\u` escape of a PLAIN character (or of a few neighbours): legal, though no common JSON writer
+ * makes one. Go's encoding/json escapes `<`, `>` and `&` (in KAI's log lines: "queue <name>"),
+ * which are not among them.
+ */
+const ESCAPED_PLAIN = /\\u00(?:2[0BbDdEe]|3[0-9AaDd]|[4-7][0-9A-Fa-f])/;
+
+/**
+ * Whether the raw JSON text of a request or record may hold a sensitive name in one of its strings:
+ * false only where none of the names is in its characters, written as itself or escaped, so a
+ * file or backend that holds none (what a pseudonymising pipeline leaves) is ruled out line by
+ * line without parsing. Always true where a name holds a character JSON may escape otherwise.
+ */
+export function mayHoldNames(json: string, names: readonly SensitiveName[]): boolean {
+  let raw = rawPatterns.get(names);
+  if (raw === undefined) {
+    raw = names.every((n) => PLAIN.test(n.value)) ? new RegExp(names.map((n) => n.value.replace(/[.+]/g, "\\$&")).join("|")) : null;
+    rawPatterns.set(names, raw);
+  }
+  return raw === null || raw.test(json) || ESCAPED_PLAIN.test(json);
+}
