@@ -27,6 +27,12 @@ export interface ClusterRunOptions {
   readonly clock?: StampClock;
   /** Collect every target's samples in each frame (default: yes). */
   readonly metrics?: boolean;
+  /**
+   * Collect only these sources' targets, by area ("dcgm-exporter", "runai", …): a reader of one
+   * source need not pay for the others' (default: every source the blueprint deploys). The others
+   * still follow the simulation, so what the named ones report is what a whole frame holds.
+   */
+  readonly sources?: readonly string[];
   /** Collect log records (Kubernetes events, the scheduler's log, or the sources named) in each frame (default: no). */
   readonly logs?: boolean | LogSources;
   /** How the log sources write (a tally of volume may count the scheduler's lines: Frame.talliedLogs). */
@@ -61,6 +67,8 @@ export class ClusterRun {
   readonly controlPlane: ControlPlane | undefined;
   readonly clock: StampClock;
   private readonly collectMetrics: boolean;
+  /** The sources collected, where not every one (options.sources). */
+  private readonly sources: ReadonlySet<string> | undefined;
   private readonly shard: ShardFilter;
 
   constructor(
@@ -79,6 +87,7 @@ export class ClusterRun {
     const everyGpu = this.shard.ownsClusterWide(RUNAI_PLACEMENT.clusterWide) || options.controlPlane !== undefined;
     this.metrics = new ClusterMetrics(blueprint, this.clock, pulls, everyGpu ? undefined : (node) => this.shard.ownsNode(node));
     this.collectMetrics = options.metrics ?? true;
+    this.sources = options.sources === undefined ? undefined : this.metrics.sourcesNamed(options.sources);
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
     this.simulation.onEvent(this.metrics.record);
     this.logs =
@@ -125,7 +134,7 @@ export class ClusterRun {
   frame(): Frame {
     const view = this.simulation.view();
     // Only the shard's targets are collected (ClusterMetrics.collect says why that is exact).
-    const targets = this.collectMetrics ? this.metrics.collect(view, this.shard) : [];
+    const targets = this.collectMetrics ? this.metrics.collect(view, this.shard, this.sources) : [];
     const drained = this.logs?.drain(view) ?? [];
     const tallied = this.logs?.tallied() ?? 0;
     const owned = this.shard.ownsLogs;

@@ -82,13 +82,22 @@ export class ClusterMetrics {
    * and the cluster-wide exporters it owns. A GPU's readings are a function of the GPU and the
    * time alone, so a shard that reads only its own GPUs reads them exactly as the whole run does.
    */
-  collect(view: ClusterView, shard?: ShardFilter): TargetSamples[] {
+  collect(view: ClusterView, shard?: ShardFilter, sources?: ReadonlySet<string>): TargetSamples[] {
     return this.constructs.flatMap((source) => {
+      if (sources !== undefined && !sources.has(source.area)) return [];
       if (shard === undefined || "perNode" in source.placement) return source.collect(view, shard);
       const { clusterWide, instances = 1 } = source.placement;
       for (let i = 0; i < instances; i++) if (shard.ownsClusterWide(clusterWide + i)) return source.collect(view, shard);
       return [];
     });
+  }
+
+  /** The areas named, each checked to be one of this run's sources. */
+  sourcesNamed(areas: readonly string[]): ReadonlySet<string> {
+    const known = this.constructs.map((c) => c.area);
+    for (const area of areas)
+      if (!known.includes(area)) throw new Error(`no metric source "${area}" in this run: its sources are ${known.join(", ")}`);
+    return new Set(areas);
   }
 
   families(): MetricFamily[] {

@@ -24,7 +24,7 @@ const WARN = new RegExp(
 
 /** Per frame: the nodes KAI's last cycle warned of, with their GPUs, and those kube-state-metrics shows short. */
 function warningsAndStatus(name: string, hours: number) {
-  const run = new ClusterRun(scenario(name), { logs: { events: false, scheduler: true } });
+  const run = new ClusterRun(scenario(name), { logs: { events: false, scheduler: true }, sources: ["kube-state-metrics"] });
   const seen: { t: number; warned: string[]; short: string[]; warnLines: number }[] = [];
   /** WARN lines of another shape, or naming a node that is not short. */
   const malformed: string[] = [];
@@ -85,7 +85,7 @@ describe("a node back from a reboot (gpu-fault's XID 79)", () => {
     expect(ready).toBeDefined();
     const node = (ready as DomainEvent & { kind: "NodeReady" }).node;
     // Replay the same run second by second around its return.
-    const again = new ClusterRun(blueprint);
+    const again = new ClusterRun(blueprint, { sources: ["kube-state-metrics"] });
     const gpus: { t: number; capacity?: number; allocatable?: number }[] = [];
     drive(again, every(1_000, { fromMs: (ready?.t ?? 0) - 2_000, toMs: (ready?.t ?? 0) + 30_000 }), (frame) => {
       const of = (family: string) =>

@@ -115,6 +115,28 @@ describe("ClusterRun", () => {
     expect(bare.map((f) => f.view.running.length)).toEqual(withLogs.map((f) => f.view.running.length));
   });
 
+  it("collects, when asked for some sources, exactly their targets of a whole frame, and refuses a source it does not have", () => {
+    // Lab deploys every source, node-exporter included.
+    const lab = loadBlueprint(fileURLToPath(new URL("../../../blueprints/lab.yaml", import.meta.url))).blueprint;
+    const whole = new ClusterRun(lab);
+    const wholeFrames = frames(whole, 30 * MINUTE, 10 * MINUTE);
+    const areaOf = new Map(whole.metrics.constructs.flatMap((c) => c.families.map((f) => [f, c.area] as const)));
+    const areas = whole.metrics.constructs.map((c) => c.area);
+    expect(areas).toHaveLength(6);
+    for (const area of areas) {
+      const only = frames(new ClusterRun(lab, { sources: [area] }), 30 * MINUTE, 10 * MINUTE);
+      const expected = wholeFrames.map((f) => ({
+        ...f,
+        targets: f.targets.filter((t) => areaOf.get((t.samples[0] as Sample).family) === area),
+      }));
+      expect(expected.every((f) => f.targets.length > 0)).toBe(true);
+      expect(differences(only, expected), area).toEqual([]);
+    }
+    expect(() => new ClusterRun(lab, { sources: ["dcgm"] })).toThrow(
+      /no metric source "dcgm" in this run: its sources are runai, dcgm-exporter/,
+    );
+  });
+
   it("drops the same of a stretch nobody reads however often it skips the logs, and writes the same after it", () => {
     // A live warm-up and an inventory's later window skip as they go, not once at the end (skipLogs).
     const after = (run: ClusterRun) => {

@@ -14,7 +14,7 @@ const MINUTE = 60_000;
 describe("kube_pod_container_info (crash-loop.yaml)", () => {
   const { blueprint } = loadBlueprint(scenario);
   const scrapes: Sample[][] = [];
-  drive(new ClusterRun(blueprint), every(30_000, { fromMs: 30_000, toMs: 45 * MINUTE }), (frame) =>
+  drive(new ClusterRun(blueprint, { sources: ["kube-state-metrics"] }), every(30_000, { fromMs: 30_000, toMs: 45 * MINUTE }), (frame) =>
     scrapes.push(frame.targets.flatMap((target) => target.samples)),
   );
   // The users' pods, in their projects' namespaces (the system's pods have their own images).

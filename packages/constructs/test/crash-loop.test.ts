@@ -20,7 +20,11 @@ describe("a crash-looping training job, across signals", () => {
   const snapshots = new Map<number, TargetSamples[]>();
 
   beforeAll(() => {
-    const run = new ClusterRun(blueprint, { logs: true, observers: [(e) => events.push(e)] });
+    const run = new ClusterRun(blueprint, {
+      logs: true,
+      observers: [(e) => events.push(e)],
+      sources: ["kube-state-metrics", "dcgm-exporter"],
+    });
     drive(run, every(5 * SECOND, { toMs: 60 * MINUTE, atStart: true }), (frame) => {
       snapshots.set(frame.simulatedMs, [...frame.targets]);
       logs.push(...frame.logs);

@@ -18,7 +18,7 @@ const MINUTE = 60_000;
 function dcgmScrapes(blueprint: Blueprint): Sample[][] {
   const scrapes: Sample[][] = [];
   drive(
-    new ClusterRun(blueprint, { shard: { index: 3, count: 8 } }),
+    new ClusterRun(blueprint, { shard: { index: 3, count: 8 }, sources: ["dcgm-exporter"] }),
     every(MINUTE, { fromMs: 6 * 60 * MINUTE, toMs: 8 * 60 * MINUTE }),
     (frame) => scrapes.push(frame.targets.flatMap((t) => (t.target.job === "nvidia-dcgm-exporter" ? t.samples : []))),
   );

@@ -31,7 +31,11 @@ function readEvery(intervalMs: number, fromMs: number): Map<number, Map<string, 
       }
     byTime.set(frame.simulatedMs, values);
   };
-  drive(new ClusterRun(blueprint, { seed: 11 }), every(intervalMs, { fromMs, toMs: FROM + 2 * HOUR, atStart: true }), read);
+  drive(
+    new ClusterRun(blueprint, { seed: 11, sources: ["dcgm-exporter", "runai", "kubelet"] }),
+    every(intervalMs, { fromMs, toMs: FROM + 2 * HOUR, atStart: true }),
+    read,
+  );
   return byTime;
 }
 

@@ -36,7 +36,7 @@ const IDLE_WATTS = 40;
 beforeAll(() => {
   const { blueprint } = loadBlueprint(lab);
   const schedule = every(SCRAPE, { fromMs: DAY, toMs: DAY + 3_600_000, atStart: true });
-  drive(new ClusterRun(blueprint, { seed: 3 }), schedule, (frame) => {
+  drive(new ClusterRun(blueprint, { seed: 3, sources: ["dcgm-exporter"] }), schedule, (frame) => {
     const t = frame.simulatedMs;
     if (t === DAY)
       for (const pool of frame.view.pools)

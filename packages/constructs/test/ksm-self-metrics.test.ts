@@ -55,7 +55,9 @@ describe("the reflector's watches", () => {
 describe("kube-state-metrics' telemetry target through a node reboot (gpu-fault.yaml)", () => {
   const { blueprint } = loadBlueprint(fileURLToPath(new URL("../../../blueprints/scenarios/gpu-fault.yaml", import.meta.url)));
   const frames: Frame[] = [];
-  drive(new ClusterRun(blueprint), every(MINUTE, { toMs: 5 * 60 * MINUTE, atStart: true }), (f) => frames.push(f));
+  drive(new ClusterRun(blueprint, { sources: ["kube-state-metrics"] }), every(MINUTE, { toMs: 5 * 60 * MINUTE, atStart: true }), (f) =>
+    frames.push(f),
+  );
   const self = (frame: Frame): Sample[] => [
     ...(frame.targets.find((t) => t.target.job === "kube-state-metrics" && t.target.port === 8081)?.samples ?? []),
   ];

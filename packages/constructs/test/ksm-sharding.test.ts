@@ -48,7 +48,7 @@ const withShards = (shards: number): Blueprint => ({ ...lab, telemetry: { ...lab
 /** kube-state-metrics' targets at 14:00 on lab.yaml's first day: its metrics port's samples and its own metrics', by instance. */
 function ksmTargets(blueprint: Blueprint): { host: string; samples: readonly Sample[]; self: readonly Sample[] }[] {
   let last: Frame | undefined;
-  drive(new ClusterRun(blueprint), every(HOUR, { toMs: 14 * HOUR }), (frame) => {
+  drive(new ClusterRun(blueprint, { sources: ["kube-state-metrics"] }), every(HOUR, { toMs: 14 * HOUR }), (frame) => {
     last = frame;
   });
   const targets = (last as Frame).targets.filter((t) => t.target.job === "kube-state-metrics");

@@ -19,7 +19,11 @@ const containers = (samples: readonly Sample[]) => samples.filter((s) => s.label
 describe("cAdvisor through a crash loop (crash-loop.yaml)", () => {
   const blueprint = load("../../../blueprints/scenarios/crash-loop.yaml");
   const frames: Frame[] = [];
-  drive(new ClusterRun(blueprint), every(15_000, { toMs: 45 * MINUTE, atStart: true }), (frame) => frames.push(frame));
+  drive(
+    new ClusterRun(blueprint, { sources: ["kubelet", "kube-state-metrics"] }),
+    every(15_000, { toMs: 45 * MINUTE, atStart: true }),
+    (frame) => frames.push(frame),
+  );
 
   it("lists each running container under the ID kube-state-metrics gives it, and nothing else of the users'", () => {
     let compared = 0;
@@ -66,8 +70,10 @@ describe("cAdvisor through a crash loop (crash-loop.yaml)", () => {
 describe("cAdvisor across the lab cluster for two hours (lab.yaml)", () => {
   const blueprint = load("../../../blueprints/lab.yaml");
   const frames: Frame[] = [];
-  drive(new ClusterRun(blueprint, { seed: 3 }), every(MINUTE, { fromMs: 6 * 60 * MINUTE, toMs: 8 * 60 * MINUTE, atStart: true }), (frame) =>
-    frames.push(frame),
+  drive(
+    new ClusterRun(blueprint, { seed: 3, sources: ["kubelet"] }),
+    every(MINUTE, { fromMs: 6 * 60 * MINUTE, toMs: 8 * 60 * MINUTE, atStart: true }),
+    (frame) => frames.push(frame),
   );
   const nodes = blueprint.nodePools.flatMap((pool) => Array.from({ length: pool.nodes }, (_, i) => ({ name: nodeName(pool, i), pool })));
   const cpusOf = new Map(nodes.map(({ name, pool }) => [name, nodeCpus(pool)]));
@@ -134,7 +140,7 @@ describe("Run:ai's CPU and memory families beside cAdvisor (lab.yaml)", () => {
   const counters: Map<string | undefined, number>[] = [];
   const frames: Frame[] = [];
   drive(
-    new ClusterRun(blueprint, { seed: 5 }),
+    new ClusterRun(blueprint, { seed: 5, sources: ["kubelet", "runai"] }),
     [at, at + 1_000].map((t) => t as Frame["simulatedMs"]),
     (frame) => {
       counters.push(new Map(containers(byName(frame, "container_cpu_usage_seconds_total")).map((s) => [s.labels.pod, s.value])));

@@ -32,7 +32,7 @@ describe("memory pressure on a node, across signals", () => {
   const snapshots = new Map<number, TargetSamples[]>();
 
   beforeAll(() => {
-    const run = new ClusterRun(blueprint, { logs: true, observers: [(e) => events.push(e)] });
+    const run = new ClusterRun(blueprint, { logs: true, observers: [(e) => events.push(e)], sources: ["kube-state-metrics"] });
     drive(run, every(MINUTE, { toMs: 90 * MINUTE, atStart: true }), (frame) => {
       snapshots.set(frame.simulatedMs, [...frame.targets]);
       logs.push(...frame.logs);

@@ -24,16 +24,20 @@ interface Taken {
 }
 
 const frames: Taken[] = [];
-drive(new ClusterRun(blueprint), every(15_000, { fromMs: 170 * MINUTE, toMs: 250 * MINUTE, atStart: true }), (frame: Frame) => {
-  const byNode = (job: string, path = "/metrics") =>
-    new Map(frame.targets.filter((t) => t.target.job === job && t.target.path === path).map((t) => [t.target.node as string, t.samples]));
-  frames.push({
-    t: frame.simulatedMs,
-    node: byNode("node-exporter"),
-    cadvisor: byNode("kubelet", "/metrics/cadvisor"),
-    ksm: frame.targets.filter((t) => t.target.job === "kube-state-metrics").flatMap((t) => t.samples),
-  });
-});
+drive(
+  new ClusterRun(blueprint, { sources: ["node-exporter", "kubelet", "kube-state-metrics"] }),
+  every(15_000, { fromMs: 170 * MINUTE, toMs: 250 * MINUTE, atStart: true }),
+  (frame: Frame) => {
+    const byNode = (job: string, path = "/metrics") =>
+      new Map(frame.targets.filter((t) => t.target.job === job && t.target.path === path).map((t) => [t.target.node as string, t.samples]));
+    frames.push({
+      t: frame.simulatedMs,
+      node: byNode("node-exporter"),
+      cadvisor: byNode("kubelet", "/metrics/cadvisor"),
+      ksm: frame.targets.filter((t) => t.target.job === "kube-state-metrics").flatMap((t) => t.samples),
+    });
+  },
+);
 
 /** Each target's samples by family, indexed once: the checks read a family of each target many times. */
 const byFamily = new WeakMap<readonly Sample[], Map<string, Sample[]>>();

@@ -17,8 +17,10 @@ const { blueprint } = loadBlueprint(fileURLToPath(new URL("../../../blueprints/s
 describe("a training job killed at its memory limit (oom-kill.yaml)", () => {
   const frames: Frame[] = [];
   const events: DomainEvent[] = [];
-  drive(new ClusterRun(blueprint, { observers: [(e) => events.push(e)] }), every(15_000, { toMs: 80 * MINUTE, atStart: true }), (f) =>
-    frames.push(f),
+  drive(
+    new ClusterRun(blueprint, { observers: [(e) => events.push(e)], sources: ["kubelet", "kube-state-metrics", "node-exporter"] }),
+    every(15_000, { toMs: 80 * MINUTE, atStart: true }),
+    (f) => frames.push(f),
   );
   const of = (frame: Frame, name: string, pod: string, container = true): Sample[] =>
     frame.targets

@@ -41,7 +41,7 @@ describe("pod IPs", () => {
     // kube-state-metrics' shard (shard.ts: rank 1), with more shards than nodes: the pods' and nodes'
     // families without every GPU's exporter beside them.
     const nodes = blueprint.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
-    const run = new ClusterRun(blueprint, { shard: { index: 1, count: nodes + 1 } });
+    const run = new ClusterRun(blueprint, { shard: { index: 1, count: nodes + 1 }, sources: ["kube-state-metrics"] });
     const held = new Map<string, string>();
     const problems: string[] = [];
     let running = 0;

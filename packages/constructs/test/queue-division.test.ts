@@ -17,7 +17,7 @@ const DIVISION =
 describe("the scheduler log's resource division", () => {
   it.each(["preemption-storm", "quota-exhaustion"])("%s: one line per queue each cycle, agreeing with the queue metrics", (scenario) => {
     const { blueprint } = loadBlueprint(fileURLToPath(new URL(`../../../blueprints/scenarios/${scenario}.yaml`, import.meta.url)));
-    const run = new ClusterRun(blueprint, { logs: { events: false, scheduler: true } });
+    const run = new ClusterRun(blueprint, { logs: { events: false, scheduler: true }, sources: ["kai-scheduler"] });
     let compared = 0;
     drive(run, every(15 * MINUTE, { toMs: 90 * MINUTE }), (frame) => {
       const metric = (name: string) =>

@@ -25,6 +25,7 @@ describe("KAI's counters and latencies through a preemption storm", () => {
     const run = new ClusterRun(blueprint, {
       logs: { events: false, scheduler: true },
       observers: [(e) => e.kind === "SchedulingCycle" && cycles.push(e)],
+      sources: ["kai-scheduler"],
     });
     drive(run, every(15_000, { toMs: END, atStart: true }), (frame) => {
       schedulerLog.push(...frame.logs);

@@ -25,7 +25,11 @@ describe("a gang that loses a rank, across signals", () => {
   const frames = new Map<number, readonly TargetSamples[]>();
 
   beforeAll(() => {
-    const run = new ClusterRun(blueprint, { logs: true, observers: [(e) => events.push(e)] });
+    const run = new ClusterRun(blueprint, {
+      logs: true,
+      observers: [(e) => events.push(e)],
+      sources: ["dcgm-exporter", "kube-state-metrics", "kai-scheduler"],
+    });
     drive(run, every(30 * SECOND, { toMs: HOUR + 2 * 60 * SECOND }), (frame) => {
       if ([BEFORE, DURING, AFTER].includes(frame.simulatedMs)) frames.set(frame.simulatedMs, frame.targets);
       logs.push(...frame.logs);

@@ -23,7 +23,11 @@ describe("a workload failed by a GPU fault, across signals", () => {
   let afterFault: TargetSamples[] = [];
 
   beforeAll(() => {
-    const run = new ClusterRun(blueprint, { logs: true, observers: [(e) => events.push(e)] });
+    const run = new ClusterRun(blueprint, {
+      logs: true,
+      observers: [(e) => events.push(e)],
+      sources: ["kube-state-metrics", "dcgm-exporter"],
+    });
     drive(run, every(MINUTE, { toMs: 3 * HOUR + 10 * MINUTE }), (frame) => {
       if (frame.simulatedMs === 2 * HOUR) beforeFault = [...frame.targets];
       afterFault = [...frame.targets];

@@ -49,7 +49,7 @@ function readEvery(intervalMs: number, events?: DomainEvent[]): Readings {
   };
   const run = new ClusterRun(
     { ...blueprint, telemetry: { ...blueprint.telemetry, dcgmCounters: ["DCGM_FI_DEV_POWER_VIOLATION"] } },
-    events === undefined ? {} : { observers: [(e) => events.push(e)] },
+    { sources: ["dcgm-exporter"], ...(events === undefined ? {} : { observers: [(e) => events.push(e)] }) },
   );
   drive(run, every(intervalMs, { toMs: 150 * MINUTE, atStart: true }), read);
   return byMinute;
