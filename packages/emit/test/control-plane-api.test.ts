@@ -31,7 +31,12 @@ function simulate(): Run {
   const { blueprint } = loadBlueprint(repo("blueprints/lab.yaml"));
   const retentionMs = RETENTION_HOURS * 60 * MINUTE;
   const runMs = RUN_HOURS * 60 * MINUTE;
-  const run = new ClusterRun(blueprint, { seed: 11, controlPlane: { retentionMs, stepMs: runaiApi.snapshotStep(retentionMs, MINUTE) } });
+  // Run:ai's exporter alone: the API is compared with its families.
+  const run = new ClusterRun(blueprint, {
+    seed: 11,
+    controlPlane: { retentionMs, stepMs: runaiApi.snapshotStep(retentionMs, MINUTE) },
+    sources: ["runai"],
+  });
   const cp = run.controlPlane as runaiApi.ControlPlane;
   const scrapes = new Map<number, Sample[]>();
   drive(run, every(MINUTE, { toMs: runMs }), (frame) => {
