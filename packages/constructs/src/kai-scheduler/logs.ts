@@ -165,6 +165,8 @@ export class SchedulerLog {
   private tallyCount = 0;
   /** A cycle has been written whole (options.tally: the lines after it are counted). */
   private wroteWhole = false;
+  /** Once counted (options.tally), the lines of each cycle, the division's included. */
+  private readonly countedLines = new WeakMap<Cycle, number>();
 
   /** Feeds a domain event: the cycles the simulation ran. */
   readonly record = (event: DomainEvent): void => {
@@ -245,6 +247,12 @@ export class SchedulerLog {
   private driftMs = 0;
 
   private writeCycle(out: LogRecordOut[], cycle: Cycle, { startMs, durationMs }: CycleTiming): void {
+    // Counting only: an idle cycle repeats the one before it (idleCycle), and so does its count.
+    const counted = this.wroteWhole ? this.countedLines.get(cycle) : undefined;
+    if (counted !== undefined) {
+      this.tallyCount += counted;
+      return;
+    }
     const session = stableChars(SESSION_ALPHABET, 6, `session/${startMs}`);
     const lines: Line[] = [
       START_LINE,
@@ -271,8 +279,9 @@ export class SchedulerLog {
       msg: `Total allocatable resources are <${resourceText(cpuMilli, memoryBytes, gpus)}>, number of nodes: <${cycle.nodes}>, number of queues: <${cycle.queues}>`,
     });
     // Then it divides the resources among the queues, logging each queue's result.
+    const divisionTallied = this.options.tally === true && this.options.verbosity >= DIVISION_V ? cycle.division.length : 0;
+    this.tallyCount += divisionTallied;
     if (this.options.tally !== true) for (const entry of divisionOrder(cycle.division, session)) lines.push(divisionLine(entry));
-    else if (this.options.verbosity >= DIVISION_V) this.tallyCount += cycle.division.length;
     lines.push(SNAPSHOT_PLUGIN_LINE);
 
     const afterAllocate = cycle.allocate.filter((a) => a.outcome !== "allocated" && a.outcome !== "pipelined").length;
@@ -332,6 +341,8 @@ export class SchedulerLog {
     for (const line of lines) if (line.v <= verbosity) written++;
     if (this.options.tally === true && this.wroteWhole) {
       this.tallyCount += written;
+      // What the cycle's lines number depends on the cycle alone (its session and times change only their text).
+      this.countedLines.set(cycle, divisionTallied + written);
       return;
     }
     this.wroteWhole = true;
