@@ -642,10 +642,17 @@ export function binaryQuantity(bytes: number): string {
   return String(bytes);
 }
 
-/** Go's time.String() of a whole-second UTC time: "2026-01-05 00:00:01 +0000 UTC". */
+/**
+ * Go's time.String() of a whole-second UTC time: "2026-01-05 00:00:01 +0000 UTC". The last
+ * second's text is kept: records come in time order, many within a second.
+ */
 function goTimeString(ms: number): string {
-  return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().replace("T", " ").replace(".000Z", "")} +0000 UTC`;
+  const second = Math.floor(ms / 1000);
+  if (second !== lastGoTime.second)
+    lastGoTime = { second, text: `${new Date(second * 1000).toISOString().replace("T", " ").replace(".000Z", "")} +0000 UTC` };
+  return lastGoTime.text;
 }
+let lastGoTime = { second: Number.NaN, text: "" };
 
 /** The k8s_events receiver's resource for the object an Event write is about (k8s_event_to_logdata.go). */
 function eventResource(e: EventWrite): Readonly<Record<string, string>> {
