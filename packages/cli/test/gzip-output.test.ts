@@ -16,7 +16,7 @@ const blueprint = repoFile("blueprints/scenarios/preemption-storm.yaml");
 
 async function offline(metrics: string, logs: string): Promise<string> {
   const { output, text } = captureOutput();
-  const args = ["run", "--offline", "--duration", "20m", "--interval", "5m", "--otlp-json", metrics, "--otlp-json-logs", logs, blueprint];
+  const args = ["run", "--offline", "--duration", "10m", "--interval", "5m", "--otlp-json", metrics, "--otlp-json-logs", logs, blueprint];
   expect(await main(args, output), text.err).toBe(0);
   return text.err;
 }

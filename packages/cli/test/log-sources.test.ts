@@ -17,7 +17,7 @@ const storm = repoFile("blueprints/scenarios/preemption-storm.yaml");
 async function records(name: string, ...flags: string[]): Promise<Array<{ body: string; scheduler: boolean }>> {
   const file = join(dir, name);
   const { output, text } = captureOutput();
-  expect(await main(["run", "--offline", "--duration", "35m", "--otlp-json-logs", file, ...flags, storm], output), text.err).toBe(0);
+  expect(await main(["run", "--offline", "--duration", "10m", "--otlp-json-logs", file, ...flags, storm], output), text.err).toBe(0);
   return readFileSync(file, "utf8")
     .split("\n")
     .filter((line) => line !== "")
