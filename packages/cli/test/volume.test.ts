@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { describe, expect, it } from "vitest";
-import { collectInventory } from "../src/inventory.js";
+import { collectInventory, mergeInventories } from "../src/inventory.js";
 import { readVolumeMarkdown, volumeDrift, volumeMarkdown, volumeOf } from "../src/volume.js";
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
@@ -16,6 +16,19 @@ const documented = readVolumeMarkdown(readFileSync(repo("signals/volume.md"), "u
 const labVolume = volumeOf(collectInventory(loadBlueprint(repo("blueprints/lab.yaml")).blueprint, 2 * 3_600_000, 600_000));
 /** The page `just gen` would write for this run, read back. */
 const measuredRows = readVolumeMarkdown(volumeMarkdown([labVolume])).get("lab") ?? new Map<string, number>();
+
+describe("an inventory in two windows (check-signals' split of a large run, from three workers)", () => {
+  it("is the inventory of the whole run: the same families, label keys, most series, jobs and log records", () => {
+    const { blueprint } = loadBlueprint(repo("blueprints/scenarios/preemption-storm.yaml"));
+    const whole = collectInventory(blueprint, 2 * 3_600_000, 600_000);
+    const windows = mergeInventories(
+      collectInventory(blueprint, 3_600_000, 600_000),
+      collectInventory(blueprint, 2 * 3_600_000, 600_000, undefined, undefined, 3_600_000),
+    );
+    expect(whole.logs.reduce((n, l) => n + l.records, 0)).toBeGreaterThan(1_000);
+    expect(windows).toEqual(whole);
+  });
+});
 
 describe("signals/volume.md", () => {
   it("documents every shipped blueprint", () => {

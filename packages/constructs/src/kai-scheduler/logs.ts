@@ -192,20 +192,26 @@ export class SchedulerLog {
   }
 
   /**
-   * Writes nothing for the cycles up to simulated time `t` (a warm-up nobody reads), keeping
-   * what later cycles repeat.
+   * Writes nothing for the cycles whose lines have all been written by simulated time `t` (a
+   * warm-up nobody reads), keeping what later cycles repeat. A cycle still running at `t` is left
+   * for the next drain, as drain leaves it: a stretch skipped and then read writes what a run read
+   * throughout writes after it.
    */
   skip(t: number): void {
     const period = this.options.schedulingPeriodMs;
     for (; this.nextCycle <= t; this.nextCycle += period) {
       const cycle = this.traced.get(this.nextCycle);
+      // The drift goes on whether or not anyone reads the lines.
+      const ran = cycle ?? this.idleCycle();
+      if (ran !== undefined) {
+        const timing = this.timing(this.nextCycle, ran);
+        if (timing.startMs + timing.durationMs > t) break;
+        this.driftMs = timing.nextDriftMs;
+      }
       if (cycle !== undefined) {
         this.traced.delete(this.nextCycle);
         this.lastCycle = cycle;
       }
-      // The drift goes on whether or not anyone reads the lines.
-      const ran = cycle ?? this.idleCycle();
-      if (ran !== undefined) this.driftMs = this.timing(this.nextCycle, ran).nextDriftMs;
     }
   }
 
