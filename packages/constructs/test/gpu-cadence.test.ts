@@ -20,6 +20,9 @@ const FROM = 6 * HOUR;
  */
 function readEvery(intervalMs: number, fromMs: number): Map<number, Map<string, number>> {
   const byTime = new Map<number, Map<string, number>>();
+  // A series keeps its label set from one frame to the next (families may share one): its key is
+  // written once per family.
+  const keys = new Map<string, WeakMap<object, string>>();
   const read = (frame: Frame) => {
     if (frame.simulatedMs % 60_000 !== 0) return;
     const values = new Map<string, number>();
@@ -27,7 +30,17 @@ function readEvery(intervalMs: number, fromMs: number): Map<number, Map<string, 
       for (const s of target.samples) {
         const read = s.family.name.startsWith("DCGM_FI_") || s.family.name.endsWith("_per_gpu") || s.family.name.startsWith("container_");
         if (!read || s.family.name === "container_last_seen") continue;
-        values.set(`${s.family.name}${JSON.stringify(s.labels)}`, s.value);
+        let ofFamily = keys.get(s.family.name);
+        if (ofFamily === undefined) {
+          ofFamily = new WeakMap();
+          keys.set(s.family.name, ofFamily);
+        }
+        let key = ofFamily.get(s.labels);
+        if (key === undefined) {
+          key = `${s.family.name}${JSON.stringify(s.labels)}`;
+          ofFamily.set(s.labels, key);
+        }
+        values.set(key, s.value);
       }
     byTime.set(frame.simulatedMs, values);
   };

@@ -22,10 +22,24 @@ describe("a training job killed at its memory limit (oom-kill.yaml)", () => {
     every(15_000, { toMs: 80 * MINUTE, atStart: true }),
     (f) => frames.push(f),
   );
+  /** Each frame's samples by family, indexed once: the checks read several families of every frame. */
+  const byFamily = new WeakMap<Frame, Map<string, Sample[]>>();
+  const familyIn = (frame: Frame, name: string): readonly Sample[] => {
+    let index = byFamily.get(frame);
+    if (index === undefined) {
+      index = new Map();
+      for (const t of frame.targets)
+        for (const s of t.samples) {
+          const list = index.get(s.family.name);
+          if (list === undefined) index.set(s.family.name, [s]);
+          else list.push(s);
+        }
+      byFamily.set(frame, index);
+    }
+    return index.get(name) ?? [];
+  };
   const of = (frame: Frame, name: string, pod: string, container = true): Sample[] =>
-    frame.targets
-      .flatMap((t) => t.samples)
-      .filter((s) => s.family.name === name && s.labels.pod === pod && (s.labels.container !== undefined) === container);
+    familyIn(frame, name).filter((s) => s.labels.pod === pod && (s.labels.container !== undefined) === container);
   const value = (frame: Frame, name: string, pod: string) => of(frame, name, pod)[0]?.value;
   const leaky = "train-leaky-0-0";
 
