@@ -111,7 +111,6 @@ function read(file: string) {
   return { resources, scopes, families };
 }
 
-/** The fewest scrapes of any of the lab's eight targets the receiver has written so far. */
 /**
  * The fewest scrapes of any target the receiver has written to `file` so far (0 before it has all
  * eight), counted as the file grows: each call parses only the lines written since the last
