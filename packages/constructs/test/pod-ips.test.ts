@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint, MAX_NODES } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type Sample } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 import { nodeInternalIp, podCidr, systemPodIp, systemPodIpOnNode } from "../src/addresses.js";
 
@@ -46,29 +46,35 @@ describe("pod IPs", () => {
     const problems: string[] = [];
     let running = 0;
     drive(run, every(10 * 60_000, { toMs: 24 * 3_600_000 }), (frame) => {
-      const samples = frame.targets.flatMap((t) => (t.target.job === "kube-state-metrics" ? t.samples : []));
-      const isRunning = new Set(
-        samples
-          .filter((s) => s.family.name === "kube_pod_status_phase" && s.labels.phase === "Running" && s.value === 1)
-          .map((s) => s.labels.uid),
-      );
+      // The three families read, in one pass over the frame.
+      const phases: Sample[] = [];
+      const nodeInfo: Sample[] = [];
+      const podInfo: Sample[] = [];
+      for (const t of frame.targets) {
+        if (t.target.job !== "kube-state-metrics") continue;
+        for (const s of t.samples) {
+          const name = s.family.name;
+          if (name === "kube_pod_status_phase") phases.push(s);
+          else if (name === "kube_node_info") nodeInfo.push(s);
+          else if (name === "kube_pod_info") podInfo.push(s);
+        }
+      }
+      const isRunning = new Set(phases.filter((s) => s.labels.phase === "Running" && s.value === 1).map((s) => s.labels.uid));
       const cidrs = new Map(
-        samples
-          .filter((s) => s.family.name === "kube_node_info")
-          .flatMap((s) => (s.labels.pod_cidr === undefined ? [] : [[s.labels.node, s.labels.pod_cidr] as const])),
+        nodeInfo.flatMap((s) => (s.labels.pod_cidr === undefined ? [] : [[s.labels.node, s.labels.pod_cidr] as const])),
       );
       const byNode = new Map<string, string[]>();
       // Pods on the host network (kube-proxy, calico-node) have their node's address; the others one of its pod CIDR.
-      const podNetwork = samples.filter(
-        (s) => s.family.name === "kube_pod_info" && isRunning.has(s.labels.uid) && s.labels.host_network === "false",
-      );
+      const podNetwork = podInfo.filter((s) => isRunning.has(s.labels.uid) && s.labels.host_network === "false");
       // The GPU operator's own pods (device plugin, DCGM exporter) are on the pod network of every GPU node.
       if (!podNetwork.some((s) => s.labels.namespace === "gpu-operator")) problems.push(`no gpu-operator pod at ${frame.simulatedMs} ms`);
       for (const info of podNetwork) {
         const { node = "", pod_ip: ip = "", uid = "" } = info.labels;
         const cidr = `${ip.split(".").slice(0, 3).join(".")}.0/24`;
         if (cidr !== cidrs.get(node)) problems.push(`pod ${uid} on ${node} has ${ip || "no address"}, outside ${cidrs.get(node)}`);
-        byNode.set(node, [...(byNode.get(node) ?? []), ip]);
+        const ips = byNode.get(node);
+        if (ips === undefined) byNode.set(node, [ip]);
+        else ips.push(ip);
         const before = held.get(uid);
         if (before !== undefined && before !== ip) problems.push(`pod ${uid} moved from ${before} to ${ip} while running`);
         held.set(uid, ip);
