@@ -26,13 +26,18 @@ export function hashOn(state: number, text: string): number {
 
 /** A hash state, mixed and mapped to [0, 1). */
 export function unitOfState(state: number): number {
+  return mixed(state) / 4_294_967_296;
+}
+
+/** A hash state's bits mixed (an avalanche finaliser), as an unsigned 32-bit integer. */
+function mixed(state: number): number {
   let h = state;
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
   h = Math.imul(h, 0x846ca68b);
   h ^= h >>> 16;
-  return (h >>> 0) / 4_294_967_296;
+  return h >>> 0;
 }
 
 /** A value in [lo, hi) fixed for a key. */
@@ -67,12 +72,7 @@ export function stableHex(key: string, words: number): string {
 
 /** The 8 hex digits of a hash state's mixed 32 bits (unitOfState's, before it maps them to [0, 1)). */
 function hexWord(state: number): string {
-  let h = state;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x7feb352d);
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x846ca68b);
-  h ^= h >>> 16;
+  const h = mixed(state);
   return `${HEX_BYTE[(h >>> 24) & 0xff]}${HEX_BYTE[(h >>> 16) & 0xff]}${HEX_BYTE[(h >>> 8) & 0xff]}${HEX_BYTE[h & 0xff]}`;
 }
 const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));

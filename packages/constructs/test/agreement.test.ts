@@ -8,27 +8,14 @@ import { type GPU_MODELS, loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Sample, type TargetSamples, xidMessage } from "@gpusynth/constructs";
 import type { ClusterView } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
+import { familyIndex } from "./family-index.js";
 
 const file = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const HOUR = 3_600_000;
 const INTERVAL = 5 * 60_000;
 
 /** Each scrape's samples by family name, indexed once: every check reads several families of it. */
-const byFamily = new WeakMap<readonly TargetSamples[], Map<string, Sample[]>>();
-function samplesOf(collected: readonly TargetSamples[], name: string): readonly Sample[] {
-  let index = byFamily.get(collected);
-  if (index === undefined) {
-    index = new Map();
-    for (const t of collected)
-      for (const s of t.samples) {
-        const list = index.get(s.family.name);
-        if (list === undefined) index.set(s.family.name, [s]);
-        else list.push(s);
-      }
-    byFamily.set(collected, index);
-  }
-  return index.get(name) ?? [];
-}
+const samplesOf = familyIndex((collected: readonly TargetSamples[]) => collected.flatMap((t) => t.samples));
 
 type Check = (view: ClusterView, collected: TargetSamples[], problems: string[]) => void;
 

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
+import { familyIndex } from "./family-index.js";
 
 const MINUTE = 60_000;
 const loaded = loadBlueprint(fileURLToPath(new URL("../../../blueprints/scenarios/gpu-fault.yaml", import.meta.url))).blueprint;
@@ -40,20 +41,7 @@ drive(
 );
 
 /** Each target's samples by family, indexed once: the checks read a family of each target many times. */
-const byFamily = new WeakMap<readonly Sample[], Map<string, Sample[]>>();
-const familyOf = (samples: readonly Sample[], name: string): readonly Sample[] => {
-  let index = byFamily.get(samples);
-  if (index === undefined) {
-    index = new Map();
-    for (const s of samples) {
-      const list = index.get(s.family.name);
-      if (list === undefined) index.set(s.family.name, [s]);
-      else list.push(s);
-    }
-    byFamily.set(samples, index);
-  }
-  return index.get(name) ?? [];
-};
+const familyOf = familyIndex((samples: readonly Sample[]) => samples);
 const of = (samples: readonly Sample[] | undefined, name: string, labels: Record<string, string> = {}) =>
   familyOf(samples ?? [], name).filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 const value = (samples: readonly Sample[] | undefined, name: string, labels: Record<string, string> = {}) => {

@@ -9,6 +9,7 @@ import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
+import { familyIndex } from "./family-index.js";
 
 const MINUTE = 60_000;
 const GIB = 2 ** 30;
@@ -23,21 +24,7 @@ describe("a training job killed at its memory limit (oom-kill.yaml)", () => {
     (f) => frames.push(f),
   );
   /** Each frame's samples by family, indexed once: the checks read several families of every frame. */
-  const byFamily = new WeakMap<Frame, Map<string, Sample[]>>();
-  const familyIn = (frame: Frame, name: string): readonly Sample[] => {
-    let index = byFamily.get(frame);
-    if (index === undefined) {
-      index = new Map();
-      for (const t of frame.targets)
-        for (const s of t.samples) {
-          const list = index.get(s.family.name);
-          if (list === undefined) index.set(s.family.name, [s]);
-          else list.push(s);
-        }
-      byFamily.set(frame, index);
-    }
-    return index.get(name) ?? [];
-  };
+  const familyIn = familyIndex((frame: Frame) => frame.targets.flatMap((t) => t.samples));
   const of = (frame: Frame, name: string, pod: string, container = true): Sample[] =>
     familyIn(frame, name).filter((s) => s.labels.pod === pod && (s.labels.container !== undefined) === container);
   const value = (frame: Frame, name: string, pod: string) => of(frame, name, pod)[0]?.value;
