@@ -4,7 +4,7 @@
  * offline and collecting every target at each scrape interval.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, LABEL_PATTERN, type MetricFamily, type MetricType } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, LABEL_PATTERN, type MetricFamily, type MetricType, type Sample } from "@gpusynth/constructs";
 import { SCRAPE_REPORT } from "@gpusynth/emit";
 import { simulatedMs } from "@gpusynth/sim";
 
@@ -71,6 +71,8 @@ export function collectInventory(
      * declared ones, so its samples can teach nothing more (families with label_* never are).
      */
     complete: boolean;
+    /** The label sets whose keys were read (a family that is never complete meets the same ones every scrape). */
+    readonly labelSets: WeakSet<object>;
     addKey(key: string): void;
   }
   const entries = new Map<MetricFamily, Entry>();
@@ -108,6 +110,7 @@ export function collectInventory(
         jobs: source.jobs,
         keys: known,
         complete: isComplete(),
+        labelSets: new WeakSet(),
         addKey: (key) => {
           known.add(key);
           inventory.labels.push(key);
@@ -128,23 +131,27 @@ export function collectInventory(
       // A target's samples come family by family: look the family up once per run of samples.
       let family: MetricFamily | undefined;
       let entry: Entry | undefined;
-      let runLength = 0;
-      const endRun = () => {
-        if (entry !== undefined) seriesNow.set(entry.family, (seriesNow.get(entry.family) ?? 0) + runLength);
-        runLength = 0;
+      let runStart = 0;
+      const endRun = (end: number) => {
+        if (entry !== undefined) seriesNow.set(entry.family, (seriesNow.get(entry.family) ?? 0) + end - runStart);
+        runStart = end;
       };
-      for (const s of samples) {
+      // An index, not an iterator: a platform frame is 450,000 samples.
+      for (let i = 0; i < samples.length; i++) {
+        const s = samples[i] as Sample;
         if (s.family !== family) {
-          endRun();
+          endRun(i);
           family = s.family;
           entry = entryOf(family);
           entry.jobs.add(target.job);
         }
-        runLength++;
         const known = entry as Entry;
-        if (!known.complete) for (const key in s.labels) if (!known.keys.has(key)) known.addKey(key);
+        if (known.complete || known.labelSets.has(s.labels)) continue;
+        // A label set is kept from one collect to the next (catalogue.ts): its keys are read once.
+        known.labelSets.add(s.labels);
+        for (const key in s.labels) if (!known.keys.has(key)) known.addKey(key);
       }
-      endRun();
+      endRun(samples.length);
     }
     // The receiver's report on each target's scrape (signals/receiver.md): a series per target.
     for (const report of Object.values(SCRAPE_REPORT)) {

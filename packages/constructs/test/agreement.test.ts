@@ -208,6 +208,13 @@ describe.each(RUNS)("$path", ({ path, seeds, hours }) => {
   });
 });
 
+/** Whether the pod of `uid` runs in the view: each view's running pods listed once (a check asks of every pod's series). */
 function runningPod(view: ClusterView, uid: string | undefined): boolean {
-  return view.running.some((w) => w.pods.some((p) => p.uid === uid));
+  let uids = runningUids.get(view);
+  if (uids === undefined) {
+    uids = new Set(view.running.flatMap((w) => w.pods.map((p) => p.uid)));
+    runningUids.set(view, uids);
+  }
+  return uid !== undefined && uids.has(uid);
 }
+const runningUids = new WeakMap<ClusterView, Set<string>>();

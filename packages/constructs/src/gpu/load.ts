@@ -200,11 +200,23 @@ class TrainingRhythm implements Rhythm {
   }
 
   /**
-   * Where t falls in the cycle: the piece's load and its end (simulated ms). The cycle's start is
-   * computed from its index, as every caller computes it; the pieces follow from the cycle's
-   * layout (steps, the evaluation before the middle step, the checkpoint at the end), no list kept.
+   * The piece last found: its load, from `pieceFrom` until `pieceTo` (simulated ms). A walk over
+   * the run asks each piece for its end and then for its load, and a reading every 15 s mostly
+   * falls in the piece of the one before: finding it once was a tenth of a platform frame.
    */
-  private piece(t: number): { readonly load: Load; readonly end: number } {
+  private pieceFrom = Number.NaN;
+  private pieceTo = Number.NaN;
+  private pieceLoad: Load = HELD;
+
+  /**
+   * Finds the piece t falls in (pieceFrom, pieceTo, pieceLoad). The cycle's start is computed
+   * from its index, as every caller computes it; the pieces follow from the cycle's layout (steps,
+   * the evaluation before the middle step, the checkpoint at the end), no list kept. Every edge is
+   * a whole millisecond, so an instant of whole milliseconds within the piece last found is in
+   * that piece exactly; any other instant is placed afresh.
+   */
+  private piece(t: number): void {
+    if (t >= this.pieceFrom && t < this.pieceTo && Number.isInteger(t)) return;
     let k = Math.floor((t + this.offset) / this.cycleMs);
     const startOf = (i: number) => i * this.cycleMs - this.offset;
     if (t >= startOf(k + 1)) k++;
@@ -213,29 +225,40 @@ class TrainingRhythm implements Rhythm {
     const into = t - start;
     const evalAt = this.evalBefore * this.step;
     const stepsEnd = this.steps * this.step + this.evalMs;
-    if (into >= stepsEnd) return { load: HELD, end: start + this.cycleMs };
-    if (into >= evalAt && into < evalAt + this.evalMs) return { load: this.loads.evaluating, end: start + evalAt + this.evalMs };
-    const stepStart =
+    if (into >= stepsEnd) return this.found(HELD, start + stepsEnd, start + this.cycleMs);
+    if (into >= evalAt && into < evalAt + this.evalMs)
+      return this.found(this.loads.evaluating, start + evalAt, start + evalAt + this.evalMs);
+    const stepInto =
       into < evalAt
         ? Math.floor(into / this.step) * this.step
         : evalAt + this.evalMs + Math.floor((into - evalAt - this.evalMs) / this.step) * this.step;
-    const within = into - stepStart;
+    const within = into - stepInto;
+    const stepStart = start + stepInto;
     // The GPUs idle, their context held, until the loader has the batch ready.
-    if (within < this.wait) return { load: WAITING, end: start + stepStart + this.wait };
+    if (within < this.wait) return this.found(WAITING, stepStart, stepStart + this.wait);
     const loaded = this.wait + Math.round(0.3 * this.work);
     const computed = this.wait + Math.round(0.85 * this.work);
-    if (within < loaded) return { load: this.loads.loading, end: start + stepStart + loaded };
-    if (within < computed) return { load: this.loads.computing, end: start + stepStart + computed };
-    return { load: this.loads.exchanging, end: start + stepStart + this.step };
+    if (within < loaded) return this.found(this.loads.loading, stepStart + this.wait, stepStart + loaded);
+    if (within < computed) return this.found(this.loads.computing, stepStart + loaded, stepStart + computed);
+    return this.found(this.loads.exchanging, stepStart + computed, stepStart + this.step);
+  }
+
+  private found(load: Load, from: number, to: number): void {
+    this.pieceLoad = load;
+    this.pieceFrom = from;
+    this.pieceTo = to;
   }
 
   at(t: number): Load {
-    return t < this.steadyFrom ? HELD : this.piece(t).load;
+    if (t < this.steadyFrom) return HELD;
+    this.piece(t);
+    return this.pieceLoad;
   }
 
   nextChange(t: number): number {
     if (t < this.steadyFrom) return this.steadyFrom;
-    const { end } = this.piece(t);
+    this.piece(t);
+    const end = this.pieceTo;
     // Rounding can leave an edge a hair at or before t: the one after it, then.
     return end > t ? end : this.nextChange(end + 1e-6);
   }
@@ -243,7 +266,9 @@ class TrainingRhythm implements Rhythm {
   /** The latest instant not in a checkpoint stall or the initialisation. */
   lastBusyAt(t: number): number | null {
     if (t < this.steadyFrom) return null;
-    const { load, end } = this.piece(t);
+    this.piece(t);
+    const load = this.pieceLoad;
+    const end = this.pieceTo;
     // Waiting for data: busy until the wait began, at the end of the step before — or, at a cycle's
     // first step, before the checkpoint stall that ended the cycle before.
     if (load === WAITING) {
