@@ -225,22 +225,26 @@ class TrainingRhythm implements Rhythm {
     const into = t - start;
     const evalAt = this.evalBefore * this.step;
     const stepsEnd = this.steps * this.step + this.evalMs;
-    if (into >= stepsEnd) return this.found(HELD, start + stepsEnd, start + this.cycleMs);
-    if (into >= evalAt && into < evalAt + this.evalMs)
-      return this.found(this.loads.evaluating, start + evalAt, start + evalAt + this.evalMs);
+    if (into >= stepsEnd) this.found(HELD, start + stepsEnd, start + this.cycleMs);
+    else if (into >= evalAt && into < evalAt + this.evalMs) this.found(this.loads.evaluating, start + evalAt, start + evalAt + this.evalMs);
+    else this.foundInStep(start, into, evalAt);
+  }
+
+  /** The piece of a training step that t falls in (piece(), `into` the cycle, before or after the evaluation). */
+  private foundInStep(start: number, into: number, evalAt: number): void {
     const stepInto =
       into < evalAt
         ? Math.floor(into / this.step) * this.step
         : evalAt + this.evalMs + Math.floor((into - evalAt - this.evalMs) / this.step) * this.step;
     const within = into - stepInto;
     const stepStart = start + stepInto;
-    // The GPUs idle, their context held, until the loader has the batch ready.
-    if (within < this.wait) return this.found(WAITING, stepStart, stepStart + this.wait);
     const loaded = this.wait + Math.round(0.3 * this.work);
     const computed = this.wait + Math.round(0.85 * this.work);
-    if (within < loaded) return this.found(this.loads.loading, stepStart + this.wait, stepStart + loaded);
-    if (within < computed) return this.found(this.loads.computing, stepStart + loaded, stepStart + computed);
-    return this.found(this.loads.exchanging, stepStart + computed, stepStart + this.step);
+    // The GPUs idle, their context held, until the loader has the batch ready.
+    if (within < this.wait) this.found(WAITING, stepStart, stepStart + this.wait);
+    else if (within < loaded) this.found(this.loads.loading, stepStart + this.wait, stepStart + loaded);
+    else if (within < computed) this.found(this.loads.computing, stepStart + loaded, stepStart + computed);
+    else this.found(this.loads.exchanging, stepStart + computed, stepStart + this.step);
   }
 
   private found(load: Load, from: number, to: number): void {
