@@ -65,4 +65,25 @@ describe("EventRecorder", () => {
     const other = { ...event("a"), object: { ...pod, uid: "u-2", name: "q" } };
     expect(recorder.record(other, SPAM_BURST)).toBeDefined();
   });
+
+  it("keeps apart the same object's events from two sources, and two objects that share a UID's other fields", () => {
+    const recorder = new EventRecorder();
+    for (let i = 0; i < SPAM_BURST; i++) recorder.record(event("a"), i);
+    const kubelet = { ...event("a"), source: { component: "kubelet", host: "node-1" } };
+    expect(recorder.record(kubelet, SPAM_BURST)).toMatchObject({ count: 1, patch: false });
+    // The same object seen by the same source, named differently (never so in a cluster): its own entries.
+    const renamed = { ...event("a"), object: { ...pod, name: "p2" } };
+    expect(recorder.record(renamed, SPAM_BURST)).toMatchObject({ count: 1, patch: false });
+  });
+
+  it("forgets an object that is gone: an event about it afterwards is a new object, with a full burst", () => {
+    const recorder = new EventRecorder();
+    const first = recorder.record(event("no room"), 0);
+    for (let i = 1; i < 2 * SPAM_BURST; i++) recorder.record(event("no room"), i);
+    expect(recorder.record(event("no room"), 2 * SPAM_BURST)).toBeUndefined();
+    recorder.forget(pod.uid);
+    const again = recorder.record(event("no room"), 3 * SECOND);
+    expect(again).toMatchObject({ count: 1, patch: false, firstMs: 3 * SECOND });
+    expect(again?.name).not.toBe(first?.name);
+  });
 });

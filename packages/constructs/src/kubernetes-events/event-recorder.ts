@@ -59,13 +59,44 @@ interface Observed {
   firstMs: number;
 }
 
+/** The aggregator's record of similar events (events_cache.go aggregateRecord): the messages seen and when last. */
+interface Aggregate {
+  readonly messages: Set<string>;
+  lastMs: number;
+}
+
+/**
+ * The cache's entries for one type and reason of a source's events about an object: the
+ * aggregator's record, and the events observed (getEventKey: the message included, or the
+ * aggregated event's, keyed without it).
+ */
+interface ReasonCache {
+  /** The aggregator's key (source, object, type, reason): with a message, an event's key; it names the event's object. */
+  readonly key: string;
+  aggregate: Aggregate | undefined;
+  readonly observed: Map<string, Observed>;
+  /** The aggregated event's ("(combined from similar events): …"). */
+  combined: Observed | undefined;
+}
+
+/** The cache's entries for one source and involved object: its spam filter's token bucket and its events by type and reason. */
+interface SourceCache {
+  readonly source: EventSource;
+  readonly object: InvolvedObject;
+  /** The spam filter's key (getSpamKey), made once: the aggregator's keys extend it. */
+  readonly spamKey: string;
+  bucket: { credit: number; atMs: number } | undefined;
+  readonly normal: Map<string, ReasonCache>;
+  readonly warning: Map<string, ReasonCache>;
+}
+
 export class EventRecorder {
-  private readonly aggregates = new Map<string, { messages: Set<string>; lastMs: number }>();
-  private readonly observed = new Map<string, Observed>();
-  /** Token buckets with the credit in milliseconds of refill (one token = SPAM_REFILL_MS), so arithmetic stays exact. */
-  private readonly buckets = new Map<string, { credit: number; atMs: number }>();
-  /** Cache keys per involved object UID, so an object's entries can be dropped when it goes. */
-  private readonly keysByObject = new Map<string, Set<string>>();
+  /**
+   * Everything cached, by the involved object's UID first and then by source: each recording looks
+   * its entries up by the strings it carries instead of joining them into keys, and an object that
+   * goes takes all of its entries with it.
+   */
+  private readonly objects = new Map<string, SourceCache[]>();
 
   /**
    * Records an event at `nowMs`; returns the write it causes, or undefined if the spam filter
@@ -73,21 +104,30 @@ export class EventRecorder {
    * since the last one (they still raise the cached count, as eventObserve runs first).
    */
   record(input: EventInput, nowMs: number, observations = 1): EventWrite | undefined {
-    const keys = cacheKeys(input);
+    const source = this.sourceCache(input);
+    const reason = reasonCache(source, input);
     // Aggregated events share one object keyed without the message (its message is the latest).
-    const { event, key } = this.aggregate(input, keys, nowMs);
-    const known = this.observed.get(key);
+    let aggregate = reason.aggregate;
+    if (aggregate === undefined || nowMs - aggregate.lastMs > AGGREGATE_INTERVAL_MS) {
+      aggregate = { messages: new Set(), lastMs: nowMs };
+      reason.aggregate = aggregate;
+    }
+    aggregate.messages.add(input.message);
+    aggregate.lastMs = nowMs;
+    const combined = aggregate.messages.size > AGGREGATE_MAX_EVENTS;
+    const event = combined ? { ...input, message: `${COMBINED_PREFIX}${input.message}` } : input;
+    const known = combined ? reason.combined : reason.observed.get(input.message);
     let observed: Observed;
     if (known === undefined) {
+      const key = combined ? reason.key : `${reason.key}\u0000${input.message}`;
       observed = { name: eventName(event.object.name, nowMs, key), count: 1, firstMs: nowMs };
-      this.observed.set(key, observed);
-      // Remembered with the others when first observed (forget drops all three).
-      this.remember(input.object.uid, key, keys.aggregate, keys.spam);
+      if (combined) reason.combined = observed;
+      else reason.observed.set(input.message, observed);
     } else {
       observed = known;
       observed.count += observations;
     }
-    if (!this.allow(keys.spam, nowMs)) return undefined;
+    if (!allow(source, nowMs)) return undefined;
     // Written out, not spread: a platform's day records hundreds of thousands of events.
     return {
       source: event.source,
@@ -105,60 +145,80 @@ export class EventRecorder {
 
   /** When the spam filter will next let an event about this source and object through. */
   nextAllowedMs(input: EventInput, nowMs: number): number {
-    const bucket = this.bucketAt(cacheKeys(input).spam, nowMs);
+    const bucket = bucketAt(this.sourceCache(input), nowMs);
     return bucket.credit >= SPAM_REFILL_MS ? nowMs : nowMs + (SPAM_REFILL_MS - bucket.credit);
   }
 
   /** Forgets everything about an object that is gone (its events expire with it). */
   forget(objectUid: string): void {
-    for (const key of this.keysByObject.get(objectUid) ?? []) {
-      this.aggregates.delete(key);
-      this.observed.delete(key);
-      this.buckets.delete(key);
-    }
-    this.keysByObject.delete(objectUid);
+    this.objects.delete(objectUid);
   }
 
-  private remember(objectUid: string, ...keys: string[]): void {
-    let set = this.keysByObject.get(objectUid);
-    if (set === undefined) {
-      set = new Set();
-      this.keysByObject.set(objectUid, set);
+  /** The entries of the event's source and object, made the first time they meet. */
+  private sourceCache(e: EventInput): SourceCache {
+    const o = e.object;
+    let caches = this.objects.get(o.uid);
+    if (caches === undefined) {
+      caches = [];
+      this.objects.set(o.uid, caches);
     }
-    for (const key of keys) set.add(key);
+    // An object's events come from a source or two (the scheduler, the kubelet of its node).
+    for (const cache of caches) if (sameSource(cache, e)) return cache;
+    const cache: SourceCache = {
+      source: e.source,
+      object: o,
+      spamKey: `${e.source.component}\u0000${e.source.host}\u0000${o.kind}\u0000${o.namespace}\u0000${o.name}\u0000${o.uid}\u0000${o.apiVersion}`,
+      bucket: undefined,
+      normal: new Map(),
+      warning: new Map(),
+    };
+    caches.push(cache);
+    return cache;
   }
+}
 
-  private aggregate(input: EventInput, keys: CacheKeys, nowMs: number): { event: EventInput; key: string } {
-    const key = keys.aggregate;
-    let entry = this.aggregates.get(key);
-    if (entry === undefined || nowMs - entry.lastMs > AGGREGATE_INTERVAL_MS) {
-      entry = { messages: new Set(), lastMs: nowMs };
-      this.aggregates.set(key, entry);
-    }
-    entry.messages.add(input.message);
-    entry.lastMs = nowMs;
-    if (entry.messages.size <= AGGREGATE_MAX_EVENTS) return { event: input, key: `${key}\u0000${input.message}` };
-    return { event: { ...input, message: `${COMBINED_PREFIX}${input.message}` }, key };
-  }
+/** Whether `cache` is the entry of the event's source and object (getSpamKey's fields; the UID found it). */
+function sameSource(cache: SourceCache, e: EventInput): boolean {
+  const { source, object } = cache;
+  return (
+    source.component === e.source.component &&
+    source.host === e.source.host &&
+    object.kind === e.object.kind &&
+    object.namespace === e.object.namespace &&
+    object.name === e.object.name &&
+    object.apiVersion === e.object.apiVersion
+  );
+}
 
-  private allow(spamKey: string, nowMs: number): boolean {
-    const bucket = this.bucketAt(spamKey, nowMs);
-    if (bucket.credit < SPAM_REFILL_MS) return false;
-    bucket.credit -= SPAM_REFILL_MS;
-    return true;
+/** The entries of the event's type and reason among its source's. */
+function reasonCache(source: SourceCache, e: EventInput): ReasonCache {
+  const byReason = e.type === "Normal" ? source.normal : source.warning;
+  let cache = byReason.get(e.reason);
+  if (cache === undefined) {
+    cache = { key: `${source.spamKey}\u0000${e.type}\u0000${e.reason}`, aggregate: undefined, observed: new Map(), combined: undefined };
+    byReason.set(e.reason, cache);
   }
+  return cache;
+}
 
-  private bucketAt(key: string, nowMs: number): { credit: number; atMs: number } {
-    let bucket = this.buckets.get(key);
-    if (bucket === undefined) {
-      bucket = { credit: SPAM_BURST * SPAM_REFILL_MS, atMs: nowMs };
-      this.buckets.set(key, bucket);
-    }
-    // Records stamped ahead (an image pull's end) must not make later, earlier-stamped ones pay.
-    bucket.credit = Math.min(SPAM_BURST * SPAM_REFILL_MS, bucket.credit + Math.max(0, nowMs - bucket.atMs));
-    bucket.atMs = Math.max(bucket.atMs, nowMs);
-    return bucket;
+function allow(source: SourceCache, nowMs: number): boolean {
+  const bucket = bucketAt(source, nowMs);
+  if (bucket.credit < SPAM_REFILL_MS) return false;
+  bucket.credit -= SPAM_REFILL_MS;
+  return true;
+}
+
+/** The source's token bucket, refilled to `nowMs`. */
+function bucketAt(source: SourceCache, nowMs: number): { credit: number; atMs: number } {
+  let bucket = source.bucket;
+  if (bucket === undefined) {
+    bucket = { credit: SPAM_BURST * SPAM_REFILL_MS, atMs: nowMs };
+    source.bucket = bucket;
   }
+  // Records stamped ahead (an image pull's end) must not make later, earlier-stamped ones pay.
+  bucket.credit = Math.min(SPAM_BURST * SPAM_REFILL_MS, bucket.credit + Math.max(0, nowMs - bucket.atMs));
+  bucket.atMs = Math.max(bucket.atMs, nowMs);
+  return bucket;
 }
 
 /**
@@ -172,20 +232,4 @@ export class EventRecorder {
 function eventName(objectName: string, nowMs: number, key: string): string {
   const withinMs = BigInt(Math.floor(unitHash(`event-made/${key}`) * 1_000_000));
   return `${objectName}.${(BigInt(nowMs) * 1_000_000n + withinMs).toString(16)}`;
-}
-
-/**
- * events_cache.go's keys, made once per recording (the cache looks each up): the spam filter's
- * per source and object, the aggregator's without the message, and the event's own with it
- * (`${aggregate}\u0000${message}`, made only where it is used).
- */
-interface CacheKeys {
-  readonly spam: string;
-  readonly aggregate: string;
-}
-
-function cacheKeys(e: EventInput): CacheKeys {
-  const o = e.object;
-  const spam = `${e.source.component}\u0000${e.source.host}\u0000${o.kind}\u0000${o.namespace}\u0000${o.name}\u0000${o.uid}\u0000${o.apiVersion}`;
-  return { spam, aggregate: `${spam}\u0000${e.type}\u0000${e.reason}` };
 }
