@@ -23,7 +23,7 @@
  * bounds, said so where they are set.
  */
 import type { WorkloadType } from "@gpusynth/blueprint";
-import { between, unitHash } from "../noise.js";
+import { between, hashOn, hashState, unitHash, unitOfState } from "../noise.js";
 
 /** What one GPU is asked to do while a piece lasts. */
 export interface Load {
@@ -133,6 +133,54 @@ function logNormal(key: string, i: number, median: number, sigma: number, lo: nu
 
 const SECOND = 1_000;
 
+/** A training job's own draws in [0, 1), the same for all its ranks: `unitHash(\`${uid}/<name>\`)` for each name. */
+interface TrainingDraws {
+  readonly step: number;
+  readonly util: number;
+  readonly engine: number;
+  readonly tensor: number;
+  readonly dram: number;
+  readonly memoryBound: number;
+  readonly comm: number;
+  readonly eval: number;
+  readonly cycle: number;
+  readonly evalMs: number;
+  readonly checkpointMs: number;
+  readonly phase: number;
+  readonly initMs: number;
+  readonly fb: number;
+}
+
+/**
+ * The last training job's draws: a job's GPUs start their runs one after another, and each made
+ * the job's fourteen draws again (hashing the job's UID into every key: a fifth of a simulated
+ * platform day with its GPUs' timelines). The UID is hashed once, each name on from it.
+ */
+let lastTraining: { readonly uid: string; readonly draws: TrainingDraws } | undefined;
+function trainingDraws(uid: string): TrainingDraws {
+  if (lastTraining?.uid === uid) return lastTraining.draws;
+  const prefix = hashOn(hashState(), `${uid}/`);
+  const unit = (name: string) => unitOfState(hashOn(prefix, name));
+  const draws: TrainingDraws = {
+    step: unit("step"),
+    util: unit("util"),
+    engine: unit("engine"),
+    tensor: unit("tensor"),
+    dram: unit("dram"),
+    memoryBound: unit("memory-bound"),
+    comm: unit("comm"),
+    eval: unit("eval"),
+    cycle: unit("cycle"),
+    evalMs: unit("eval-ms"),
+    checkpointMs: unit("checkpoint-ms"),
+    phase: unit("phase"),
+    initMs: unit("init-ms"),
+    fb: unit("fb"),
+  };
+  lastTraining = { uid, draws };
+  return draws;
+}
+
 /**
  * Training: first the job initialises (loads its model, data and checkpoint: 30 s–3 min with the
  * context held and no kernels), then it repeats a cycle, the same on every rank (the cycle is set
@@ -164,16 +212,17 @@ class TrainingRhythm implements Rhythm {
   readonly period: { readonly from: number; readonly ms: number };
 
   constructor(private readonly run: RunOf) {
-    const id = run.workloadUid;
-    this.work = Math.round(between(`${id}/step`, 20_000, 90_000));
+    const draws = trainingDraws(run.workloadUid);
+    const within = (unit: number, lo: number, hi: number) => lo + (hi - lo) * unit;
+    this.work = Math.round(within(draws.step, 20_000, 90_000));
     const share = run.dataWait ?? 0;
     this.wait = Math.round((this.work * share) / (1 - share));
     this.step = this.work + this.wait;
-    const level = Math.min(100, between(`${id}/util`, 96, 100) + between(`${id}/rank-${run.rank}`, -2, 0.5));
-    const engine = between(`${id}/engine`, 0.85, 0.98);
-    const tensor = between(`${id}/tensor`, 0.3, 0.6);
-    const dram = between(`${id}/dram`, 0.3, 0.6);
-    const memoryBound = between(`${id}/memory-bound`, 0.3, 0.9);
+    const level = Math.min(100, within(draws.util, 96, 100) + within(unitHash(`${run.workloadUid}/rank-${run.rank}`), -2, 0.5));
+    const engine = within(draws.engine, 0.85, 0.98);
+    const tensor = within(draws.tensor, 0.3, 0.6);
+    const dram = within(draws.dram, 0.3, 0.6);
+    const memoryBound = within(draws.memoryBound, 0.3, 0.9);
     const busy = (util: number, tensorShare: number, dramShare: number): Load => ({
       util,
       jitter: 3,
@@ -185,17 +234,17 @@ class TrainingRhythm implements Rhythm {
     this.loads = {
       loading: busy(level, tensor * (1 - 0.5 * memoryBound), dram + 0.3 * memoryBound),
       computing: busy(level, tensor * 0.95, dram + 0.03),
-      exchanging: busy(level * between(`${id}/comm`, 0.88, 0.98), tensor * 0.1, dram * 0.5),
-      evaluating: busy(level * between(`${id}/eval`, 0.75, 0.92), tensor * 0.5, dram),
+      exchanging: busy(level * within(draws.comm, 0.88, 0.98), tensor * 0.1, dram * 0.5),
+      evaluating: busy(level * within(draws.eval, 0.75, 0.92), tensor * 0.5, dram),
     };
-    this.steps = Math.max(4, Math.round(between(`${id}/cycle`, 1_200_000, 3_600_000) / this.step));
+    this.steps = Math.max(4, Math.round(within(draws.cycle, 1_200_000, 3_600_000) / this.step));
     this.evalBefore = this.steps >> 1;
-    this.evalMs = Math.round(between(`${id}/eval-ms`, 60_000, 180_000));
-    this.checkpointMs = Math.round(between(`${id}/checkpoint-ms`, 20_000, 120_000));
+    this.evalMs = Math.round(within(draws.evalMs, 60_000, 180_000));
+    this.checkpointMs = Math.round(within(draws.checkpointMs, 20_000, 120_000));
     this.cycleMs = this.steps * this.step + this.evalMs + this.checkpointMs;
-    this.offset = Math.round(between(`${id}/phase`, 0, this.cycleMs));
-    this.steadyFrom = run.from + Math.round(between(`${id}/init-ms`, 30_000, 180_000));
-    this.fb = between(`${id}/fb`, 0.4, 0.95);
+    this.offset = Math.round(within(draws.phase, 0, this.cycleMs));
+    this.steadyFrom = run.from + Math.round(within(draws.initMs, 30_000, 180_000));
+    this.fb = within(draws.fb, 0.4, 0.95);
     this.period = { from: this.steadyFrom, ms: this.cycleMs };
   }
 
