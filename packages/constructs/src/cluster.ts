@@ -4,7 +4,7 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
-import type { LogRecordOut, MetricConstruct, MetricFamily, TargetSamples } from "./catalogue.js";
+import type { LogRecordOut, MetricConstruct, MetricFamily, Placement, TargetSamples } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { DCGM_DEFAULTS, DcgmConstruct } from "./dcgm-exporter/index.js";
 import { GpuActivityModel } from "./gpu/activity.js";
@@ -83,13 +83,15 @@ export class ClusterMetrics {
    * time alone, so a shard that reads only its own GPUs reads them exactly as the whole run does.
    */
   collect(view: ClusterView, shard?: ShardFilter, sources?: ReadonlySet<string>): TargetSamples[] {
-    return this.constructs.flatMap((source) => {
-      if (sources !== undefined && !sources.has(source.area)) return [];
-      if (shard === undefined || "perNode" in source.placement) return source.collect(view, shard);
-      const { clusterWide, instances = 1 } = source.placement;
-      for (let i = 0; i < instances; i++) if (shard.ownsClusterWide(clusterWide + i)) return source.collect(view, shard);
-      return [];
-    });
+    const targets: TargetSamples[] = [];
+    for (const source of this.constructs) {
+      if (sources !== undefined && !sources.has(source.area)) continue;
+      if (shard === undefined || ownsAny(shard, source.placement)) {
+        // Appended one by one: flatMap costs 0.2 µs a target, a spread's arguments would be too many.
+        for (const target of source.collect(view, shard)) targets.push(target);
+      }
+    }
+    return targets;
   }
 
   /** The areas named, each checked to be one of this run's sources. */
@@ -184,4 +186,12 @@ export class ClusterLogs {
     const scheduler = this.sources.scheduler ? this.scheduler.drain(view.now) : [];
     return [...events, ...scheduler].sort((a, b) => a.timeMs - b.timeMs);
   }
+}
+
+/** Whether a shard owns one of a cluster-wide source's instances (Placement's ranks). */
+function ownsAny(shard: ShardFilter, placement: Placement): boolean {
+  if ("perNode" in placement) return true;
+  const { clusterWide, instances = 1 } = placement;
+  for (let i = 0; i < instances; i++) if (shard.ownsClusterWide(clusterWide + i)) return true;
+  return false;
 }

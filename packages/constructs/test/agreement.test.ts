@@ -15,7 +15,7 @@ const HOUR = 3_600_000;
 const INTERVAL = 5 * 60_000;
 
 /** Each scrape's samples by family name, indexed once: every check reads several families of it. */
-const samplesOf = familyIndex((collected: readonly TargetSamples[]) => collected.flatMap((t) => t.samples));
+const samplesOf = familyIndex((collected: readonly TargetSamples[]) => collected.map((t) => t.samples));
 
 type Check = (view: ClusterView, collected: TargetSamples[], problems: string[]) => void;
 

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Sample } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
+import { allSamples } from "./family-index.js";
 
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/crash-loop.yaml", import.meta.url));
 const MINUTE = 60_000;
@@ -15,7 +16,7 @@ describe("kube_pod_container_info (crash-loop.yaml)", () => {
   const { blueprint } = loadBlueprint(scenario);
   const scrapes: Sample[][] = [];
   drive(new ClusterRun(blueprint, { sources: ["kube-state-metrics"] }), every(30_000, { fromMs: 30_000, toMs: 45 * MINUTE }), (frame) =>
-    scrapes.push(frame.targets.flatMap((target) => target.samples)),
+    scrapes.push(allSamples(frame.targets)),
   );
   // The users' pods, in their projects' namespaces (the system's pods have their own images).
   const users = (s: Sample) => s.labels.namespace?.startsWith("runai-") === true;

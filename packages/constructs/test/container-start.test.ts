@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Frame } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
+import { allSamples } from "./family-index.js";
 
 const { blueprint } = loadBlueprint(fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url)));
 const SECOND = 1_000;
@@ -18,7 +19,7 @@ describe("a container's start after its image pull", () => {
     const run = new ClusterRun(blueprint, { logs: { events: true, scheduler: false } });
     const frames: Frame[] = [];
     drive(run, every(5 * SECOND, { toMs: 10 * 60 * SECOND }), (frame) => frames.push(frame));
-    const values = (frame: Frame, family: string) => frame.targets.flatMap((t) => t.samples).filter((s) => s.family.name === family);
+    const values = (frame: Frame, family: string) => allSamples(frame.targets).filter((s) => s.family.name === family);
     const creating = (frame: Frame) =>
       new Set(
         values(frame, "kube_pod_container_status_waiting_reason")

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
+import { allSamples } from "./family-index.js";
 
 const MINUTE = 60_000;
 const { blueprint } = loadBlueprint(fileURLToPath(new URL("../../../blueprints/scenarios/data-starved.yaml", import.meta.url)));
@@ -29,7 +30,7 @@ describe("a training job whose data loader is starved of CPU (data-starved.yaml)
     "node_load5",
   ]);
   drive(new ClusterRun(blueprint), every(15_000, { fromMs: 60 * MINUTE, toMs: 180 * MINUTE, atStart: true }), (frame: Frame) =>
-    frames.push({ t: frame.simulatedMs, samples: frame.targets.flatMap((t) => t.samples).filter((s) => wanted.has(s.family.name)) }),
+    frames.push({ t: frame.simulatedMs, samples: allSamples(frame.targets).filter((s) => wanted.has(s.family.name)) }),
   );
   const first = frames[0] as { t: number; samples: Sample[] };
   const last = frames.at(-1) as { t: number; samples: Sample[] };

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Sample } from "@gpusynth/constructs";
 import { beforeAll, describe, expect, it } from "vitest";
+import { allSamples } from "./family-index.js";
 
 const lab = fileURLToPath(new URL("../../../blueprints/lab.yaml", import.meta.url));
 const DAY = 86_400_000;
@@ -41,7 +42,7 @@ beforeAll(() => {
     if (t === DAY)
       for (const pool of frame.view.pools)
         for (const node of pool.nodes) for (const gpu of node.gpus) if (gpu.initialisedAt === 0) neverReset.add(gpu.uuid);
-    const samples = frame.targets.flatMap((target) => target.samples);
+    const samples = allSamples(frame.targets);
     const byGpu = new Map<string, Map<string, Sample>>();
     for (const s of samples) {
       if (!s.family.name.startsWith("DCGM_FI_")) continue;

@@ -8,11 +8,12 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint, nodeCpus, nodeName } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
+import { allSamples } from "./family-index.js";
 
 const MINUTE = 60_000;
 const load = (path: string) => loadBlueprint(fileURLToPath(new URL(path, import.meta.url))).blueprint;
 
-const byName = (frame: Frame, name: string): Sample[] => frame.targets.flatMap((t) => t.samples).filter((s) => s.family.name === name);
+const byName = (frame: Frame, name: string): Sample[] => allSamples(frame.targets).filter((s) => s.family.name === name);
 /** The containers' cgroups (the pods' have no container label). */
 const containers = (samples: readonly Sample[]) => samples.filter((s) => s.labels.container !== undefined);
 

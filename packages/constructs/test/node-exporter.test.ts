@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
-import { familyIndex } from "./family-index.js";
+import { allSamples, familyIndex } from "./family-index.js";
 
 const MINUTE = 60_000;
 const loaded = loadBlueprint(fileURLToPath(new URL("../../../blueprints/scenarios/gpu-fault.yaml", import.meta.url))).blueprint;
@@ -35,13 +35,13 @@ drive(
       t: frame.simulatedMs,
       node: byNode("node-exporter"),
       cadvisor: byNode("kubelet", "/metrics/cadvisor"),
-      ksm: frame.targets.filter((t) => t.target.job === "kube-state-metrics").flatMap((t) => t.samples),
+      ksm: allSamples(frame.targets.filter((t) => t.target.job === "kube-state-metrics")),
     });
   },
 );
 
 /** Each target's samples by family, indexed once: the checks read a family of each target many times. */
-const familyOf = familyIndex((samples: readonly Sample[]) => samples);
+const familyOf = familyIndex((samples: readonly Sample[]) => [samples]);
 const of = (samples: readonly Sample[] | undefined, name: string, labels: Record<string, string> = {}) =>
   familyOf(samples ?? [], name).filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 const value = (samples: readonly Sample[] | undefined, name: string, labels: Record<string, string> = {}) => {

@@ -11,6 +11,7 @@ import { ClusterRun, drive, type Sample } from "@gpusynth/constructs";
 import { simulatedMs } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
+import { allSamples } from "./family-index.js";
 
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/gpu-fault.yaml", import.meta.url));
 const MINUTE = 60_000;
@@ -23,12 +24,7 @@ describe("a node through faults, a cordon and a reboot (gpu-fault.yaml)", () => 
   beforeAll(() => {
     const { blueprint } = loadBlueprint(scenario);
     // A schedule is any instants in order: here, the story's moments.
-    drive(new ClusterRun(blueprint), moments.map(simulatedMs), (frame) =>
-      at.set(
-        frame.simulatedMs,
-        frame.targets.flatMap((target) => target.samples),
-      ),
-    );
+    drive(new ClusterRun(blueprint), moments.map(simulatedMs), (frame) => at.set(frame.simulatedMs, allSamples(frame.targets)));
   });
 
   it("keeps the kubelet's hard eviction threshold (100Mi) of memory back from allocatable, and reserves nothing else", () => {
@@ -102,9 +98,7 @@ describe("DP_DISABLE_HEALTHCHECKS (faults.devicePluginDisableHealthchecks) on th
     doc.setIn(["faults", "devicePluginDisableHealthchecks"], setting);
     const { blueprint } = parseBlueprint(doc.toString(), "gpu-fault-edited.yaml");
     const samples: Sample[] = [];
-    drive(new ClusterRun(blueprint), [simulatedMs(HOUR + 10 * MINUTE)], (frame) =>
-      samples.push(...frame.targets.flatMap((target) => target.samples)),
-    );
+    drive(new ClusterRun(blueprint), [simulatedMs(HOUR + 10 * MINUTE)], (frame) => samples.push(...allSamples(frame.targets)));
     return samples
       .filter((s) => s.family.name === "kube_node_status_allocatable" && s.labels.resource === "nvidia_com_gpu")
       .map((s) => `${s.labels.node}=${s.value}`)
@@ -135,7 +129,7 @@ describe("each node's roles (node-role.kubernetes.io/<role> labels)", () => {
     const nodes = blueprint.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
     const roles = new Map<string, string[]>();
     drive(new ClusterRun(blueprint, { shard: { index: 1, count: nodes + 1 } }), [simulatedMs(MINUTE)], (frame) => {
-      for (const s of frame.targets.flatMap((t) => t.samples))
+      for (const s of allSamples(frame.targets))
         if (s.family.name === "kube_node_role")
           roles.set(s.labels.node as string, [...(roles.get(s.labels.node as string) ?? []), `${s.labels.role}=${s.value}`]);
     });
@@ -162,7 +156,7 @@ describe("what each node pool's nodes run (enterprise.yaml)", () => {
     const nodes = blueprint.nodePools.reduce((sum, pool) => sum + pool.nodes, 0);
     let info: Sample[] = [];
     drive(new ClusterRun(blueprint, { shard: { index: 1, count: nodes + 1 } }), [simulatedMs(MINUTE)], (frame) => {
-      info = frame.targets.flatMap((t) => t.samples).filter((s) => s.family.name === "kube_node_info");
+      info = allSamples(frame.targets).filter((s) => s.family.name === "kube_node_info");
     });
     const byPool = new Map<string, Set<string>>();
     for (const s of info) {

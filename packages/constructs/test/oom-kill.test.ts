@@ -9,7 +9,7 @@ import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
-import { familyIndex } from "./family-index.js";
+import { allSamples, familyIndex } from "./family-index.js";
 
 const MINUTE = 60_000;
 const GIB = 2 ** 30;
@@ -24,7 +24,7 @@ describe("a training job killed at its memory limit (oom-kill.yaml)", () => {
     (f) => frames.push(f),
   );
   /** Each frame's samples by family, indexed once: the checks read several families of every frame. */
-  const familyIn = familyIndex((frame: Frame) => frame.targets.flatMap((t) => t.samples));
+  const familyIn = familyIndex((frame: Frame) => frame.targets.map((t) => t.samples));
   const of = (frame: Frame, name: string, pod: string, container = true): Sample[] =>
     familyIn(frame, name).filter((s) => s.labels.pod === pod && (s.labels.container !== undefined) === container);
   const value = (frame: Frame, name: string, pod: string) => of(frame, name, pod)[0]?.value;
@@ -44,9 +44,9 @@ describe("a training job killed at its memory limit (oom-kill.yaml)", () => {
     for (const frame of running) {
       const limit = value(frame, "container_spec_memory_limit_bytes", leaky) as number;
       expect(limit).toBe(96 * GIB);
-      const ksm = frame.targets
-        .flatMap((t) => t.samples)
-        .find((s) => s.family.name === "kube_pod_container_resource_limits" && s.labels.pod === leaky && s.labels.resource === "memory");
+      const ksm = allSamples(frame.targets).find(
+        (s) => s.family.name === "kube_pod_container_resource_limits" && s.labels.pod === leaky && s.labels.resource === "memory",
+      );
       expect(ksm?.value).toBe(limit);
       const share = (value(frame, "container_memory_working_set_bytes", leaky) as number) / limit;
       expect(share).toBeLessThanOrEqual(1);
@@ -62,23 +62,21 @@ describe("a training job killed at its memory limit (oom-kill.yaml)", () => {
 
   it("says OOMKilled as the last termination while it restarts, and as the termination once it failed", () => {
     const reasons = (frame: Frame, name: string) =>
-      frame.targets
-        .flatMap((t) => t.samples)
+      allSamples(frame.targets)
         .filter((s) => s.family.name === name && s.labels.pod === leaky && s.value === 1)
         .map((s) => s.labels.reason);
     const restarting = frames.filter((f) => f.simulatedMs > 21 * MINUTE && f.simulatedMs < 60 * MINUTE);
     for (const frame of restarting) expect(reasons(frame, "kube_pod_container_status_last_terminated_reason")).toEqual(["OOMKilled"]);
     const last = frames.at(-1) as Frame;
     expect(reasons(last, "kube_pod_container_status_terminated_reason")).toEqual(["OOMKilled"]);
-    const restarts = last.targets
-      .flatMap((t) => t.samples)
-      .find((s) => s.family.name === "kube_pod_container_status_restarts_total" && s.labels.pod === leaky);
+    const restarts = allSamples(last.targets).find(
+      (s) => s.family.name === "kube_pod_container_status_restarts_total" && s.labels.pod === leaky,
+    );
     expect(restarts?.value).toBe(3);
   });
 
   it("counts each kill in the node's kernel (node_vmstat_oom_kill), at the scrape after it", () => {
-    const kills = (frame: Frame) =>
-      frame.targets.flatMap((t) => t.samples).find((s) => s.family.name === "node_vmstat_oom_kill")?.value as number;
+    const kills = (frame: Frame) => allSamples(frame.targets).find((s) => s.family.name === "node_vmstat_oom_kill")?.value as number;
     // The container's deaths: three restarts and the last, each at its memory limit.
     const deaths = events.filter(
       (e) => (e.kind === "ContainerCrashed" || e.kind === "WorkloadFailed") && e.workload.name === "train-leaky",

@@ -11,6 +11,7 @@ import { ClusterRun, drive, type Sample } from "@gpusynth/constructs";
 import { simulatedMs } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
+import { allSamples } from "./family-index.js";
 
 const labText = readFileSync(fileURLToPath(new URL("../../../blueprints/lab.yaml", import.meta.url)), "utf8");
 const DAY = 86_400_000;
@@ -36,7 +37,7 @@ function lab(interactive: Record<string, number> = {}): string {
 function podResources(text: string) {
   const { blueprint } = parseBlueprint(text, "edited-lab.yaml");
   const samples: Sample[] = [];
-  drive(new ClusterRun(blueprint, { seed: 5 }), [simulatedMs(DAY)], (frame) => samples.push(...frame.targets.flatMap((t) => t.samples)));
+  drive(new ClusterRun(blueprint, { seed: 5 }), [simulatedMs(DAY)], (frame) => samples.push(...allSamples(frame.targets)));
   const pods = new Map<string, { requests: Record<string, number>; limits: Record<string, number> }>();
   for (const s of samples) {
     const kind =

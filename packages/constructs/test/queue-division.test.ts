@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
+import { allSamples } from "./family-index.js";
 
 const MINUTE = 60_000;
 // KAI ends the line with a space, which filelog trims off as it reads (kai-scheduler/logs.ts).
@@ -22,8 +23,7 @@ describe("the scheduler log's resource division", () => {
     drive(run, every(15 * MINUTE, { toMs: 90 * MINUTE }), (frame) => {
       const metric = (name: string) =>
         new Map(
-          frame.targets
-            .flatMap((target) => target.samples)
+          allSamples(frame.targets)
             .filter((s) => s.family.name === name)
             .map((s) => [s.labels.queue_name, s.value] as const),
         );

@@ -10,6 +10,7 @@ import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type LogRecordOut, type Sample } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
+import { allSamples } from "./family-index.js";
 
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url));
 const MINUTE = 60_000;
@@ -31,7 +32,7 @@ describe("KAI's counters and latencies through a preemption storm", () => {
       schedulerLog.push(...frame.logs);
       frames.push({
         t: frame.simulatedMs,
-        samples: frame.targets.flatMap((t) => t.samples).filter((s) => s.family.name.startsWith("kai_")),
+        samples: allSamples(frame.targets).filter((s) => s.family.name.startsWith("kai_")),
       });
     });
     // The log writes a cycle once it has ended: a few seconds more hold every cycle up to the end.

@@ -76,9 +76,9 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 
 /** A pod's CFS counters from its containers': their periods, none throttled at the pod's level. */
 function podCfs(members: readonly Cgroup[]): CfsCounters | undefined {
-  const counted = members.flatMap((c) => (c.cfs === undefined ? [] : [c.cfs]));
-  if (counted.length === 0) return undefined;
-  return { periods: Math.max(...counted.map((c) => c.periods)), throttledPeriods: 0, throttledSeconds: 0 };
+  let periods: number | undefined;
+  for (const c of members) if (c.cfs !== undefined) periods = Math.max(periods ?? c.cfs.periods, c.cfs.periods);
+  return periods === undefined ? undefined : { periods, throttledPeriods: 0, throttledSeconds: 0 };
 }
 
 interface Cgroup {

@@ -55,7 +55,7 @@ export class RunaiConstruct implements MetricConstruct {
 
     const projectGpus = new Map<string, { allocated: number; utilSum: number }>();
     for (const w of [...view.pending, ...view.running]) {
-      const gpus = w.pods.flatMap((pod) => pod.gpus);
+      const gpus = gpusOf(w);
       const measured = gpus.map((g) => readings.get(g)).filter((r): r is GpuWork => r !== undefined);
       const util = measured.length === 0 ? 0 : measured.reduce((sum, r) => sum + r.gpuUtil, 0) / measured.length;
       const ranMs = w.ranMs + (w.runningSince === null ? 0 : view.now - w.runningSince);
@@ -226,4 +226,14 @@ export class RunaiConstruct implements MetricConstruct {
       out.push(kept.sampleIn(nodeSets, RUNAI.migModeGpuCount, labels, 0));
     }
   }
+}
+
+/**
+ * A workload's GPUs, its pods' in order. A loop, not flatMap: Node 20's flatMap costs about half a
+ * microsecond a call and 0.2 µs an element, and this runs for every workload at every scrape.
+ */
+function gpusOf(w: { readonly pods: readonly { readonly gpus: readonly DeepReadonly<Gpu>[] }[] }): DeepReadonly<Gpu>[] {
+  const gpus: DeepReadonly<Gpu>[] = [];
+  for (const pod of w.pods) for (const gpu of pod.gpus) gpus.push(gpu);
+  return gpus;
 }
