@@ -414,7 +414,9 @@ function divisionOrder(division: readonly QueueDivision[], session: string): Que
   }
   // The children are divided top by top, in another map order than the tops were logged in.
   const parents = shuffled(tops, "divide");
-  return [...tops, ...parents.flatMap((top) => shuffled(children.get(`${top.nodePool}/${top.name}`) ?? [], top.name))];
+  const order = [...tops];
+  for (const top of parents) for (const child of shuffled(children.get(`${top.nodePool}/${top.name}`) ?? [], top.name)) order.push(child);
+  return order;
 }
 
 /**
