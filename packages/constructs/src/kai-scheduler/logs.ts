@@ -391,33 +391,61 @@ const DIVISION_V = 3;
  * level's queues in Go map order — random each time — which a hash of the session stands for.
  */
 function divisionOrder(division: readonly QueueDivision[], session: string): QueueDivision[] {
+  const tree = divisionTree(division);
   // Each queue's key is unitHash(`${session}/${salt}/${pool}/${name}`), hashed in parts: the
   // session once a cycle, not once per queue, and no key string made (a cycle's every queue, twice).
   const sessionState = hashOn(hashState(), `${session}/`);
-  const shuffled = (queues: readonly QueueDivision[], salt: string) => {
-    const saltState = hashOn(hashOn(sessionState, salt), "/");
-    return queues
-      .map((q) => ({ q, key: unitOfState(hashOn(hashOn(hashOn(saltState, q.nodePool), "/"), q.name)) }))
-      .sort((a, b) => a.key - b.key)
-      .map(({ q }) => q);
-  };
-  const tops = shuffled(
-    division.filter((q) => q.parent === null),
-    "log",
-  );
-  const children = new Map<string, QueueDivision[]>();
-  for (const q of division) {
-    if (q.parent === null) continue;
-    const siblings = children.get(`${q.nodePool}/${q.parent}`);
-    if (siblings === undefined) children.set(`${q.nodePool}/${q.parent}`, [q]);
-    else siblings.push(q);
-  }
+  const tops = shuffled(tree.tops, hashOn(hashOn(sessionState, "log"), "/"));
   // The children are divided top by top, in another map order than the tops were logged in.
-  const parents = shuffled(tops, "divide");
-  const order = [...tops];
-  for (const top of parents) for (const child of shuffled(children.get(`${top.nodePool}/${top.name}`) ?? [], top.name)) order.push(child);
+  const order = tops.slice();
+  for (const top of shuffled(tops, hashOn(hashOn(sessionState, "divide"), "/")))
+    for (const child of shuffled(tree.children.get(top) ?? NO_QUEUES, hashOn(hashOn(sessionState, top.name), "/"))) order.push(child);
   return order;
 }
+const NO_QUEUES: readonly QueueDivision[] = [];
+
+/** Queues in the order of their keys, `unitHash` of each one's `<pool>/<name>` hashed on from `saltState` (ties keep their order). */
+function shuffled(queues: readonly QueueDivision[], saltState: number): QueueDivision[] {
+  const keys = new Float64Array(queues.length);
+  const order: number[] = [];
+  for (let i = 0; i < queues.length; i++) {
+    const q = queues[i] as QueueDivision;
+    keys[i] = unitOfState(hashOn(hashOn(hashOn(saltState, q.nodePool), "/"), q.name));
+    order.push(i);
+  }
+  order.sort((a, b) => (keys[a] as number) - (keys[b] as number));
+  return order.map((i) => queues[i] as QueueDivision);
+}
+
+/**
+ * A division's top-level queues and each one's children, in the division's order: worked out
+ * once per division (an idle cycle, and a cycle that changed no queue, log the division before).
+ */
+function divisionTree(division: readonly QueueDivision[]): DivisionTree {
+  let tree = divisionTrees.get(division);
+  if (tree === undefined) {
+    const tops = division.filter((q) => q.parent === null);
+    const byName = new Map<string, QueueDivision>();
+    for (const top of tops) byName.set(`${top.nodePool}/${top.name}`, top);
+    const children = new Map<QueueDivision, QueueDivision[]>();
+    for (const q of division) {
+      if (q.parent === null) continue;
+      const parent = byName.get(`${q.nodePool}/${q.parent}`);
+      if (parent === undefined) continue;
+      const siblings = children.get(parent);
+      if (siblings === undefined) children.set(parent, [q]);
+      else siblings.push(q);
+    }
+    tree = { tops, children };
+    divisionTrees.set(division, tree);
+  }
+  return tree;
+}
+interface DivisionTree {
+  readonly tops: readonly QueueDivision[];
+  readonly children: ReadonlyMap<QueueDivision, readonly QueueDivision[]>;
+}
+const divisionTrees = new WeakMap<readonly QueueDivision[], DivisionTree>();
 
 /**
  * A queue's "Resource division result" line (resource_division.go:64): every figure through
