@@ -20,7 +20,16 @@ import {
   type Workload,
 } from "@gpusynth/sim";
 import { nodeInternalIp, nodeOrdinal, PodIpam, podCidr } from "../addresses.js";
-import { KeptLabelSets, type MetricConstruct, type Sample, type Share, sample, type TargetSamples } from "../catalogue.js";
+import {
+  KeptLabelSets,
+  type MetricConstruct,
+  type MetricFamily,
+  type Sample,
+  type Share,
+  sample,
+  seriesLabels,
+  type TargetSamples,
+} from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { ImagePulls } from "../kubelet/image-pulls.js";
 import { containerName, podController } from "../naming.js";
@@ -50,6 +59,31 @@ export const KUBE_STATE_METRICS_DEFAULTS: KubeStateMetricsOptions = {
 
 /** The node conditions the kubelet posts (pkg/kubelet/nodestatus/setters.go). */
 const NODE_CONDITIONS = ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"] as const;
+/** The resources a node's capacity and allocatable list, with their units, in kube-state-metrics' order. */
+const NODE_RESOURCES = [
+  ["cpu", "core"],
+  ["memory", "byte"],
+  ["pods", "integer"],
+  ["nvidia_com_gpu", "integer"],
+] as const;
+
+type Labels = Readonly<Record<string, string>>;
+
+/** A node's series label sets (KubeStateMetrics.nodeSeriesOf) and its instance. */
+interface NodeSeries {
+  /** The node's place in the cluster (addresses.ts nodeOrdinal). */
+  readonly ordinal: number;
+  readonly shard: number;
+  readonly info: Labels;
+  readonly labels: Labels;
+  readonly roles: readonly Labels[];
+  /** Per NODE_RESOURCES entry. */
+  readonly capacity: readonly Labels[];
+  readonly allocatable: readonly Labels[];
+  /** Per condition of NODE_CONDITIONS, per status of CONDITION_STATUSES. */
+  readonly conditions: readonly Labels[];
+  readonly unschedulable: Labels;
+}
 const MS_PER_S = 1000;
 /** kube_namespace_status_phase's two series per namespace (namespace.go: NamespaceActive, NamespaceTerminating). */
 const NAMESPACE_PHASES = ["Active", "Terminating"] as const;
@@ -149,15 +183,14 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
     );
     if (served.every((out) => out === undefined)) return [];
     const seconds = (t: number) => this.clock(view.startMs + t) / MS_PER_S;
-    const ordinals = new Map<string, number>();
-    for (const pool of view.pools) for (const node of pool.nodes) ordinals.set(node.name, nodeOrdinal(view.pools, node));
 
     this.kept.startCollect();
     this.podShards.startCollect();
     for (const pool of view.pools)
       for (const node of pool.nodes) {
-        const out = served[this.shardOfNamed("Node", node.name)];
-        if (out !== undefined) this.nodeSamples(out, pool, node, ordinals.get(node.name) ?? 0);
+        const series = this.nodeSeriesOf(view.pools, pool, node);
+        const out = served[series.shard];
+        if (out !== undefined) this.nodeSamples(out, node, series);
       }
     this.system.collect(view, seconds, served);
 
@@ -180,7 +213,8 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
     ): Sample[] => {
       const samples: Sample[] = [];
       const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
-      const ordinal = state.node === undefined ? undefined : (ordinals.get(state.node.name) ?? 0);
+      const ordinal =
+        state.node === undefined ? undefined : (this.nodeSeries.get(state.node)?.ordinal ?? nodeOrdinal(view.pools, state.node));
       const controller = podController(w.type, w.name);
       const container = containerName(w.type, w.name);
       samples.push(
@@ -338,15 +372,26 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
   }
 
   /** A node's series; their label sets are kept while the node is, keyed by what varies among a family's series. */
-  private nodeSamples(out: Sample[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, ordinal: number): void {
-    const o = this.options;
-    const kept = this.kept;
-    const key = `node/${node.name}`;
-    out.push(
-      kept.sample(
-        key,
-        KSM.nodeInfo,
-        {
+  /**
+   * A node's series label sets and shard, made the first time it is collected: its name, pool and
+   * ordinal fix them for its life, so a scrape looks up nothing by name (a platform scrape's
+   * 15,000 node series were each found by a key string made anew).
+   */
+  private nodeSeriesOf(pools: readonly DeepReadonly<Pool>[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>): NodeSeries {
+    let series = this.nodeSeries.get(node);
+    if (series === undefined) {
+      const ordinal = nodeOrdinal(pools, node);
+      const labels: Record<string, string> = { node: node.name };
+      labels[ksmLabelName(pool.spec.nodeLabel.key)] = pool.spec.nodeLabel.value;
+      // GPU Feature Discovery labels (NVIDIA k8s-device-plugin v0.20.0 docs/gpu-feature-discovery).
+      labels[ksmLabelName("nvidia.com/gpu.product")] = pool.model.product;
+      labels[ksmLabelName("nvidia.com/gpu.count")] = String(pool.spec.gpusPerNode);
+      const byResource = (family: MetricFamily) =>
+        NODE_RESOURCES.map(([resource, unit]) => seriesLabels(family, { node: node.name, resource, unit }));
+      series = {
+        ordinal,
+        shard: this.shardOfNamed("Node", node.name),
+        info: seriesLabels(KSM.nodeInfo, {
           node: node.name,
           // What the pool's nodes run (the blueprint's nodePools[].software).
           kernel_version: pool.spec.software.kernelVersion,
@@ -357,32 +402,38 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
           pod_cidr: podCidr(ordinal),
           system_uuid: stableUuid(node.name),
           internal_ip: nodeInternalIp(ordinal),
-        },
-        1,
-      ),
-    );
-    const labels: Record<string, string> = { node: node.name };
-    labels[ksmLabelName(pool.spec.nodeLabel.key)] = pool.spec.nodeLabel.value;
-    // GPU Feature Discovery labels (NVIDIA k8s-device-plugin v0.20.0 docs/gpu-feature-discovery).
-    labels[ksmLabelName("nvidia.com/gpu.product")] = pool.model.product;
-    labels[ksmLabelName("nvidia.com/gpu.count")] = String(pool.spec.gpusPerNode);
-    out.push(kept.sample(key, KSM.nodeLabels, labels, 1));
-    // One series per node-role.kubernetes.io/<role> label (node.go's createNodeRoleFamilyGenerator).
-    for (const role of pool.spec.nodeRoles) out.push(kept.sample(`${key}/${role}`, KSM.nodeRole, { node: node.name, role }, 1));
+        }),
+        labels: seriesLabels(KSM.nodeLabels, labels),
+        // One series per node-role.kubernetes.io/<role> label (node.go's createNodeRoleFamilyGenerator).
+        roles: pool.spec.nodeRoles.map((role) => seriesLabels(KSM.nodeRole, { node: node.name, role })),
+        capacity: byResource(KSM.nodeCapacity),
+        allocatable: byResource(KSM.nodeAllocatable),
+        conditions: NODE_CONDITIONS.flatMap((condition) =>
+          CONDITION_STATUSES.map((status) => seriesLabels(KSM.nodeCondition, { node: node.name, condition, status })),
+        ),
+        unschedulable: seriesLabels(KSM.nodeSpecUnschedulable, { node: node.name }),
+      };
+      this.nodeSeries.set(node, series);
+    }
+    return series;
+  }
+  private readonly nodeSeries = new WeakMap<DeepReadonly<Node>, NodeSeries>();
+
+  private nodeSamples(out: Sample[], node: DeepReadonly<Node>, series: NodeSeries): void {
+    const o = this.options;
+    out.push({ family: KSM.nodeInfo, labels: series.info, value: 1 });
+    out.push({ family: KSM.nodeLabels, labels: series.labels, value: 1 });
+    for (const labels of series.roles) out.push({ family: KSM.nodeRole, labels, value: 1 });
 
     // What the node's status lists (the sim's nodeResources says how each figure is made).
     const { capacity, allocatable } = nodeResources(node);
-    const resources = (r: typeof capacity) =>
-      [
-        ["cpu", "core", r.cpuMilli / 1000],
-        ["memory", "byte", r.memoryBytes],
-        ["pods", "integer", o.maxPodsPerNode],
-        ["nvidia_com_gpu", "integer", r.gpus],
-      ] as const;
-    for (const [resource, unit, value] of resources(capacity))
-      out.push(kept.sample(`${key}/${resource}`, KSM.nodeCapacity, { node: node.name, resource, unit }, value));
-    for (const [resource, unit, value] of resources(allocatable))
-      out.push(kept.sample(`${key}/${resource}`, KSM.nodeAllocatable, { node: node.name, resource, unit }, value));
+    const resources = (r: typeof capacity) => [r.cpuMilli / 1000, r.memoryBytes, o.maxPodsPerNode, r.gpus];
+    resources(capacity).forEach((value, i) => {
+      out.push({ family: KSM.nodeCapacity, labels: series.capacity[i] as Labels, value });
+    });
+    resources(allocatable).forEach((value, i) => {
+      out.push({ family: KSM.nodeAllocatable, labels: series.allocatable[i] as Labels, value });
+    });
 
     // A rebooting node stops posting status: after the grace period the node-lifecycle
     // controller sets every condition Unknown. Otherwise Ready, and no pressure but memory
@@ -392,21 +443,18 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
       if (condition === "Ready") return "true";
       return condition === "MemoryPressure" && node.memoryPressureUntil !== null ? "true" : "false";
     };
-    for (const condition of NODE_CONDITIONS)
+    let c = 0;
+    for (const condition of NODE_CONDITIONS) {
+      const current = statusOf(condition);
       for (const status of CONDITION_STATUSES)
-        out.push(
-          kept.sample(
-            `${key}/${condition}/${status}`,
-            KSM.nodeCondition,
-            { node: node.name, condition, status },
-            status === statusOf(condition) ? 1 : 0,
-          ),
-        );
+        out.push({ family: KSM.nodeCondition, labels: series.conditions[c++] as Labels, value: status === current ? 1 : 0 });
+    }
 
     // A cordoned node (drained for its reboot, and until it is back) has spec.unschedulable set.
-    out.push(kept.sample(key, KSM.nodeSpecUnschedulable, { node: node.name }, node.status === "ready" ? 0 : 1));
+    out.push({ family: KSM.nodeSpecUnschedulable, labels: series.unschedulable, value: node.status === "ready" ? 0 : 1 });
+    // Taints come and go with the node's state: their label sets are kept while they last.
     for (const [taint, effect] of nodeTaints(node))
-      out.push(kept.sample(`${key}/${taint}/${effect}`, KSM.nodeSpecTaint, { node: node.name, key: taint, effect }, 1));
+      out.push(this.kept.sample(`node/${node.name}/${taint}/${effect}`, KSM.nodeSpecTaint, { node: node.name, key: taint, effect }, 1));
   }
 }
 
