@@ -6,9 +6,9 @@
  * workload does (pending or running); per-pod series while the pod runs.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import type { ClusterView, DeepReadonly, Gpu, Pool, Workload } from "@gpusynth/sim";
+import type { ClusterView, DeepReadonly, Gpu, Node, Pool, Workload } from "@gpusynth/sim";
 import { systemPodIp } from "../addresses.js";
-import { KeptLabelSets, type MetricConstruct, type Sample, type SubjectLabelSets, type TargetSamples } from "../catalogue.js";
+import { KeptLabelSets, type MetricConstruct, type Sample, seriesLabels, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { GpuActivityModel, GpuWork } from "../gpu/activity.js";
 import type { NodeContainers } from "../kubelet/containers.js";
@@ -167,6 +167,36 @@ export class RunaiConstruct implements MetricConstruct {
     return [{ target: { job: target.job, host: systemPodIp(`runai/${target.job}`), port: target.port, path: target.path }, samples: out }];
   }
 
+  /** A node's series label sets, made the first time it is collected: its name, GPUs and model never change. */
+  private nodeSeriesOf(node: DeepReadonly<Node>, pool: DeepReadonly<Pool>, clusterId: string): NodeSeries {
+    let series = this.nodeSeries.get(node);
+    if (series === undefined) {
+      const labels = { clusterId, node: node.name };
+      series = {
+        gpus: node.gpus.map((gpu): GpuSeries => {
+          const gpuLabels = { ...labels, gpu: String(gpu.index) };
+          return {
+            allocated: seriesLabels(RUNAI.allocatedPerGpu, gpuLabels),
+            lastUtilization: seriesLabels(RUNAI.lastUtilizationTimePerGpu, gpuLabels),
+            utilization: seriesLabels(RUNAI.gpuUtilizationPerGpu, gpuLabels),
+            memoryUsed: seriesLabels(RUNAI.gpuMemoryUsedPerGpu, gpuLabels),
+            memoryTotal: seriesLabels(RUNAI.gpuMemoryTotalPerGpu, gpuLabels),
+          };
+        }),
+        utilization: seriesLabels(RUNAI.gpuUtilizationPerNode, labels),
+        memoryUsed: seriesLabels(RUNAI.gpuMemoryUsedPerNode, labels),
+        memoryTotal: seriesLabels(RUNAI.gpuMemoryTotalPerNode, labels),
+        allocated: seriesLabels(RUNAI.allocatedPerNode, labels),
+        mig: seriesLabels(RUNAI.migModeGpuCount, labels),
+        counts: new Map(),
+      };
+      this.nodeSeries.set(node, series);
+    }
+    return series;
+  }
+  /** Each node's series label sets (nodeSeriesOf), for the node's life. */
+  private readonly nodeSeries = new WeakMap<DeepReadonly<Node>, NodeSeries>();
+
   private nodeSamples(
     out: Sample[],
     pool: DeepReadonly<Pool>,
@@ -176,14 +206,11 @@ export class RunaiConstruct implements MetricConstruct {
     unix: (t: number) => number,
   ): void {
     for (const node of pool.nodes) {
-      const labels = { clusterId, node: node.name };
-      const kept = this.kept;
+      const series = this.nodeSeriesOf(node, pool, clusterId);
       let reporting = 0;
       let utilSum = 0;
       let used = 0;
       let allocated = 0;
-      // Each GPU is its series' subject: its node and index never change.
-      const gpuSets = kept.partsOf(node, node.gpus.length);
       // A rebooting node's GPUs report nothing.
       const gpus = node.status === "rebooting" ? 0 : node.gpus.length;
       for (let i = 0; i < gpus; i++) {
@@ -192,38 +219,37 @@ export class RunaiConstruct implements MetricConstruct {
         reporting++;
         const r = this.activity.readWork(gpu, pool.model, now);
         readings.set(gpu, r);
-        const sets = gpuSets[i] as SubjectLabelSets;
-        const gpuLabels = { ...labels, gpu: String(gpu.index) };
+        const sets = series.gpus[i] as GpuSeries;
         const held = gpu.holder === null ? 0 : 1;
         const lastBusy = this.activity.lastBusyAt(gpu, now);
-        out.push(kept.sampleIn(sets, RUNAI.allocatedPerGpu, gpuLabels, held));
-        out.push(kept.sampleIn(sets, RUNAI.lastUtilizationTimePerGpu, gpuLabels, lastBusy === null ? 0 : unix(lastBusy)));
-        out.push(kept.sampleIn(sets, RUNAI.gpuUtilizationPerGpu, gpuLabels, r.gpuUtil));
-        out.push(kept.sampleIn(sets, RUNAI.gpuMemoryUsedPerGpu, gpuLabels, r.fbUsedMiB));
-        out.push(kept.sampleIn(sets, RUNAI.gpuMemoryTotalPerGpu, gpuLabels, pool.model.framebufferMiB));
+        out.push({ family: RUNAI.allocatedPerGpu, labels: sets.allocated, value: held });
+        out.push({ family: RUNAI.lastUtilizationTimePerGpu, labels: sets.lastUtilization, value: lastBusy === null ? 0 : unix(lastBusy) });
+        out.push({ family: RUNAI.gpuUtilizationPerGpu, labels: sets.utilization, value: r.gpuUtil });
+        out.push({ family: RUNAI.gpuMemoryUsedPerGpu, labels: sets.memoryUsed, value: r.fbUsedMiB });
+        out.push({ family: RUNAI.gpuMemoryTotalPerGpu, labels: sets.memoryTotal, value: pool.model.framebufferMiB });
         utilSum += r.gpuUtil;
         used += r.fbUsedMiB;
         allocated += held;
       }
-      const nodeSets = kept.subject(node);
-      out.push(
-        kept.sampleIn(nodeSets, RUNAI.gpuUtilizationPerNode, labels, reporting === 0 ? 0 : Math.round((utilSum / reporting) * 100) / 100),
-      );
-      out.push(kept.sampleIn(nodeSets, RUNAI.gpuMemoryUsedPerNode, labels, used));
-      out.push(kept.sampleIn(nodeSets, RUNAI.gpuMemoryTotalPerNode, labels, reporting * pool.model.framebufferMiB));
+      out.push({
+        family: RUNAI.gpuUtilizationPerNode,
+        labels: series.utilization,
+        value: reporting === 0 ? 0 : Math.round((utilSum / reporting) * 100) / 100,
+      });
+      out.push({ family: RUNAI.gpuMemoryUsedPerNode, labels: series.memoryUsed, value: used });
+      out.push({ family: RUNAI.gpuMemoryTotalPerNode, labels: series.memoryTotal, value: reporting * pool.model.framebufferMiB });
       const ready = String(node.status !== "rebooting");
       const schedulable = String(node.status === "ready");
-      // Its label set changes with the node's readiness: the subject's key says which it is.
-      out.push(
-        kept.sample(
-          `node/${node.name}/${ready}/${schedulable}`,
-          RUNAI.gpuCountPerNode,
-          { ...labels, modelName: pool.model.modelName, ready, schedulable },
-          reporting,
-        ),
-      );
-      out.push(kept.sampleIn(nodeSets, RUNAI.allocatedPerNode, labels, allocated));
-      out.push(kept.sampleIn(nodeSets, RUNAI.migModeGpuCount, labels, 0));
+      // Its label set changes with the node's readiness: one kept for each it has had.
+      const readiness = `${ready}/${schedulable}`;
+      let count = series.counts.get(readiness);
+      if (count === undefined) {
+        count = seriesLabels(RUNAI.gpuCountPerNode, { clusterId, node: node.name, modelName: pool.model.modelName, ready, schedulable });
+        series.counts.set(readiness, count);
+      }
+      out.push({ family: RUNAI.gpuCountPerNode, labels: count, value: reporting });
+      out.push({ family: RUNAI.allocatedPerNode, labels: series.allocated, value: allocated });
+      out.push({ family: RUNAI.migModeGpuCount, labels: series.mig, value: 0 });
     }
   }
 }
@@ -236,4 +262,27 @@ function gpusOf(w: { readonly pods: readonly { readonly gpus: readonly DeepReado
   const gpus: DeepReadonly<Gpu>[] = [];
   for (const pod of w.pods) for (const gpu of pod.gpus) gpus.push(gpu);
   return gpus;
+}
+
+type Labels = Readonly<Record<string, string>>;
+
+/** A GPU's series label sets, one per family. */
+interface GpuSeries {
+  readonly allocated: Labels;
+  readonly lastUtilization: Labels;
+  readonly utilization: Labels;
+  readonly memoryUsed: Labels;
+  readonly memoryTotal: Labels;
+}
+
+/** A node's series label sets (RunaiConstruct.nodeSeriesOf): its GPUs', by index, and its own. */
+interface NodeSeries {
+  readonly gpus: readonly GpuSeries[];
+  readonly utilization: Labels;
+  readonly memoryUsed: Labels;
+  readonly memoryTotal: Labels;
+  readonly allocated: Labels;
+  readonly mig: Labels;
+  /** The GPU count's label set for each readiness (ready/schedulable) the node has had. */
+  readonly counts: Map<string, Labels>;
 }
