@@ -167,8 +167,8 @@ export class RunaiConstruct implements MetricConstruct {
     return [{ target: { job: target.job, host: systemPodIp(`runai/${target.job}`), port: target.port, path: target.path }, samples: out }];
   }
 
-  /** A node's series label sets, made the first time it is collected: its name, GPUs and model never change. */
-  private nodeSeriesOf(node: DeepReadonly<Node>, pool: DeepReadonly<Pool>, clusterId: string): NodeSeries {
+  /** A node's series label sets, made the first time it is collected: its name and GPUs never change. */
+  private nodeSeriesOf(node: DeepReadonly<Node>, clusterId: string): NodeSeries {
     let series = this.nodeSeries.get(node);
     if (series === undefined) {
       const labels = { clusterId, node: node.name };
@@ -206,7 +206,7 @@ export class RunaiConstruct implements MetricConstruct {
     unix: (t: number) => number,
   ): void {
     for (const node of pool.nodes) {
-      const series = this.nodeSeriesOf(node, pool, clusterId);
+      const series = this.nodeSeriesOf(node, clusterId);
       let reporting = 0;
       let utilSum = 0;
       let used = 0;
