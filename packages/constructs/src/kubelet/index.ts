@@ -69,11 +69,6 @@ export function cpuQuota(cpuLimitMilli: number): number {
   return Math.max(1000, Math.floor((cpuLimitMilli * CPU_PERIOD_US) / 1000));
 }
 
-/** `{ [key]: value }` where the value is defined, `{}` where not (options objects hold no undefined). */
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
 /** A pod's CFS counters from its containers': their periods, none throttled at the pod's level. */
 function podCfs(members: readonly Cgroup[]): CfsCounters | undefined {
   let periods: number | undefined;
@@ -97,7 +92,7 @@ interface Cgroup {
   readonly rss: number;
   readonly cache: number;
   /** Its CFS counters, where gpusynth models them (a container held at its limit: usage.ts starvedCfs). */
-  readonly cfs?: CfsCounters;
+  readonly cfs: CfsCounters | undefined;
 }
 
 export class KubeletConstruct implements MetricConstruct {
@@ -171,30 +166,50 @@ export class KubeletConstruct implements MetricConstruct {
         cpuSeconds: cpuSeconds(c.usage, now),
         rss: memory.rss,
         cache: memory.cache,
-        ...optional("cfs", starvedCfs(c.usage, now)),
+        cfs: starvedCfs(c.usage, now),
       };
       out.push(cgroup);
-      const pod = pods.get(c.pod.uid) ?? { pod: c.pod, members: [] };
-      pod.members.push(cgroup);
-      pods.set(c.pod.uid, pod);
+      const pod = pods.get(c.pod.uid);
+      if (pod === undefined) pods.set(c.pod.uid, { pod: c.pod, members: [cgroup] });
+      else pod.members.push(cgroup);
     }
     for (const { pod, members } of pods.values()) {
-      const sum = (f: (c: Cgroup) => number) => members.reduce((total, c) => total + f(c), 0);
+      // The pod's sums, each from zero in its containers' order, in one pass.
+      let cpuMilli = 0;
+      let cpuLimitMilli = 0;
+      let memoryLimitBytes = 0;
+      let everyCpuLimit = true;
+      let everyMemoryLimit = true;
+      let startMs = Number.POSITIVE_INFINITY;
+      let cpu = 0;
+      let rss = 0;
+      let cache = 0;
+      for (const c of members) {
+        cpuMilli += c.cpuMilli;
+        cpuLimitMilli += c.cpuLimitMilli;
+        memoryLimitBytes += c.memoryLimitBytes;
+        everyCpuLimit &&= c.cpuLimitMilli > 0;
+        everyMemoryLimit &&= c.memoryLimitBytes > 0;
+        startMs = Math.min(startMs, c.startMs);
+        cpu += c.cpuSeconds;
+        rss += c.rss;
+        cache += c.cache;
+      }
       out.push({
         labels: this.podLabels(pod),
         record: pod,
-        cpuMilli: sum((c) => c.cpuMilli),
+        cpuMilli,
         // A pod's cgroup has a CPU quota only when every container has a limit (their sum).
-        cpuLimitMilli: members.every((c) => c.cpuLimitMilli > 0) ? sum((c) => c.cpuLimitMilli) : 0,
+        cpuLimitMilli: everyCpuLimit ? cpuLimitMilli : 0,
         // A pod limits memory only when every container does (the pod's cgroup: their sum).
-        memoryLimitBytes: members.every((c) => c.memoryLimitBytes > 0) ? sum((c) => c.memoryLimitBytes) : 0,
-        startMs: Math.min(...members.map((c) => c.startMs)),
-        cpuSeconds: sum((c) => c.cpuSeconds),
-        rss: sum((c) => c.rss),
-        cache: sum((c) => c.cache),
+        memoryLimitBytes: everyMemoryLimit ? memoryLimitBytes : 0,
+        startMs,
+        cpuSeconds: cpu,
+        rss,
+        cache,
         // The pod's quota is its container's: the container's own runs out first, so the pod's
         // cgroup counts the same periods and is not throttled itself.
-        ...optional("cfs", podCfs(members)),
+        cfs: podCfs(members),
       });
     }
     return out;
@@ -242,14 +257,20 @@ export class KubeletConstruct implements MetricConstruct {
         samples.push(family.type === "counter" ? { family, labels, value: v, startMs: c.startMs } : { family, labels, value: v });
       }
     };
+    // Each cgroup's kept samples, looked up once for the families that keep theirs.
+    const keptOf = cgroups.map((c) => {
+      let made = this.keptOf.get(c.record);
+      if (made === undefined) {
+        made = new Map();
+        this.keptOf.set(c.record, made);
+      }
+      return made;
+    });
     /** A family whose value never changes while the cgroup exists: its samples are made once and kept. */
     const kept = (family: MetricFamily, value: (c: Cgroup) => number | undefined) => {
-      for (const c of cgroups) {
-        let made = this.keptOf.get(c.record);
-        if (made === undefined) {
-          made = new Map();
-          this.keptOf.set(c.record, made);
-        }
+      for (let i = 0; i < cgroups.length; i++) {
+        const c = cgroups[i] as Cgroup;
+        const made = keptOf[i] as Map<MetricFamily, Sample | null>;
         let s = made.get(family);
         if (s === undefined) {
           const v = value(c);
