@@ -125,6 +125,64 @@ const MODES: readonly (readonly [ThermalMode, boolean])[] = [
   ...MEMORY_MODES.map((m) => [m, false] as const),
 ];
 
+/**
+ * What a thermal walk works out for each piece, kept for the few it meets again: each mode's
+ * target under a load (at a run's intensity and any power limit) and each mode's decay over a
+ * piece's duration. The last minutes of a training GPU are a step's three loads and durations
+ * over and over; a piece met again is looked up among the last four of each instead of worked out
+ * again (four exponentials a piece), with the same arithmetic, so the same digits.
+ */
+class ThermalMemo {
+  private static readonly SLOTS = 4;
+  private board: Board | undefined;
+  private readonly loads: Array<Load | undefined> = new Array(ThermalMemo.SLOTS).fill(undefined);
+  private readonly intensities = new Float64Array(ThermalMemo.SLOTS);
+  private readonly limits: Array<number | undefined> = new Array(ThermalMemo.SLOTS).fill(undefined);
+  private loadSlots = 0;
+  /** Per load slot, each mode's target (MODES' order). */
+  readonly targets = new Float64Array(ThermalMemo.SLOTS * MODES.length);
+  private readonly durations = new Float64Array(ThermalMemo.SLOTS).fill(Number.NaN);
+  private durationSlots = 0;
+  /** Per duration slot, each mode's decay over it. */
+  readonly decays = new Float64Array(ThermalMemo.SLOTS * MODES.length);
+
+  /** Starts a walk over `board`'s pieces (the targets are the board's own). */
+  start(board: Board): void {
+    this.board = board;
+    this.loads.fill(undefined);
+    this.loadSlots = 0;
+  }
+
+  /** Where the modes' targets under the load start in `targets`. */
+  targetsOf(load: Load, intensity: number, limitW: number | undefined): number {
+    const count = Math.min(this.loadSlots, ThermalMemo.SLOTS);
+    for (let k = 0; k < count; k++)
+      if (this.loads[k] === load && this.intensities[k] === intensity && this.limits[k] === limitW) return k * MODES.length;
+    const k = this.loadSlots++ % ThermalMemo.SLOTS;
+    this.loads[k] = load;
+    this.intensities[k] = intensity;
+    this.limits[k] = limitW;
+    const board = this.board as Board;
+    const watts = board.draw(load, intensity, limitW).watts;
+    for (let i = 0; i < MODES.length; i++) {
+      const [mode, die] = MODES[i] as (typeof MODES)[number];
+      this.targets[k * MODES.length + i] = board.modeTarget(mode, watts, load, die);
+    }
+    return k * MODES.length;
+  }
+
+  /** Where the modes' decays over `ms` start in `decays` (they depend on the duration alone: kept across walks). */
+  decaysOver(ms: number): number {
+    for (let k = 0; k < ThermalMemo.SLOTS; k++) if (this.durations[k] === ms) return k * MODES.length;
+    const k = this.durationSlots++ % ThermalMemo.SLOTS;
+    this.durations[k] = ms;
+    for (let i = 0; i < MODES.length; i++)
+      this.decays[k * MODES.length + i] = Math.exp(-ms / (MODES[i] as (typeof MODES)[number])[0].tauMs);
+    return k * MODES.length;
+  }
+}
+const THERMAL_MEMO = new ThermalMemo();
+
 /** What is integrated over a GPU's runs: energy (J), and the time (ms) the power cap held the clock. */
 interface Sums {
   joules: number;
@@ -296,17 +354,19 @@ export class GpuActivityModel {
   /** The die's and memory's temperatures at t: each thermal mode driven by the true power over the last minutes. */
   private temperatures(uuid: string, caps: readonly PowerCap[], board: Board, t: number): { die: number; memory: number } {
     const y = new Float64Array(MODES.length).fill(Number.NaN);
+    const memo = THERMAL_MEMO;
+    memo.start(board);
     this.timelines.walk(
       uuid,
       t - THERMAL_MEMORY_MS,
       t,
       cutAtChanges(caps, (from, to, load, run, limitW) => {
-        const watts = board.draw(load, run?.intensity ?? 1, limitW).watts;
+        const targets = memo.targetsOf(load, run?.intensity ?? 1, limitW);
+        const decays = memo.decaysOver(to - from);
         for (let i = 0; i < MODES.length; i++) {
-          const [mode, die] = MODES[i] as (typeof MODES)[number];
-          const target = board.modeTarget(mode, watts, load, die);
+          const target = memo.targets[targets + i] as number;
           const before = Number.isNaN(y[i] as number) ? target : (y[i] as number);
-          y[i] = target + (before - target) * Math.exp(-(to - from) / mode.tauMs);
+          y[i] = target + (before - target) * (memo.decays[decays + i] as number);
         }
       }),
     );
