@@ -8,7 +8,7 @@
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool, Workload } from "@gpusynth/sim";
 import { systemPodIp } from "../addresses.js";
-import { KeptLabelSets, type MetricConstruct, type Sample, seriesLabels, type TargetSamples } from "../catalogue.js";
+import { KeptLabelSets, type MetricConstruct, type Sample, type SubjectLabelSets, seriesLabels, type TargetSamples } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { GpuActivityModel, GpuWork } from "../gpu/activity.js";
 import type { NodeContainers } from "../kubelet/containers.js";
@@ -72,8 +72,9 @@ export class RunaiConstruct implements MetricConstruct {
         user: w.user,
         project: w.project,
       };
-      // Its series' label sets, looked up once for its nine families.
-      const workload = kept.subject(`workload/${w.uid}`);
+      // Its series' label sets, looked up once for its nine families (the workload's object is
+      // their subject: it lives as long as the workload).
+      const workload = kept.subject(w);
       out.push(kept.sampleIn(workload, RUNAI.requestedGpusPerWorkload, labels, w.gpus));
       out.push(
         kept.sampleIn(
@@ -112,11 +113,14 @@ export class RunaiConstruct implements MetricConstruct {
       projectGpus.set(w.project, project);
       for (const pod of w.pods) {
         const podLabels = { clusterId, pod_name: pod.name, pod_uuid: pod.uid, pod_namespace: w.namespace, node: pod.node.name };
-        out.push(kept.sample(`pod/${pod.uid}`, RUNAI.allocatedPerPod, podLabels, pod.gpus.length));
-        for (const gpu of pod.gpus) {
+        out.push(kept.sampleIn(kept.subject(pod), RUNAI.allocatedPerPod, podLabels, pod.gpus.length));
+        // Each of the pod's GPUs is a subject by its place among them: a pod keeps its GPUs.
+        const podGpus = kept.partsOf(pod, pod.gpus.length);
+        for (let i = 0; i < pod.gpus.length; i++) {
+          const gpu = pod.gpus[i] as DeepReadonly<Gpu>;
           const r = readings.get(gpu);
           if (r === undefined) continue;
-          const podGpu = kept.subject(`pod/${pod.uid}/${gpu.index}`);
+          const podGpu = podGpus[i] as SubjectLabelSets;
           const gpuLabels = { ...podLabels, gpu: String(gpu.index) };
           out.push(kept.sampleIn(podGpu, RUNAI.gpuUtilizationPerPodPerGpu, gpuLabels, r.gpuUtil));
           out.push(kept.sampleIn(podGpu, RUNAI.gpuMemoryUsedPerPodPerGpu, gpuLabels, r.fbUsedMiB));
@@ -127,29 +131,33 @@ export class RunaiConstruct implements MetricConstruct {
     for (const project of this.blueprint.projects) {
       const deserved = Object.values(project.nodePools).reduce((sum, q) => sum + q.deserved, 0);
       const used = projectGpus.get(project.name);
-      const projectKey = `project/${project.name}`;
-      out.push(kept.sample(projectKey, RUNAI.projectGuaranteedGpus, { clusterId, project: project.name }, deserved));
+      // The blueprint's project is its series' subject, its node pools' queues parts of it.
+      const projectKey = kept.subject(project);
+      out.push(kept.sampleIn(projectKey, RUNAI.projectGuaranteedGpus, { clusterId, project: project.name }, deserved));
       out.push(
-        kept.sample(
+        kept.sampleIn(
           projectKey,
           RUNAI.projectInfo,
           { clusterId, project: project.name, department: project.department, gpu_guaranteed_quota: String(deserved) },
           1,
         ),
       );
-      out.push(kept.sample(projectKey, RUNAI.allocatedPerProject, { clusterId, project: project.name }, used?.allocated ?? 0));
+      out.push(kept.sampleIn(projectKey, RUNAI.allocatedPerProject, { clusterId, project: project.name }, used?.allocated ?? 0));
       out.push(
-        kept.sample(
+        kept.sampleIn(
           projectKey,
           RUNAI.gpuUtilizationPerProject,
           { clusterId, project: project.name },
           used === undefined || used.allocated === 0 ? 0 : Math.round((used.utilSum / used.allocated) * 100) / 100,
         ),
       );
-      for (const [pool, quota] of Object.entries(project.nodePools)) {
+      const pools = Object.entries(project.nodePools);
+      const queues = kept.partsOf(project, pools.length);
+      for (let i = 0; i < pools.length; i++) {
+        const [pool, quota] = pools[i] as (typeof pools)[number];
         out.push(
-          kept.sample(
-            `${projectKey}/${pool}`,
+          kept.sampleIn(
+            queues[i] as SubjectLabelSets,
             RUNAI.queueInfo,
             {
               clusterId,
