@@ -239,10 +239,20 @@ export class SchedulerLog {
     }
     // Milliseconds, truncated: a live run's stamps divide simulated time by the speed and carry
     // fractions of a millisecond that zap's layout does not print.
-    return `${this.isoPrefix}${String(Math.floor(timeMs - second * 1000)).padStart(3, "0")}Z`;
+    const ms = Math.floor(timeMs - second * 1000);
+    // A cycle's lines come a few to a millisecond: the last stamp serves the next.
+    if (second !== this.stampSecond || ms !== this.stampMs) {
+      this.stampSecond = second;
+      this.stampMs = ms;
+      this.stamp = `${this.isoPrefix}${String(ms).padStart(3, "0")}Z`;
+    }
+    return this.stamp;
   }
   private isoSecond = Number.NaN;
   private isoPrefix = "";
+  private stampSecond = Number.NaN;
+  private stampMs = Number.NaN;
+  private stamp = "";
 
   /** When the cycle of period boundary `t` starts (simulated ms), how long it runs, and the drift after it. */
   private timing(t: number, cycle: Cycle): CycleTiming {
@@ -364,7 +374,7 @@ export class SchedulerLog {
         receiver: "filelog",
         resource: this.resource,
         timeMs,
-        body: `${this.timestamp(timeMs)}\t${line.level === "warn" ? LEVEL_WARN : LEVEL_INFO}\t${line.caller}\t${prefixOf(line.action)}${trimTrailing(line.msg)}`,
+        body: `${this.timestamp(timeMs)}${lineHead(line)}${prefixOf(line.action)}${lineText(line)}`,
         attributes: this.attributes,
       });
     }
@@ -382,6 +392,31 @@ function trimTrailing(text: string): string {
   for (let c = text.charCodeAt(end - 1); c === 32 || c === 9 || c === 13 || c === 10; c = text.charCodeAt(--end - 1));
   return end === text.length ? text : text.slice(0, end);
 }
+
+/**
+ * What a line's record says around the cycle's prefix, made once per line (most lines are kept
+ * with what they report and written again cycle after cycle): its level and caller between tabs,
+ * and its message as filelog delivers it (trimTrailing).
+ */
+function lineHead(line: Line): string {
+  let head = lineHeads.get(line);
+  if (head === undefined) {
+    head = `\t${line.level === "warn" ? LEVEL_WARN : LEVEL_INFO}\t${line.caller}\t`;
+    lineHeads.set(line, head);
+  }
+  return head;
+}
+const lineHeads = new WeakMap<Line, string>();
+
+function lineText(line: Line): string {
+  let text = lineTexts.get(line);
+  if (text === undefined) {
+    text = trimTrailing(line.msg);
+    lineTexts.set(line, text);
+  }
+  return text;
+}
+const lineTexts = new WeakMap<Line, string>();
 
 /** resource_division.go:64 logs at V3. */
 const DIVISION_V = 3;
