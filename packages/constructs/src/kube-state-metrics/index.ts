@@ -69,7 +69,7 @@ const NODE_RESOURCES = [
 
 type Labels = Readonly<Record<string, string>>;
 
-/** A node's series label sets (KubeStateMetrics.nodeSeriesOf) and its instance. */
+/** A node's series label sets (nodeSeriesOf), its ordinal, and the instance (shard) that lists it. */
 interface NodeSeries {
   /** The node's place in the cluster (addresses.ts nodeOrdinal). */
   readonly ordinal: number;
@@ -134,7 +134,7 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
   private readonly podShards: UidShards;
   /** Each node's and namespace's shard, by name (their UIDs are fixed by their names). */
   private readonly namedShards = new Map<string, number>();
-  /** The nodes' and namespaces' series label sets, kept while the node or namespace is collected. */
+  /** The namespaces' and the nodes' taints' series label sets, kept while the namespace or taint is collected. */
   private readonly kept = new KeptLabelSets();
 
   /** `clock` stamps kube_pod_created and kube_pod_start_time on the run's time axis. */
@@ -371,7 +371,6 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
     });
   }
 
-  /** A node's series; their label sets are kept while the node is, keyed by what varies among a family's series. */
   /**
    * A node's series label sets and shard, made the first time it is collected: its name, pool and
    * ordinal fix them for its life, so a scrape looks up nothing by name (a platform scrape's
@@ -419,6 +418,7 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
   }
   private readonly nodeSeries = new WeakMap<DeepReadonly<Node>, NodeSeries>();
 
+  /** A node's series, on the label sets its NodeSeries keeps (its taints' kept by key while they last). */
   private nodeSamples(out: Sample[], node: DeepReadonly<Node>, series: NodeSeries): void {
     const o = this.options;
     out.push({ family: KSM.nodeInfo, labels: series.info, value: 1 });

@@ -29,7 +29,7 @@ export class RunaiConstruct implements MetricConstruct {
   readonly area = "runai";
   readonly families = RUNAI_FAMILIES;
   readonly placement = RUNAI_PLACEMENT;
-  /** Its series' label sets, kept while their node, GPU, workload or pod is collected. */
+  /** Its series' label sets, kept with their subjects (a workload, a pod, a project, a node's CPU and memory); a node's GPUs' are in nodeSeriesOf. */
   private readonly kept = new KeptLabelSets();
 
   /** `clock` stamps the last-busy times on the run's time axis. */
@@ -132,20 +132,20 @@ export class RunaiConstruct implements MetricConstruct {
       const deserved = Object.values(project.nodePools).reduce((sum, q) => sum + q.deserved, 0);
       const used = projectGpus.get(project.name);
       // The blueprint's project is its series' subject, its node pools' queues parts of it.
-      const projectKey = kept.subject(project);
-      out.push(kept.sampleIn(projectKey, RUNAI.projectGuaranteedGpus, { clusterId, project: project.name }, deserved));
+      const projectSets = kept.subject(project);
+      out.push(kept.sampleIn(projectSets, RUNAI.projectGuaranteedGpus, { clusterId, project: project.name }, deserved));
       out.push(
         kept.sampleIn(
-          projectKey,
+          projectSets,
           RUNAI.projectInfo,
           { clusterId, project: project.name, department: project.department, gpu_guaranteed_quota: String(deserved) },
           1,
         ),
       );
-      out.push(kept.sampleIn(projectKey, RUNAI.allocatedPerProject, { clusterId, project: project.name }, used?.allocated ?? 0));
+      out.push(kept.sampleIn(projectSets, RUNAI.allocatedPerProject, { clusterId, project: project.name }, used?.allocated ?? 0));
       out.push(
         kept.sampleIn(
-          projectKey,
+          projectSets,
           RUNAI.gpuUtilizationPerProject,
           { clusterId, project: project.name },
           used === undefined || used.allocated === 0 ? 0 : Math.round((used.utilSum / used.allocated) * 100) / 100,
