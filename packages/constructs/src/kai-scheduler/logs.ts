@@ -394,9 +394,8 @@ function trimTrailing(text: string): string {
 }
 
 /**
- * What a line's record says around the cycle's prefix, made once per line (most lines are kept
- * with what they report and written again cycle after cycle): its level and caller between tabs,
- * and its message as filelog delivers it (trimTrailing).
+ * What a line's record says before the cycle's prefix, made once per line (most lines are kept
+ * with what they report and written again cycle after cycle): its level and caller between tabs.
  */
 function lineHead(line: Line): string {
   let head = lineHeads.get(line);
@@ -408,6 +407,7 @@ function lineHead(line: Line): string {
 }
 const lineHeads = new WeakMap<Line, string>();
 
+/** A line's message as filelog delivers it (trimTrailing), made once per line. */
 function lineText(line: Line): string {
   let text = lineTexts.get(line);
   if (text === undefined) {
