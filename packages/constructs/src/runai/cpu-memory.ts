@@ -52,12 +52,13 @@ export function cpuMemorySamples(
         used += u.used;
       }
       const r = requested.get(node.name) ?? { cpuMilli: 0, memory: 0 };
-      const nodeKey = `node/${node.name}`;
-      out.push(kept.sample(nodeKey, R.nodeCpuRequested, labels, r.cpuMilli / 1000));
-      out.push(kept.sample(nodeKey, R.nodeCpuUtilization, labels, round(cores / cpus, 4)));
-      out.push(kept.sample(nodeKey, R.nodeMemoryUtilization, labels, round(used / memory, 4)));
-      out.push(kept.sample(nodeKey, R.nodeMemoryRequested, labels, r.memory));
-      out.push(kept.sample(nodeKey, R.nodeMemoryUsed, labels, used));
+      // Each subject's label sets are kept with its object (a node, a workload, a pod), looked up once for its families.
+      const nodeSets = kept.subject(node);
+      out.push(kept.sampleIn(nodeSets, R.nodeCpuRequested, labels, r.cpuMilli / 1000));
+      out.push(kept.sampleIn(nodeSets, R.nodeCpuUtilization, labels, round(cores / cpus, 4)));
+      out.push(kept.sampleIn(nodeSets, R.nodeMemoryUtilization, labels, round(used / memory, 4)));
+      out.push(kept.sampleIn(nodeSets, R.nodeMemoryRequested, labels, r.memory));
+      out.push(kept.sampleIn(nodeSets, R.nodeMemoryUsed, labels, used));
       clusterCpus += cpus;
       clusterCores += cores;
       clusterMemory += memory;
@@ -71,13 +72,14 @@ export function cpuMemorySamples(
   // Active workloads (pending or running, as Run:ai's other per-workload families): what they ask for.
   for (const w of [...view.pending, ...view.running]) {
     const job = { clusterId, job_name: w.name, job_uuid: w.uid };
-    const workload = `workload/${w.uid}`;
-    out.push(kept.sample(workload, R.activeCpuRequested, job, (w.cpuMilliPerGpu * w.gpus) / 1000));
-    out.push(kept.sample(workload, R.activeMemoryRequested, job, w.memoryBytesPerGpu * w.gpus));
+    const workload = kept.subject(w);
+    out.push(kept.sampleIn(workload, R.activeCpuRequested, job, (w.cpuMilliPerGpu * w.gpus) / 1000));
+    out.push(kept.sampleIn(workload, R.activeMemoryRequested, job, w.memoryBytesPerGpu * w.gpus));
     // Limits only where the workload set them: each of its pods' containers carries one.
     if (w.cpuLimitMilliPerGpu !== undefined)
-      out.push(kept.sample(workload, R.cpuLimitPerWorkload, job, (w.cpuLimitMilliPerGpu * w.gpus) / 1000));
-    if (w.memoryLimitBytes !== undefined) out.push(kept.sample(workload, R.memoryLimitPerWorkload, job, w.memoryLimitBytes * podCount(w)));
+      out.push(kept.sampleIn(workload, R.cpuLimitPerWorkload, job, (w.cpuLimitMilliPerGpu * w.gpus) / 1000));
+    if (w.memoryLimitBytes !== undefined)
+      out.push(kept.sampleIn(workload, R.memoryLimitPerWorkload, job, w.memoryLimitBytes * podCount(w)));
   }
   for (const w of view.running) {
     let cores = 0;
@@ -88,12 +90,14 @@ export function cpuMemorySamples(
       cores += u?.cores ?? 0;
       used += u?.used ?? 0;
       const podLabels = { clusterId, pod_name: pod.name, pod_uuid: pod.uid, pod_namespace: w.namespace, node: pod.node.name };
-      out.push(kept.sample(`pod/${pod.uid}`, R.allocatedMilliCpusPerPod, podLabels, w.cpuMilliPerGpu * pod.gpus.length));
-      out.push(kept.sample(`pod/${pod.uid}`, R.allocatedMemoryPerPod, podLabels, w.memoryBytesPerGpu * pod.gpus.length));
+      const podSets = kept.subject(pod);
+      out.push(kept.sampleIn(podSets, R.allocatedMilliCpusPerPod, podLabels, w.cpuMilliPerGpu * pod.gpus.length));
+      out.push(kept.sampleIn(podSets, R.allocatedMemoryPerPod, podLabels, w.memoryBytesPerGpu * pod.gpus.length));
     }
     const labels = { clusterId, workload_id: w.uid, workload_name: w.name, project: w.project };
-    out.push(kept.sample(`workload/${w.uid}`, R.jobCpuUsage, labels, round(cores, 3)));
-    out.push(kept.sample(`workload/${w.uid}`, R.jobMemoryUsed, labels, used));
+    const workload = kept.subject(w);
+    out.push(kept.sampleIn(workload, R.jobCpuUsage, labels, round(cores, 3)));
+    out.push(kept.sampleIn(workload, R.jobMemoryUsed, labels, used));
   }
 }
 
