@@ -300,44 +300,7 @@ export class SchedulerLog {
     if (this.options.tally !== true) for (const entry of divisionOrder(cycle.division, session)) lines.push(divisionLine(entry));
     lines.push(SNAPSHOT_PLUGIN_LINE);
 
-    const afterAllocate = cycle.allocate.filter((a) => a.outcome !== "allocated" && a.outcome !== "pipelined").length;
-    const reclaimed = cycle.reclaim.filter((a) => a.outcome === "reclaimed").length;
-    const jobsIn: Readonly<Record<Action, number>> = {
-      allocate: cycle.pendingJobs,
-      consolidation: cycle.consolidation.length,
-      reclaim: afterAllocate,
-      preempt: afterAllocate - reclaimed,
-      stalegangeviction: 0,
-    };
-    const attempts: Readonly<Record<Action, ReadonlyArray<readonly Line[]>>> = {
-      allocate: cycle.allocate.map((a) => attemptLines(a, allocateLines)),
-      consolidation: cycle.consolidation.map((a) => attemptLines(a, consolidationLines)),
-      reclaim: cycle.reclaim.map((a) => attemptLines(a, reclaimLines)),
-      preempt: cycle.preempt.map((a) => attemptLines(a, preemptLines)),
-      stalegangeviction: (cycle.staleGangEviction ?? []).map(({ workload, pods }) =>
-        pods.map(
-          (pod): Line => ({
-            v: 3,
-            caller: "stalegangeviction/stalegangeviction.go:80",
-            action: "stalegangeviction",
-            msg: `Evicted task: <${workload.namespace}/${pod.name}> due its job being a stale job, its status: <Running>`,
-          }),
-        ),
-      ),
-    };
-    for (const action of ACTIONS) {
-      lines.push(ENTER_LINE[action]);
-      const thereAre = THERE_ARE[action];
-      if (thereAre !== undefined)
-        lines.push({
-          v: 2,
-          caller: thereAre,
-          action,
-          msg: `There are <${jobsIn[action]}> PodGroupInfos and <${cycle.leafQueues}> Queues in total for scheduling`,
-        });
-      for (const attempt of attempts[action]) lines.push(...attempt);
-      lines.push(LEAVE_LINE[action]);
-    }
+    for (const line of actionLines(cycle)) lines.push(line);
     lines.push(END_LINE);
 
     const plain = `[${colour(session)}] `;
@@ -392,6 +355,58 @@ function trimTrailing(text: string): string {
   for (let c = text.charCodeAt(end - 1); c === 32 || c === 9 || c === 13 || c === 10; c = text.charCodeAt(--end - 1));
   return end === text.length ? text : text.slice(0, end);
 }
+
+/**
+ * A cycle's actions' lines, from entering allocate to leaving stale gang eviction: they depend on
+ * the cycle alone (its session and times change only their records' text), so an idle cycle,
+ * repeated every period until something changes, makes them once.
+ */
+function actionLines(cycle: Cycle): readonly Line[] {
+  let lines = actionLinesOf.get(cycle);
+  if (lines !== undefined) return lines;
+  lines = [];
+  const afterAllocate = cycle.allocate.filter((a) => a.outcome !== "allocated" && a.outcome !== "pipelined").length;
+  const reclaimed = cycle.reclaim.filter((a) => a.outcome === "reclaimed").length;
+  const jobsIn: Readonly<Record<Action, number>> = {
+    allocate: cycle.pendingJobs,
+    consolidation: cycle.consolidation.length,
+    reclaim: afterAllocate,
+    preempt: afterAllocate - reclaimed,
+    stalegangeviction: 0,
+  };
+  const attempts: Readonly<Record<Action, ReadonlyArray<readonly Line[]>>> = {
+    allocate: cycle.allocate.map((a) => attemptLines(a, allocateLines)),
+    consolidation: cycle.consolidation.map((a) => attemptLines(a, consolidationLines)),
+    reclaim: cycle.reclaim.map((a) => attemptLines(a, reclaimLines)),
+    preempt: cycle.preempt.map((a) => attemptLines(a, preemptLines)),
+    stalegangeviction: (cycle.staleGangEviction ?? []).map(({ workload, pods }) =>
+      pods.map(
+        (pod): Line => ({
+          v: 3,
+          caller: "stalegangeviction/stalegangeviction.go:80",
+          action: "stalegangeviction",
+          msg: `Evicted task: <${workload.namespace}/${pod.name}> due its job being a stale job, its status: <Running>`,
+        }),
+      ),
+    ),
+  };
+  for (const action of ACTIONS) {
+    lines.push(ENTER_LINE[action]);
+    const thereAre = THERE_ARE[action];
+    if (thereAre !== undefined)
+      lines.push({
+        v: 2,
+        caller: thereAre,
+        action,
+        msg: `There are <${jobsIn[action]}> PodGroupInfos and <${cycle.leafQueues}> Queues in total for scheduling`,
+      });
+    for (const attempt of attempts[action]) lines.push(...attempt);
+    lines.push(LEAVE_LINE[action]);
+  }
+  actionLinesOf.set(cycle, lines);
+  return lines;
+}
+const actionLinesOf = new WeakMap<Cycle, Line[]>();
 
 /**
  * What a line's record says before the cycle's prefix, made once per line (most lines are kept
