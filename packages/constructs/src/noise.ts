@@ -42,7 +42,12 @@ function mixed(state: number): number {
 
 /** A value in [lo, hi) fixed for a key. */
 export function between(key: string, lo: number, hi: number, bucket = 0): number {
-  return lo + (hi - lo) * unitHash(key, bucket);
+  return within(unitHash(key, bucket), lo, hi);
+}
+
+/** A draw in [0, 1) carried into [lo, hi), as between carries its key's (for draws hashed in parts). */
+export function within(unit: number, lo: number, hi: number): number {
+  return lo + (hi - lo) * unit;
 }
 
 /** `words` × 8 hex digits fixed for a key: digests and IDs the simulation does not model. */

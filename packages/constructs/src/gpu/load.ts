@@ -23,7 +23,7 @@
  * bounds, said so where they are set.
  */
 import type { WorkloadType } from "@gpusynth/blueprint";
-import { between, hashOn, hashState, unitHash, unitOfState } from "../noise.js";
+import { between, hashOn, hashState, unitHash, unitOfState, within } from "../noise.js";
 
 /** What one GPU is asked to do while a piece lasts. */
 export interface Load {
@@ -213,12 +213,11 @@ class TrainingRhythm implements Rhythm {
 
   constructor(private readonly run: RunOf) {
     const draws = trainingDraws(run.workloadUid);
-    const within = (unit: number, lo: number, hi: number) => lo + (hi - lo) * unit;
     this.work = Math.round(within(draws.step, 20_000, 90_000));
     const share = run.dataWait ?? 0;
     this.wait = Math.round((this.work * share) / (1 - share));
     this.step = this.work + this.wait;
-    const level = Math.min(100, within(draws.util, 96, 100) + within(unitHash(`${run.workloadUid}/rank-${run.rank}`), -2, 0.5));
+    const level = Math.min(100, within(draws.util, 96, 100) + between(`${run.workloadUid}/rank-${run.rank}`, -2, 0.5));
     const engine = within(draws.engine, 0.85, 0.98);
     const tensor = within(draws.tensor, 0.3, 0.6);
     const dram = within(draws.dram, 0.3, 0.6);

@@ -233,25 +233,21 @@ export class SchedulerLog {
   /** ISO 8601 with milliseconds (zap's ISO8601TimeEncoder in UTC), formatting each second once. */
   private timestamp(timeMs: number): string {
     const second = Math.floor(timeMs / 1000);
-    if (second !== this.isoSecond) {
-      this.isoSecond = second;
-      this.isoPrefix = new Date(second * 1000).toISOString().slice(0, 20);
-    }
     // Milliseconds, truncated: a live run's stamps divide simulated time by the speed and carry
     // fractions of a millisecond that zap's layout does not print.
     const ms = Math.floor(timeMs - second * 1000);
     // A cycle's lines come a few to a millisecond: the last stamp serves the next.
-    if (second !== this.stampSecond || ms !== this.stampMs) {
-      this.stampSecond = second;
-      this.stampMs = ms;
-      this.stamp = `${this.isoPrefix}${String(ms).padStart(3, "0")}Z`;
-    }
+    if (second !== this.stampSecond) this.isoPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+    else if (ms === this.stampMs) return this.stamp;
+    this.stampSecond = second;
+    this.stampMs = ms;
+    this.stamp = `${this.isoPrefix}${String(ms).padStart(3, "0")}Z`;
     return this.stamp;
   }
-  private isoSecond = Number.NaN;
-  private isoPrefix = "";
+  /** The second and millisecond of the last stamp, the second's text, and the stamp. */
   private stampSecond = Number.NaN;
   private stampMs = Number.NaN;
+  private isoPrefix = "";
   private stamp = "";
 
   /** When the cycle of period boundary `t` starts (simulated ms), how long it runs, and the drift after it. */
@@ -332,12 +328,13 @@ export class SchedulerLog {
       if (line.v > verbosity) continue;
       const timeMs = this.clock(this.startMs + Math.floor(startMs + i * step));
       i++;
+      const parts = lineParts(line);
       out.push({
         area: "kai-scheduler",
         receiver: "filelog",
         resource: this.resource,
         timeMs,
-        body: `${this.timestamp(timeMs)}${lineHead(line)}${prefixOf(line.action)}${lineText(line)}`,
+        body: `${this.timestamp(timeMs)}${parts.head}${prefixOf(line.action)}${parts.text}`,
         attributes: this.attributes,
       });
     }
@@ -409,29 +406,23 @@ function actionLines(cycle: Cycle): readonly Line[] {
 const actionLinesOf = new WeakMap<Cycle, Line[]>();
 
 /**
- * What a line's record says before the cycle's prefix, made once per line (most lines are kept
- * with what they report and written again cycle after cycle): its level and caller between tabs.
+ * What a line's record says around the cycle's prefix, made once per line (most lines are kept
+ * with what they report and written again cycle after cycle): its level and caller between tabs
+ * before it, its message as filelog delivers it (trimTrailing) after it.
  */
-function lineHead(line: Line): string {
-  let head = lineHeads.get(line);
-  if (head === undefined) {
-    head = `\t${line.level === "warn" ? LEVEL_WARN : LEVEL_INFO}\t${line.caller}\t`;
-    lineHeads.set(line, head);
+function lineParts(line: Line): LineParts {
+  let parts = linePartsOf.get(line);
+  if (parts === undefined) {
+    parts = { head: `\t${line.level === "warn" ? LEVEL_WARN : LEVEL_INFO}\t${line.caller}\t`, text: trimTrailing(line.msg) };
+    linePartsOf.set(line, parts);
   }
-  return head;
+  return parts;
 }
-const lineHeads = new WeakMap<Line, string>();
-
-/** A line's message as filelog delivers it (trimTrailing), made once per line. */
-function lineText(line: Line): string {
-  let text = lineTexts.get(line);
-  if (text === undefined) {
-    text = trimTrailing(line.msg);
-    lineTexts.set(line, text);
-  }
-  return text;
+interface LineParts {
+  readonly head: string;
+  readonly text: string;
 }
-const lineTexts = new WeakMap<Line, string>();
+const linePartsOf = new WeakMap<Line, LineParts>();
 
 /** resource_division.go:64 logs at V3. */
 const DIVISION_V = 3;
