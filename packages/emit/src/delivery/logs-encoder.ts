@@ -144,7 +144,7 @@ export class LogsEncoder {
   }
 
   private resourceField(resource: Resource): Uint8Array {
-    return keptPart(this.resources, resource, (w) => writeResourceField(w, resource, RESOURCE_LOGS_RESOURCE));
+    return keptPart(this.resources, resource, writeLogsResource);
   }
 
   /**
@@ -153,12 +153,11 @@ export class LogsEncoder {
    * caller builds), and the same bytes serve them all.
    */
   private scopeField(scope: Scope): Uint8Array {
-    if (scope.attributes !== undefined || scope.droppedAttributesCount)
-      return keptPart(this.scopes, scope, (w) => writeScopeField(w, scope, SCOPE_LOGS_SCOPE));
+    if (scope.attributes !== undefined || scope.droppedAttributesCount) return keptPart(this.scopes, scope, writeLogsScope);
     const key = `${scope.name}\u0000${scope.version ?? ""}`;
     let field = this.plainScopes.get(key);
     if (field === undefined) {
-      field = encodePart((w) => writeScopeField(w, scope, SCOPE_LOGS_SCOPE));
+      field = encodePart(writeLogsScope, scope);
       this.plainScopes.set(key, field);
     }
     return field;
@@ -176,6 +175,9 @@ export function sameAttributes(a: AnyAttributes, b: AnyAttributes): boolean {
   }
   return true;
 }
+
+const writeLogsResource = (w: ReverseWriter, resource: Resource): void => writeResourceField(w, resource, RESOURCE_LOGS_RESOURCE);
+const writeLogsScope = (w: ReverseWriter, scope: Scope): void => writeScopeField(w, scope, SCOPE_LOGS_SCOPE);
 
 export interface ScopeGroup {
   readonly scope: Scope;

@@ -112,17 +112,21 @@ export function writeScopeField(w: ReverseWriter, scope: Scope, field: number): 
 export const partWriter = new ReverseWriter(4096);
 
 /** Bytes written on their own: a kept part of later messages (a Resource, a scope, a metric's header, a time block). */
-export function encodePart(write: (w: ReverseWriter) => void): Uint8Array {
+export function encodePart<S>(write: (w: ReverseWriter, subject: S) => void, subject: S): Uint8Array {
   partWriter.reset();
-  write(partWriter);
+  write(partWriter, subject);
   return partWriter.finish();
 }
 
-/** `key`'s part from `parts`, written by `write` the first time `key` is met. */
-export function keptPart<K extends object>(parts: WeakMap<K, Uint8Array>, key: K, write: (w: ReverseWriter) => void): Uint8Array {
+/**
+ * `key`'s part from `parts`, written by `write` the first time `key` is met. `write` is handed the
+ * key rather than capturing it: a closure made at each call would cost an object (and a context
+ * for what it captures) every time a part is looked up, tens of thousands a scrape.
+ */
+export function keptPart<K extends object>(parts: WeakMap<K, Uint8Array>, key: K, write: (w: ReverseWriter, key: K) => void): Uint8Array {
   let part = parts.get(key);
   if (part === undefined) {
-    part = encodePart(write);
+    part = encodePart(write, key);
     parts.set(key, part);
   }
   return part;
