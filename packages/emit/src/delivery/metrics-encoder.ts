@@ -195,7 +195,7 @@ export class MetricsEncoder {
       const kept = attributes?.[KEPT_OTLP];
       // The common point: a double and a label set's kept bytes, written in one go.
       if (kept !== undefined && !int && !Number.isNaN(point.value)) {
-        w.numberPoint(DATA_POINTS, times, POINT_AS_DOUBLE, point, kept);
+        w.numberPoint(DATA_POINTS, times, POINT_AS_DOUBLE, point.value, kept);
         continue;
       }
       const end = w.mark();

@@ -161,14 +161,14 @@ export class ReverseWriter {
    * NumberDataPoint of the common kind (its times, its double, its attributes), a scrape's most
    * written message.
    */
-  numberPoint(tag: number, head: Uint8Array, valueTag: number, point: { readonly value: number }, tail: string): void {
+  numberPoint(tag: number, head: Uint8Array, valueTag: number, value: number, tail: string): void {
     const length = head.length + 9 + tail.length;
     const prefix = varintSize(length);
     this.reserve(length + prefix + 1);
     let at = this.pos - tail.length;
     this.buffer.latin1Write(tail, at, tail.length);
     at -= 8;
-    this.view.setFloat64(at, point.value, true);
+    this.view.setFloat64(at, value, true);
     this.buffer[--at] = valueTag;
     at -= head.length;
     this.buffer.set(head, at);
