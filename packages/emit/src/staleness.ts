@@ -36,6 +36,8 @@ function stalePoint(attributes: LabelSet, endTime: HrTime, startTime: HrTime): S
   return { attributes, startTime, endTime, value: Number.NaN, [NO_RECORDED_VALUE]: true };
 }
 
+const NONE_STALE: readonly StalePoint[] = Object.freeze([]);
+
 /** How far ahead a label set is looked for when the two scrapes' series stop lining up. */
 const LOOKAHEAD = 32;
 
@@ -61,11 +63,21 @@ const textOf = (labels: LabelSet): string => labelsText(labels as Record<string,
  * left over on either side are then compared by content: a source that builds its label sets
  * anew each scrape gives other objects for the same series.
  */
-export function staleOf(previous: readonly LabelSet[], current: readonly LabelSet[], endTime: HrTime, startTime: HrTime): StalePoint[] {
+export function staleOf(
+  previous: readonly LabelSet[],
+  current: readonly LabelSet[],
+  endTime: HrTime,
+  startTime: HrTime,
+): readonly StalePoint[] {
+  // Mostly every series is still there, in its place: nothing is made for the family then (a
+  // platform scrape walks about 45,000 families).
+  let same = 0;
+  while (same < previous.length && same < current.length && previous[same] === current[same]) same++;
+  if (same === previous.length) return NONE_STALE;
   const gone: LabelSet[] = [];
   const arrived: LabelSet[] = [];
-  let i = 0;
-  let j = 0;
+  let i = same;
+  let j = same;
   while (i < previous.length && j < current.length) {
     const before = previous[i] as LabelSet;
     const now = current[j] as LabelSet;
@@ -90,7 +102,7 @@ export function staleOf(previous: readonly LabelSet[], current: readonly LabelSe
     j++;
   }
   while (i < previous.length) gone.push(previous[i++] as LabelSet);
-  if (gone.length === 0) return [];
+  if (gone.length === 0) return NONE_STALE;
   while (j < current.length) arrived.push(current[j++] as LabelSet);
   // A label set seen on both sides out of line, or built anew with the same labels, is the same series.
   const still = new Set(arrived.map(textOf));
@@ -106,8 +118,8 @@ export function staleByFamily(
   current: ReadonlyMap<MetricFamily, readonly LabelSet[]>,
   endTime: HrTime,
   startTime: HrTime,
-): Map<MetricFamily, StalePoint[]> {
-  const stale = new Map<MetricFamily, StalePoint[]>();
+): Map<MetricFamily, readonly StalePoint[]> {
+  const stale = new Map<MetricFamily, readonly StalePoint[]>();
   for (const [family, sets] of previous) {
     const ended = staleOf(sets, current.get(family) ?? [], endTime, startTime);
     if (ended.length > 0) stale.set(family, ended);

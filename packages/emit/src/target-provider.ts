@@ -126,7 +126,7 @@ class ScrapeProducer implements MetricProducer {
       const ended = stale.get(family);
       return this.metricOf(family, ended === undefined ? points : [...points, ...ended]);
     });
-    for (const [family, ended] of stale) if (!byFamily.has(family)) metrics.push(this.metricOf(family, ended));
+    for (const [family, ended] of stale) if (!byFamily.has(family)) metrics.push(this.metricOf(family, [...ended]));
     for (const [family, points] of report) metrics.push(this.metricOf(family, points));
     const resourceMetrics: ResourceMetrics = {
       resource: UNREAD_RESOURCE,
