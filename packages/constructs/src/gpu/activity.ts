@@ -146,12 +146,32 @@ class ThermalMemo {
   /** Per duration slot, each mode's decay over it. */
   readonly decays = new Float64Array(ThermalMemo.SLOTS * MODES.length);
 
+  /**
+   * Each mode's temperature above the baseline where the walk has got to (NaN: no piece yet). One
+   * for every walk, as the walk is synchronous: a GPU read made an array (and a closure over it)
+   * each, 4,096 a platform frame.
+   */
+  readonly modeTemps = new Float64Array(MODES.length);
+
   /** Starts a walk over `board`'s pieces (the targets are the board's own). */
   start(board: Board): void {
     this.board = board;
     this.loads.fill(undefined);
     this.loadSlots = 0;
+    this.modeTemps.fill(Number.NaN);
   }
+
+  /** Each mode's temperature carried through a piece: towards its target under the piece's load. */
+  readonly piece: LimitedPiece = (from, to, load, run, limitW) => {
+    const targets = this.targetsOf(load, run?.intensity ?? 1, limitW);
+    const decays = this.decaysOver(to - from);
+    const y = this.modeTemps;
+    for (let i = 0; i < MODES.length; i++) {
+      const target = this.targets[targets + i] as number;
+      const before = Number.isNaN(y[i] as number) ? target : (y[i] as number);
+      y[i] = target + (before - target) * (this.decays[decays + i] as number);
+    }
+  };
 
   /** Where the modes' targets under the load start in `targets`. */
   targetsOf(load: Load, intensity: number, limitW: number | undefined): number {
@@ -353,23 +373,10 @@ export class GpuActivityModel {
 
   /** The die's and memory's temperatures at t: each thermal mode driven by the true power over the last minutes. */
   private temperatures(uuid: string, caps: readonly PowerCap[], board: Board, t: number): { die: number; memory: number } {
-    const y = new Float64Array(MODES.length).fill(Number.NaN);
     const memo = THERMAL_MEMO;
     memo.start(board);
-    this.timelines.walk(
-      uuid,
-      t - THERMAL_MEMORY_MS,
-      t,
-      cutAtChanges(caps, (from, to, load, run, limitW) => {
-        const targets = memo.targetsOf(load, run?.intensity ?? 1, limitW);
-        const decays = memo.decaysOver(to - from);
-        for (let i = 0; i < MODES.length; i++) {
-          const target = memo.targets[targets + i] as number;
-          const before = Number.isNaN(y[i] as number) ? target : (y[i] as number);
-          y[i] = target + (before - target) * (memo.decays[decays + i] as number);
-        }
-      }),
-    );
+    this.timelines.walk(uuid, t - THERMAL_MEMORY_MS, t, cutAtChanges(caps, memo.piece));
+    const y = memo.modeTemps;
     let die = board.baseline(true);
     let memory = board.baseline(false);
     for (let i = 0; i < MODES.length; i++) {
