@@ -34,6 +34,15 @@ export interface Sample {
   readonly startMs?: number;
 }
 
+/**
+ * `samples` appended to `out`, for a source's kept samples: an index, not for…of, which made an
+ * iterator result per sample where the loop ran unoptimised (kube-state-metrics' system pods:
+ * 1.6 MiB of a platform frame's garbage).
+ */
+export function appendSamples(out: Sample[], samples: readonly Sample[]): void {
+  for (let i = 0; i < samples.length; i++) out.push(samples[i] as Sample);
+}
+
 /** One emulated scrape target: what a collector's prometheus receiver would scrape. */
 export interface ScrapeTarget {
   /** Prometheus job name (the collector's `service.name`). */

@@ -21,6 +21,7 @@ import {
 } from "@gpusynth/sim";
 import { nodeInternalIp, nodeOrdinal, PodIpam, podCidr } from "../addresses.js";
 import {
+  appendSamples,
   KeptLabelSets,
   type MetricConstruct,
   type MetricFamily,
@@ -204,7 +205,7 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
       let made = previous.get(pod.uid);
       if (made === undefined || made.key !== key) made = { key, samples: makePodSamples(w, pod, state) };
       current.set(pod.uid, made);
-      for (const s of made.samples) out.push(s);
+      appendSamples(out, made.samples);
     };
     const makePodSamples = (
       w: DeepReadonly<Workload>,

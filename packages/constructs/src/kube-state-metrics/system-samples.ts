@@ -8,7 +8,7 @@
  * not-ready toleration is not modelled).
  */
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
-import { type Sample, sample } from "../catalogue.js";
+import { appendSamples, type Sample, sample } from "../catalogue.js";
 import { stableHex } from "../noise.js";
 import { replicaSetName, type System, type SystemPod, type SystemWorkload } from "../system-workloads.js";
 import { KSM } from "./families.js";
@@ -82,7 +82,7 @@ export class SystemWorkloadSamples {
         made = { key, samples: podSamples(pod, down, restarts, seconds) };
         this.made.set(pod.uid, made);
       }
-      pushAll(out, made.samples);
+      appendSamples(out, made.samples);
     }
     for (const controller of this.controllers) {
       const out = served[controller.shard];
@@ -94,17 +94,9 @@ export class SystemWorkloadSamples {
         controllerSamples(controller, ready, Math.floor(seconds(this.installedAt)), samples);
         controller.made = { key, samples };
       }
-      pushAll(out, controller.made.samples);
+      appendSamples(out, controller.made.samples);
     }
   }
-}
-
-/**
- * `samples` appended to `out`. An index, not for…of: the system pods' tens of thousands of samples
- * a frame made as many iterator results where the loop ran unoptimised (1.6 MiB a platform frame).
- */
-function pushAll(out: Sample[], samples: readonly Sample[]): void {
-  for (let i = 0; i < samples.length; i++) out.push(samples[i] as Sample);
 }
 
 function podSamples(pod: SystemPod, rebooting: boolean, restarts: number, seconds: (simulatedMs: number) => number): Sample[] {
