@@ -21,10 +21,25 @@ export interface ShareClaim {
   readonly requested: number;
 }
 
+/**
+ * Working memory of every division, grown to the most queues divided at once: a scheduling cycle
+ * divides the pools whose requests moved, thousands of times a simulated day, and arrays of its
+ * own for each division were a tenth of what a month's simulation allocated.
+ */
+let scratch = { caps: new Float64Array(64), remainders: new Float64Array(64), unsatisfied: new Uint8Array(64) };
+
+function scratchFor(n: number): typeof scratch {
+  if (scratch.caps.length < n) {
+    const size = Math.max(n, 2 * scratch.caps.length);
+    scratch = { caps: new Float64Array(size), remainders: new Float64Array(size), unsatisfied: new Uint8Array(size) };
+  }
+  return scratch;
+}
+
 export function divideFairShare(capacity: number, claims: readonly ShareClaim[]): number[] {
   const n = claims.length;
+  const { caps, remainders, unsatisfied } = scratchFor(n);
   // What each queue can use (its request, within its limit), and its deserved part of that.
-  const caps = new Array<number>(n);
   const shares = new Array<number>(n);
   let deservedTotal = 0;
   for (let i = 0; i < n; i++) {
@@ -40,8 +55,8 @@ export function divideFairShare(capacity: number, claims: readonly ShareClaim[])
 
   // The queues that still want more, by a mark each (visited in declaration order, as KAI's
   // rounds visit them), and each one's fractional remainder from the last round.
-  const remainders = new Array<number>(n).fill(0);
-  const unsatisfied = new Uint8Array(n);
+  remainders.fill(0, 0, n);
+  unsatisfied.fill(0, 0, n);
   let wanting = 0;
   for (let i = 0; i < n; i++) {
     if ((claims[i] as ShareClaim).overQuotaWeight > 0 && (shares[i] as number) < (caps[i] as number)) {
@@ -79,11 +94,33 @@ export function divideFairShare(capacity: number, claims: readonly ShareClaim[])
   if (left <= 0 || wanting === 0) return shares;
   const byRemainder: number[] = [];
   for (let i = 0; i < n; i++) if (unsatisfied[i] === 1) byRemainder.push(i);
-  byRemainder.sort((a, b) => (remainders[b] as number) - (remainders[a] as number) || a - b);
+  sortByRemainder(byRemainder, remainders);
   for (const i of byRemainder) {
     if (left <= 0) break;
     shares[i] = (shares[i] as number) + 1;
     left--;
   }
   return shares;
+}
+
+/**
+ * Queue indices by largest remainder, ties in declaration order: a total order, so any sort gives
+ * the same list. An insertion sort for the few queues a division mostly leaves wanting (Array's
+ * sort allocates working memory at every call); Array's sort beyond.
+ */
+function sortByRemainder(indices: number[], remainders: Float64Array): void {
+  const before = (a: number, b: number) => (remainders[b] as number) - (remainders[a] as number) || a - b;
+  if (indices.length > 16) {
+    indices.sort(before);
+    return;
+  }
+  for (let k = 1; k < indices.length; k++) {
+    const i = indices[k] as number;
+    let j = k - 1;
+    while (j >= 0 && before(indices[j] as number, i) > 0) {
+      indices[j + 1] = indices[j] as number;
+      j--;
+    }
+    indices[j + 1] = i;
+  }
 }

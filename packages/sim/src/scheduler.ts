@@ -209,9 +209,9 @@ export class Scheduler {
     this.fitting.clear();
     const stillPending = this.allocate(pending);
     this.consolidate(stillPending);
-    const reclaimFailed = new SignatureSkips();
+    const reclaimFailed = this.reclaimFailed.cleared();
     const afterReclaim = stillPending.filter((job) => !this.reclaimFor(job, running, reclaimFailed));
-    const preemptFailed = new SignatureSkips();
+    const preemptFailed = this.preemptFailed.cleared();
     const afterPreempt = afterReclaim.filter((job) => !this.preemptFor(job, running, preemptFailed));
     for (const job of afterPreempt) this.actions.unschedulable(job.w, job.reasons);
     // What the next session opens with when nothing else changes: after this cycle's binds and
@@ -277,7 +277,7 @@ export class Scheduler {
    * than one of the same signature that failed are skipped, as KAI's scheduling signatures do.
    */
   private consolidate(stillPending: readonly JobPlan[]): void {
-    const failed = new SignatureSkips();
+    const failed = this.consolidationFailed.cleared();
     for (const job of stillPending) {
       const w = job.w;
       if (!w.preemptible) continue;
@@ -301,6 +301,11 @@ export class Scheduler {
 
   /** Workloads this cycle bound: not victims before the next cycle. */
   private readonly startedThisCycle = new Set<Workload>();
+
+  /** Each action's failed signatures, cleared at each cycle (kept, not made anew: a cycle runs every few simulated seconds). */
+  private readonly consolidationFailed = new SignatureSkips();
+  private readonly reclaimFailed = new SignatureSkips();
+  private readonly preemptFailed = new SignatureSkips();
 
   private bind(w: Workload, pool: Pool, pods: readonly PodAssignment[]): void {
     this.startedThisCycle.add(w);
@@ -797,12 +802,17 @@ export class Scheduler {
     eligible: (candidate: C) => boolean,
   ): { victims: Workload[]; pods: PodAssignment[] } | undefined {
     if (shape === undefined) return undefined;
-    const freed = new Set<Gpu>();
+    const freed: FreedGpus = { gpus: new Set(), perNode: new Map() };
     const victims: Workload[] = [];
     for (const candidate of candidates) {
       if (!eligible(candidate)) continue;
       victims.push(candidate.v);
-      for (const pod of candidate.v.pods) for (const gpu of pod.gpus) if (isAllocatable(gpu)) freed.add(gpu);
+      for (const pod of candidate.v.pods)
+        for (const gpu of pod.gpus) {
+          if (!isAllocatable(gpu) || freed.gpus.has(gpu)) continue;
+          freed.gpus.add(gpu);
+          freed.perNode.set(gpu.node, (freed.perNode.get(gpu.node) ?? 0) + 1);
+        }
       const pods = place(pool, shape, freed);
       if (pods === undefined) continue;
       const used = new Set(pods.flatMap((p) => p.gpus));
@@ -830,6 +840,15 @@ export class Scheduler {
  */
 class SignatureSkips {
   private readonly failed = new Map<unknown, Map<string, Workload>>();
+  /** The scopes' maps written since the last clearing. */
+  private readonly written: Map<string, Workload>[] = [];
+
+  /** Forgets every failure (a new cycle), keeping the scopes' maps. */
+  cleared(): this {
+    for (const signatures of this.written) signatures.clear();
+    this.written.length = 0;
+    return this;
+  }
 
   /** The failed job this one is no easier than, if any. */
   notEasierThan(job: JobPlan, scope: unknown): Workload | undefined {
@@ -848,6 +867,7 @@ class SignatureSkips {
       signatures = new Map();
       this.failed.set(scope, signatures);
     }
+    if (signatures.size === 0) this.written.push(signatures);
     signatures.set(job.signature, job.w);
   }
 }
@@ -962,44 +982,61 @@ function headBefore(a: Head, b: Head): boolean {
 }
 
 /**
+ * GPUs held by victims that would be evicted, and how many of them each node has: a victim search
+ * places the preemptor again after each victim it adds, and counting a node's freed GPUs by
+ * looking each of its GPUs up made every placement cost nodes × GPUs per node.
+ */
+interface FreedGpus {
+  readonly gpus: Set<Gpu>;
+  readonly perNode: Map<Node, number>;
+}
+
+/**
  * Bin-packing placement (plugins/nodeplacement, binpack is KAI's default): each pod goes to
  * the node with the fewest free GPUs that still fits it; GPUs are taken lowest index first.
  * `freed` GPUs count as free (held by victims that would be evicted).
  */
-function place(pool: Pool, shape: PodShape, freed?: ReadonlySet<Gpu>): PodAssignment[] | undefined {
+function place(pool: Pool, shape: PodShape, freed?: FreedGpus): PodAssignment[] | undefined {
   // Not enough free GPUs in the whole pool: no node search can succeed.
-  if (pool.schedulableFree + (freed?.size ?? 0) < shape.pods * shape.gpusPerPod) return undefined;
-  const freeOn = (node: Node): number => {
-    let free = schedulableFreeGpus(node);
-    if (freed !== undefined && node.status === "ready") for (const gpu of node.gpus) if (freed.has(gpu)) free++;
-    return free;
-  };
-  const gpusOn = (node: Node): Gpu[] =>
-    node.gpus.filter((gpu) => isAllocatable(gpu) && (gpu.holder === null || freed?.has(gpu) === true)).slice(0, shape.gpusPerPod);
+  if (pool.schedulableFree + (freed?.gpus.size ?? 0) < shape.pods * shape.gpusPerPod) return undefined;
   if (shape.pods === 1) {
     // The common case, one pod: the first of the fullest nodes that fit, in one pass.
     let best: Node | undefined;
     let bestFree = Number.POSITIVE_INFINITY;
     for (const node of pool.nodes) {
-      const free = freeOn(node);
+      const free = freeOn(node, freed);
       if (free >= shape.gpusPerPod && free < bestFree) {
         best = node;
         bestFree = free;
         if (free === shape.gpusPerPod) break; // no node fits more tightly
       }
     }
-    return best === undefined ? undefined : [{ node: best, gpus: gpusOn(best) }];
+    return best === undefined ? undefined : [{ node: best, gpus: gpusOn(best, shape.gpusPerPod, freed) }];
   }
   // One pod of a gang per node, each on the fullest node that fits: the candidates in order of
   // free GPUs (ties in node order, as the sort is stable) give pod 1 its node, pod 2 the next…
   const candidates: Array<{ node: Node; free: number }> = [];
   for (const node of pool.nodes) {
-    const free = freeOn(node);
+    const free = freeOn(node, freed);
     if (free >= shape.gpusPerPod) candidates.push({ node, free });
   }
   if (candidates.length < shape.pods) return undefined;
   candidates.sort((a, b) => a.free - b.free);
-  return candidates.slice(0, shape.pods).map(({ node }) => ({ node, gpus: gpusOn(node) }));
+  return candidates.slice(0, shape.pods).map(({ node }) => ({ node, gpus: gpusOn(node, shape.gpusPerPod, freed) }));
+}
+
+/**
+ * A node's GPUs a pod may take, with `freed` counted as free. Functions of their own, not
+ * closures made at each placement: allocate places every pending job in every cycle.
+ */
+function freeOn(node: Node, freed: FreedGpus | undefined): number {
+  const free = schedulableFreeGpus(node);
+  return freed !== undefined && node.status === "ready" ? free + (freed.perNode.get(node) ?? 0) : free;
+}
+
+/** The first `count` GPUs of a node that a pod may take (lowest index first). */
+function gpusOn(node: Node, count: number, freed: FreedGpus | undefined): Gpu[] {
+  return node.gpus.filter((gpu) => isAllocatable(gpu) && (gpu.holder === null || freed?.gpus.has(gpu) === true)).slice(0, count);
 }
 
 /** A cycle's division when the run reports none. */

@@ -757,9 +757,24 @@ export class Simulation {
       kind: "WorkloadUnschedulable",
       workload: workloadRef(w),
       reasons,
-      pods: w.pendingPods.map((p) => ({ name: p.name, uid: p.uid })),
+      pods: this.pendingPodRefs(w),
     });
   }
+
+  /**
+   * A workload's pending pods as its WorkloadUnschedulable events name them, one list for as long
+   * as they stay the same: a gang's reasons change whenever a node's free GPUs do (podsPlaced),
+   * and listing its hundred-odd pods anew for each event was a fifteenth of a month's allocation.
+   * The controller only appends to a workload's list, or gives it a new one.
+   */
+  private pendingPodRefs(w: Workload): readonly { readonly name: string; readonly uid: string }[] {
+    const known = this.podRefs.get(w.pendingPods);
+    if (known !== undefined && known.length === w.pendingPods.length) return known;
+    const refs = w.pendingPods.map((p) => ({ name: p.name, uid: p.uid }));
+    this.podRefs.set(w.pendingPods, refs);
+    return refs;
+  }
+  private readonly podRefs = new WeakMap<readonly PodIdentity[], readonly { readonly name: string; readonly uid: string }[]>();
 
   private finish(w: Workload): void {
     const outcome = w.ending === "complete" ? SUCCEEDED : w.ending === "fail" ? FAILED : w.ending === "oom" ? OOM_KILLED : undefined;
