@@ -139,6 +139,8 @@ export class Scheduler {
     this.figuresBefore = new Float64Array(4 * allQueues.length);
     this.pendingDemand = new Float64Array(3 * allQueues.length);
     this.holdsDemand = new Uint8Array(allQueues.length);
+    this.nextDemand = new Float64Array(3 * allQueues.length);
+    this.holdsNext = new Uint8Array(allQueues.length);
     this.dirtyMark = new Uint8Array(allQueues.length);
     this.rememberedMark = new Uint8Array(allQueues.length);
     // updateFairShares finds a queue's slot by its declaration order.
@@ -206,7 +208,6 @@ export class Scheduler {
     this.updateFairShares(pending);
     const division = this.division();
     this.startedThisCycle.clear();
-    this.fitting.clear();
     const stillPending = this.allocate(pending);
     this.consolidate(stillPending);
     const reclaimFailed = this.reclaimFailed.cleared();
@@ -309,7 +310,6 @@ export class Scheduler {
 
   private bind(w: Workload, pool: Pool, pods: readonly PodAssignment[]): void {
     this.startedThisCycle.add(w);
-    this.fitting.clear();
     this.actions.bind(w, pool, pods);
   }
 
@@ -338,6 +338,8 @@ export class Scheduler {
    */
   allocationMoved(queue: Queue): void {
     this.markDirty(queue.order);
+    // Its revision and its departments' move with it (Simulation's account).
+    this.revisionsMoved = true;
   }
 
   /**
@@ -351,28 +353,52 @@ export class Scheduler {
     const demand = this.pendingDemand;
     // The first update (no pool divided yet) visits every queue.
     if (this.dividedAt.size === 0) for (const q of queues) this.markDirty(q.order);
-    // What each project queue's pending workloads ask for: GPUs, CPU millicores, memory bytes, at
-    // 3 × the queue's index. The queues that asked last time start from nothing again.
+    // What each project queue's pending workloads ask for now: GPUs, CPU millicores, memory bytes,
+    // at 3 × the queue's index (summed in job order, as always).
+    const next = this.nextDemand;
+    const nextHolders = this.nextHolders;
+    for (const { w, preferred } of pending) {
+      // A pending workload's demand is counted in its preferred node pool only.
+      const i = preferred.order;
+      if (this.holdsNext[i] === 0) {
+        this.holdsNext[i] = 1;
+        nextHolders.push(i);
+        next[3 * i] = 0;
+        next[3 * i + 1] = 0;
+        next[3 * i + 2] = 0;
+      }
+      next[3 * i] = (next[3 * i] ?? 0) + w.gpus;
+      next[3 * i + 1] = (next[3 * i + 1] ?? 0) + w.gpus * w.cpuMilliPerGpu;
+      next[3 * i + 2] = (next[3 * i + 2] ?? 0) + w.gpus * w.memoryBytesPerGpu;
+    }
+    // Only a queue whose demand moved is visited: most cycles leave most waiting jobs waiting.
     for (const i of this.demandHolders) {
+      if (this.holdsNext[i] === 1) continue;
       this.markDirty(i);
       demand[3 * i] = 0;
       demand[3 * i + 1] = 0;
       demand[3 * i + 2] = 0;
       this.holdsDemand[i] = 0;
     }
-    this.demandHolders.length = 0;
-    for (const { w, preferred } of pending) {
-      // A pending workload's demand is counted in its preferred node pool only.
-      const i = preferred.order;
-      if (this.holdsDemand[i] === 0) {
-        this.holdsDemand[i] = 1;
-        this.demandHolders.push(i);
-        this.markDirty(i);
-      }
-      demand[3 * i] = (demand[3 * i] ?? 0) + w.gpus;
-      demand[3 * i + 1] = (demand[3 * i + 1] ?? 0) + w.gpus * w.cpuMilliPerGpu;
-      demand[3 * i + 2] = (demand[3 * i + 2] ?? 0) + w.gpus * w.memoryBytesPerGpu;
+    for (const i of nextHolders) {
+      this.holdsNext[i] = 0;
+      if (
+        this.holdsDemand[i] === 1 &&
+        next[3 * i] === demand[3 * i] &&
+        next[3 * i + 1] === demand[3 * i + 1] &&
+        next[3 * i + 2] === demand[3 * i + 2]
+      )
+        continue;
+      this.markDirty(i);
+      this.holdsDemand[i] = 1;
+      demand[3 * i] = next[3 * i] as number;
+      demand[3 * i + 1] = next[3 * i + 1] as number;
+      demand[3 * i + 2] = next[3 * i + 2] as number;
     }
+    // This update's holders are the next one's last.
+    this.nextHolders = this.demandHolders;
+    this.nextHolders.length = 0;
+    this.demandHolders = nextHolders;
     // The dirty project queues' requests, then their departments', each the sum of its children.
     const dirty = this.dirtyQueues;
     const departments = new Set<Queue>();
@@ -411,8 +437,10 @@ export class Scheduler {
         q.requestedCpuMilli !== before[4 * i + 1] ||
         q.requestedMemoryBytes !== before[4 * i + 2] ||
         q.fairShare !== before[4 * i + 3]
-      )
+      ) {
         q.revision++;
+        this.revisionsMoved = true;
+      }
       this.rememberedMark[i] = 0;
     }
     this.remembered.length = 0;
@@ -447,8 +475,12 @@ export class Scheduler {
   /** Each project queue's pending demand (3 figures a queue), for the queues in demandHolders. */
   private readonly pendingDemand: Float64Array;
   /** The project queues with pending demand at the last update, and a mark per queue for them. */
-  private readonly demandHolders: number[] = [];
+  private demandHolders: number[] = [];
   private readonly holdsDemand: Uint8Array;
+  /** The same, as an update counts them again (swapped with the last update's once compared). */
+  private readonly nextDemand: Float64Array;
+  private nextHolders: number[] = [];
+  private readonly holdsNext: Uint8Array;
   /** The queues to visit at the next update (their allocation or demand moved), with a mark per queue. */
   private readonly dirtyQueues: number[] = [];
   private readonly dirtyMark: Uint8Array;
@@ -489,7 +521,10 @@ export class Scheduler {
     for (let i = 0; i < queues.length; i++) {
       const queue = queues[i] as Queue;
       const share = shares[i] ?? 0;
-      if (queue.fairShare !== share && this.rememberedMark[queue.order] === 0) queue.revision++;
+      if (queue.fairShare !== share && this.rememberedMark[queue.order] === 0) {
+        queue.revision++;
+        this.revisionsMoved = true;
+      }
       queue.fairShare = share;
     }
   }
@@ -505,6 +540,9 @@ export class Scheduler {
     const queues = this.divisionQueues();
     const revisions = this.divisionRevisions;
     const entries = this.divisionEntries;
+    // Most cycles move no queue's revision: the same list then, without a look at every queue.
+    if (!this.revisionsMoved && entries.length > 0) return this.divisionList;
+    this.revisionsMoved = false;
     let changed = entries.length === 0;
     for (let i = 0; !changed && i < queues.length; i++) changed = revisions[i] !== (queues[i] as Queue).revision;
     // Most cycles change no queue: the same list then.
@@ -517,6 +555,8 @@ export class Scheduler {
     this.divisionList = [...entries];
     return this.divisionList;
   }
+  /** Whether a queue's revision moved since the last division (allocationMoved, updateFairShares, assignFairShares). */
+  private revisionsMoved = true;
   /** Per queue of divisionQueues(): the revision its entry was made at, and the entry. */
   private readonly divisionRevisions: number[] = [];
   private readonly divisionEntries: QueueDivision[] = [];
@@ -580,7 +620,9 @@ export class Scheduler {
     for (const [queue, line] of lines) heads.push(headOf(queue, line, line.jobs[0] as JobPlan));
     const left: JobPlan[] = [];
     // Smallest GPU count per pool that already failed to fit in this cycle: larger ones fail too.
+    // What failed in an earlier cycle still fails while the pool's free GPUs have not moved since.
     const failedSize = new Map<Pool, number>();
+    for (const [pool, failed] of this.failedFits) if (failed.version === pool.freeVersion) failedSize.set(pool, failed.gpus);
     for (;;) {
       const head = heads.pop();
       if (head === undefined) break;
@@ -594,8 +636,12 @@ export class Scheduler {
       const next = line.jobs[line.next];
       if (next !== undefined) heads.push(headOf(queue, line, next));
     }
+    // Binds only took free GPUs since each failure: each still holds where the pools are now.
+    for (const [pool, gpus] of failedSize) this.failedFits.set(pool, { version: pool.freeVersion, gpus });
     return left;
   }
+  /** Per pool, the smallest single pod that failed to fit, and the pool's free version then. */
+  private readonly failedFits = new Map<Pool, { readonly version: number; readonly gpus: number }>();
 
   private tryAllocate(job: JobPlan, failedSize: Map<Pool, number>): boolean {
     const w = job.w;
@@ -637,23 +683,27 @@ export class Scheduler {
     return false;
   }
 
-  /** Ready nodes with room for a pod of `gpus` GPUs; counted again after a bind (bind() forgets the counts). */
+  /**
+   * Ready nodes with room for a pod of `gpus` GPUs; counted again once the pool's free GPUs moved
+   * (its freeVersion), which most cycles leave alone: a pending gang is told how many of its pods
+   * would fit at every cycle.
+   */
   private nodesFitting(pool: Pool, gpus: number): number {
-    let counts = this.fitting.get(pool);
-    if (counts === undefined) {
-      counts = [];
-      this.fitting.set(pool, counts);
+    let fitting = this.fitting.get(pool);
+    if (fitting === undefined || fitting.version !== pool.freeVersion) {
+      fitting = { version: pool.freeVersion, counts: [] };
+      this.fitting.set(pool, fitting);
     }
-    let count = counts[gpus];
+    let count = fitting.counts[gpus];
     if (count === undefined) {
       count = 0;
       for (const node of pool.nodes) if (schedulableFreeGpus(node) >= gpus) count++;
-      counts[gpus] = count;
+      fitting.counts[gpus] = count;
     }
     return count;
   }
-  /** Per pool, by GPUs per pod: how many nodes fit one. */
-  private readonly fitting = new Map<Pool, number[]>();
+  /** Per pool, by GPUs per pod: how many nodes fit one, at the pool's free version. */
+  private readonly fitting = new Map<Pool, { readonly version: number; readonly counts: number[] }>();
 
   /**
    * actions/reclaim: a workload whose project is within its fair share takes GPUs from
@@ -839,13 +889,13 @@ export class Scheduler {
  * node pools a workload may use.
  */
 class SignatureSkips {
-  private readonly failed = new Map<unknown, Map<string, Workload>>();
-  /** The scopes' maps written since the last clearing. */
-  private readonly written: Map<string, Workload>[] = [];
+  private readonly failed = new Map<unknown, ScopeFailures>();
+  /** The scopes written since the last clearing. */
+  private readonly written: ScopeFailures[] = [];
 
-  /** Forgets every failure (a new cycle), keeping the scopes' maps. */
+  /** Forgets every failure (a new cycle), keeping the scopes' lists. */
   cleared(): this {
-    for (const signatures of this.written) signatures.clear();
+    for (const scope of this.written) scope.size = 0;
     this.written.length = 0;
     return this;
   }
@@ -862,13 +912,38 @@ class SignatureSkips {
   }
 
   record(job: JobPlan, scope: unknown): void {
-    let signatures = this.failed.get(scope);
-    if (signatures === undefined) {
-      signatures = new Map();
-      this.failed.set(scope, signatures);
+    let failures = this.failed.get(scope);
+    if (failures === undefined) {
+      failures = new ScopeFailures();
+      this.failed.set(scope, failures);
     }
-    if (signatures.size === 0) this.written.push(signatures);
-    signatures.set(job.signature, job.w);
+    if (failures.size === 0) this.written.push(failures);
+    failures.set(job.signature, job.w);
+  }
+}
+
+/**
+ * One scope's failed job per signature, as parallel lists searched in order: a scope holds a few
+ * signatures (its jobs' node pool lists), and lists are emptied at each cycle without a Map's
+ * new table (Map.clear allocates one: 3 % of a month's simulation, three scopes a cycle).
+ */
+class ScopeFailures {
+  private readonly signatures: string[] = [];
+  private readonly jobs: Workload[] = [];
+  /** How many entries are in use; those past it are left from earlier cycles. */
+  size = 0;
+
+  get(signature: string): Workload | undefined {
+    for (let i = 0; i < this.size; i++) if (this.signatures[i] === signature) return this.jobs[i];
+    return undefined;
+  }
+
+  set(signature: string, job: Workload): void {
+    let i = 0;
+    while (i < this.size && this.signatures[i] !== signature) i++;
+    this.signatures[i] = signature;
+    this.jobs[i] = job;
+    if (i === this.size) this.size++;
   }
 }
 

@@ -94,6 +94,11 @@ export interface Pool {
   capacityVersion: number;
   /** Allocatable GPUs no pod holds on ready nodes: the sum of schedulableFreeGpus over the pool, kept in step. */
   schedulableFree: number;
+  /**
+   * Bumped whenever a node's schedulable free GPUs change (a pod's GPUs taken or released, a GPU's
+   * health, a node's status): what the scheduler counts of its nodes holds until then.
+   */
+  freeVersion: number;
 }
 
 /** A Run:ai scheduling queue: one per project (or department) and node pool. */
@@ -243,7 +248,15 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
   return bp.nodePools.map((spec) => {
     const model = GPU_MODELS[spec.gpuModel];
     const nodes: Node[] = [];
-    const pool: Pool = { name: spec.name, spec, model, nodes, capacityVersion: 0, schedulableFree: spec.nodes * spec.gpusPerNode };
+    const pool: Pool = {
+      name: spec.name,
+      spec,
+      model,
+      nodes,
+      capacityVersion: 0,
+      schedulableFree: spec.nodes * spec.gpusPerNode,
+      freeVersion: 0,
+    };
     for (let n = 0; n < spec.nodes; n++) {
       const gpus: Gpu[] = [];
       const node: Node = {
@@ -389,6 +402,7 @@ function changeAllocatable(gpu: Gpu, change: () => void): void {
 function changeFree(node: Node, delta: number): void {
   node.freeGpus += delta;
   if (node.status === "ready") node.pool.schedulableFree += delta;
+  node.pool.freeVersion++;
 }
 
 /** GPUs a new pod may be placed on: healthy, free, on a node that accepts pods. */
@@ -400,6 +414,7 @@ export function setNodeStatus(node: Node, status: NodeStatus): void {
   node.pool.schedulableFree += (status === "ready" ? node.freeGpus : 0) - schedulableFreeGpus(node);
   node.status = status;
   node.pool.capacityVersion++;
+  node.pool.freeVersion++;
 }
 
 /** The kubelet's default hard eviction threshold memory.available<100Mi (pkg/kubelet/eviction/defaults_linux.go). */
