@@ -1,4 +1,4 @@
-/** A binary min-heap under a strict "comes before" order: the agenda's and the allocate action's. */
+/** A binary min-heap under a strict "comes before" order: the allocate action's heap of queues (the agenda has its own: event-queue.ts). */
 export class MinHeap<T> {
   private readonly heap: T[] = [];
 

@@ -143,6 +143,7 @@ export class Scheduler {
     this.holdsNext = new Uint8Array(allQueues.length);
     this.dirtyMark = new Uint8Array(allQueues.length);
     this.rememberedMark = new Uint8Array(allQueues.length);
+    this.movedMark = new Uint8Array(allQueues.length);
     // updateFairShares finds a queue's slot by its declaration order.
     allQueues.forEach((q, i) => {
       if (q.order !== i) throw new Error(`queue ${q.name}/${q.pool} is declared ${q.order}th but listed ${i}th`);
@@ -339,7 +340,7 @@ export class Scheduler {
   allocationMoved(queue: Queue): void {
     this.markDirty(queue.order);
     // Its revision and its departments' move with it (Simulation's account).
-    this.revisionsMoved = true;
+    for (let q: Queue | null = queue; q !== null; q = q.parent) this.revisionMoved(q);
   }
 
   /**
@@ -439,7 +440,7 @@ export class Scheduler {
         q.fairShare !== before[4 * i + 3]
       ) {
         q.revision++;
-        this.revisionsMoved = true;
+        this.revisionMoved(q);
       }
       this.rememberedMark[i] = 0;
     }
@@ -523,7 +524,7 @@ export class Scheduler {
       const share = shares[i] ?? 0;
       if (queue.fairShare !== share && this.rememberedMark[queue.order] === 0) {
         queue.revision++;
-        this.revisionsMoved = true;
+        this.revisionMoved(queue);
       }
       queue.fairShare = share;
     }
@@ -540,23 +541,38 @@ export class Scheduler {
     const queues = this.divisionQueues();
     const revisions = this.divisionRevisions;
     const entries = this.divisionEntries;
-    // Most cycles move no queue's revision: the same list then, without a look at every queue.
-    if (!this.revisionsMoved && entries.length > 0) return this.divisionList;
-    this.revisionsMoved = false;
-    let changed = entries.length === 0;
-    for (let i = 0; !changed && i < queues.length; i++) changed = revisions[i] !== (queues[i] as Queue).revision;
-    // Most cycles change no queue: the same list then.
-    if (!changed) return this.divisionList;
-    queues.forEach((q, i) => {
-      if (entries[i] !== undefined && revisions[i] === q.revision) return;
+    let changed = false;
+    if (entries.length === 0) {
+      queues.forEach((q, i) => {
+        revisions[i] = q.revision;
+        entries[i] = queueDivision(q);
+      });
+      changed = true;
+    }
+    // Only the queues whose revision moved are looked at: a cycle moves a few of hundreds.
+    for (const q of this.movedQueues) {
+      this.movedMark[q.order] = 0;
+      const i = this.divisionIndex.get(q);
+      if (i === undefined || revisions[i] === q.revision) continue;
       revisions[i] = q.revision;
       entries[i] = queueDivision(q);
-    });
-    this.divisionList = [...entries];
+      changed = true;
+    }
+    this.movedQueues.length = 0;
+    // Most cycles change no queue: the same list then.
+    if (changed) this.divisionList = [...entries];
     return this.divisionList;
   }
-  /** Whether a queue's revision moved since the last division (allocationMoved, updateFairShares, assignFairShares). */
-  private revisionsMoved = true;
+
+  /** Notes that a queue's revision moved, for the next division. */
+  private revisionMoved(q: Queue): void {
+    if (this.movedMark[q.order] === 1) return;
+    this.movedMark[q.order] = 1;
+    this.movedQueues.push(q);
+  }
+  /** The queues whose revision moved since the last division, with a mark per queue. */
+  private readonly movedQueues: Queue[] = [];
+  private readonly movedMark: Uint8Array;
   /** Per queue of divisionQueues(): the revision its entry was made at, and the entry. */
   private readonly divisionRevisions: number[] = [];
   private readonly divisionEntries: QueueDivision[] = [];
@@ -564,12 +580,19 @@ export class Scheduler {
 
   /** Every queue, pool by pool, each pool's top-level queues before their children. */
   private divisionQueues(): readonly Queue[] {
-    this.divisionOrder ??= [...this.pools.values()].flatMap((pool) => {
-      const { tops, children } = this.queuesIn(pool.name);
-      return [...tops, ...tops.flatMap((top) => children.get(top) ?? [])];
-    });
+    if (this.divisionOrder === undefined) {
+      this.divisionOrder = [...this.pools.values()].flatMap((pool) => {
+        const { tops, children } = this.queuesIn(pool.name);
+        return [...tops, ...tops.flatMap((top) => children.get(top) ?? [])];
+      });
+      this.divisionOrder.forEach((q, i) => {
+        this.divisionIndex.set(q, i);
+      });
+    }
     return this.divisionOrder;
   }
+  /** Each queue's place in divisionQueues(). */
+  private readonly divisionIndex = new Map<Queue, number>();
   private divisionOrder: readonly Queue[] | undefined;
 
   /** Allocatable GPUs on ready nodes: recounted only when a node's status or a GPU's health changed. */
@@ -657,7 +680,12 @@ export class Scheduler {
       }
       const shape = job.shapes[i];
       const known = failedSize.get(pool);
-      const pods = shape === undefined || (known !== undefined && w.gpus >= known && shape.pods === 1) ? undefined : place(pool, shape);
+      // A gang fits where enough nodes fit one of its pods each (what place() would look for),
+      // which the pool's count of fitting nodes says without a placement.
+      const hopeless =
+        shape === undefined ||
+        (shape.pods === 1 ? known !== undefined && w.gpus >= known : this.nodesFitting(pool, shape.gpusPerPod) < shape.pods);
+      const pods = hopeless ? undefined : place(pool, shape);
       if (pods === undefined) {
         if (shape?.pods === 1) failedSize.set(pool, Math.min(known ?? Number.POSITIVE_INFINITY, w.gpus));
         // Reasons are compared field by field every cycle (Simulation.unschedulable): object
