@@ -445,39 +445,52 @@ function divisionOrder(division: readonly QueueDivision[], session: string): Que
 }
 const NO_QUEUES: readonly QueueDivision[] = [];
 
-/** Queues in the order of their keys, `unitHash` of each one's `<pool>/<name>` hashed on from `saltState` (ties keep their order). */
+/** The most queues shuffled by a packed key (below): each key's index takes 10 bits beside its 32. */
+const PACKED_QUEUES = 1024;
+const packedKeys = new Float64Array(PACKED_QUEUES);
+
+/**
+ * Queues in the order of their keys, `unitHash` of each one's `<pool>/<name>` hashed on from
+ * `saltState` (ties keep their order). Each key's 32 bits and its queue's index are packed into
+ * one number (exact: below 2^42) and sorted as numbers, natively: key order, ties by index, the
+ * order a stable sort by key gives, without a comparison function called per pair (a platform's
+ * cycle shuffles 250 queues, once every simulated second).
+ */
 function shuffled(queues: readonly QueueDivision[], saltState: number): QueueDivision[] {
-  const keys = new Float64Array(queues.length);
-  const order: number[] = [];
-  for (let i = 0; i < queues.length; i++) {
-    const q = queues[i] as QueueDivision;
-    keys[i] = unitOfState(hashOn(hashOn(hashOn(saltState, q.nodePool), "/"), q.name));
-    order.push(i);
-  }
+  const n = queues.length;
+  if (n > PACKED_QUEUES) return shuffledByKey(queues, saltState);
+  const packed = packedKeys.subarray(0, n);
+  for (let i = 0; i < n; i++) packed[i] = keyBits(queues[i] as QueueDivision, saltState) * PACKED_QUEUES + i;
+  packed.sort();
+  const order = new Array<QueueDivision>(n);
+  for (let i = 0; i < n; i++) order[i] = queues[(packed[i] as number) % PACKED_QUEUES] as QueueDivision;
+  return order;
+}
+
+/** shuffled's order for more queues than a packed key has room for, by a comparison sort. */
+function shuffledByKey(queues: readonly QueueDivision[], saltState: number): QueueDivision[] {
+  const keys = queues.map((q) => keyBits(q, saltState));
+  const order = queues.map((_, i) => i);
   order.sort((a, b) => (keys[a] as number) - (keys[b] as number));
   return order.map((i) => queues[i] as QueueDivision);
 }
 
+/** A queue's shuffle key as its 32 bits: unitOfState's [0, 1) times 2^32 (exact). */
+function keyBits(q: QueueDivision, saltState: number): number {
+  return unitOfState(hashOn(hashOn(hashOn(saltState, q.nodePool), "/"), q.name)) * 4_294_967_296;
+}
+
 /**
  * A division's top-level queues and each one's children, in the division's order: worked out
- * once per division (an idle cycle, and a cycle that changed no queue, log the division before).
+ * once per division (an idle cycle, and a cycle that changed no queue, log the division before),
+ * from the tree's shape, which is worked out once per run: a division lists the same queues in
+ * the same places whatever their figures (checked entry by entry).
  */
 function divisionTree(division: readonly QueueDivision[]): DivisionTree {
   let tree = divisionTrees.get(division);
   if (tree === undefined) {
-    const tops = division.filter((q) => q.parent === null);
-    const byName = new Map<string, QueueDivision>();
-    for (const top of tops) byName.set(`${top.nodePool}/${top.name}`, top);
-    const children = new Map<QueueDivision, QueueDivision[]>();
-    for (const q of division) {
-      if (q.parent === null) continue;
-      const parent = byName.get(`${q.nodePool}/${q.parent}`);
-      if (parent === undefined) continue;
-      const siblings = children.get(parent);
-      if (siblings === undefined) children.set(parent, [q]);
-      else siblings.push(q);
-    }
-    tree = { tops, children };
+    if (shape === undefined || !shape.fits(division)) shape = new TreeShape(division);
+    tree = shape.treeOf(division);
     divisionTrees.set(division, tree);
   }
   return tree;
@@ -487,6 +500,57 @@ interface DivisionTree {
   readonly children: ReadonlyMap<QueueDivision, readonly QueueDivision[]>;
 }
 const divisionTrees = new WeakMap<readonly QueueDivision[], DivisionTree>();
+
+/** Where a division's top-level queues are, and each one's children (a queue whose parent is no top-level queue is in neither). */
+class TreeShape {
+  private readonly names: readonly string[];
+  private readonly pools: readonly string[];
+  private readonly parents: readonly (string | null)[];
+  private readonly tops: readonly number[];
+  private readonly children: readonly (readonly number[])[];
+
+  constructor(division: readonly QueueDivision[]) {
+    this.names = division.map((q) => q.name);
+    this.pools = division.map((q) => q.nodePool);
+    this.parents = division.map((q) => q.parent);
+    const tops = division.flatMap((q, i) => (q.parent === null ? [i] : []));
+    const topAt = new Map(tops.map((i, k) => [`${(division[i] as QueueDivision).nodePool}/${(division[i] as QueueDivision).name}`, k]));
+    const children = tops.map((): number[] => []);
+    division.forEach((q, i) => {
+      if (q.parent === null) return;
+      const k = topAt.get(`${q.nodePool}/${q.parent}`);
+      if (k !== undefined) children[k]?.push(i);
+    });
+    this.tops = tops;
+    this.children = children;
+  }
+
+  /** Whether `division` lists the same queues, in the same places, with the same parents. */
+  fits(division: readonly QueueDivision[]): boolean {
+    if (division.length !== this.names.length) return false;
+    for (let i = 0; i < division.length; i++) {
+      const q = division[i] as QueueDivision;
+      if (q.name !== this.names[i] || q.nodePool !== this.pools[i] || q.parent !== this.parents[i]) return false;
+    }
+    return true;
+  }
+
+  treeOf(division: readonly QueueDivision[]): DivisionTree {
+    const tops = this.tops.map((i) => division[i] as QueueDivision);
+    const children = new Map<QueueDivision, QueueDivision[]>();
+    this.tops.forEach((_, k) => {
+      const kids = this.children[k] as readonly number[];
+      if (kids.length > 0)
+        children.set(
+          tops[k] as QueueDivision,
+          kids.map((i) => division[i] as QueueDivision),
+        );
+    });
+    return { tops, children };
+  }
+}
+/** The shape of the divisions met last (one run's, mostly). */
+let shape: TreeShape | undefined;
 
 /**
  * A queue's "Resource division result" line (resource_division.go:64): every figure through
