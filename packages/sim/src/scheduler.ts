@@ -100,6 +100,14 @@ class JobPlan {
   readonly signature: string;
   /** Why allocate could not place it this cycle (set by allocate for every job it attempts). */
   reasons: PendingReason[] = [];
+  /**
+   * What allocate's last failed attempt read, pool by pool: the pool's free version and the
+   * revisions of the job's queue and its departments (allocation, quota use, shares); undefined
+   * when it has none. Allocate fails the same way while they hold (allocateInputsHold).
+   */
+  allocateInputs: number[] | undefined;
+  /** That failed attempt, as traced. */
+  allocateFailure: CycleAttempt | undefined;
 
   constructor(
     readonly w: Workload,
@@ -629,35 +637,39 @@ export class Scheduler {
    * fair share), then the older queue. Job order within a queue: higher priority, then older.
    */
   private allocate(pending: readonly JobPlan[]): JobPlan[] {
-    /** Each queue's jobs in order, and how many of them have been tried. */
-    const lines = new Map<Queue, QueueLine>();
+    // Each queue's jobs in order (its line, kept from cycle to cycle and refilled).
+    for (const line of this.linesInUse) line.count = 0;
+    this.linesInUse.length = 0;
     for (const job of pending) {
-      const line = lines.get(job.preferred);
-      if (line === undefined) lines.set(job.preferred, { jobs: [job], next: 0 });
-      else line.jobs.push(job);
+      let line = this.lines.get(job.preferred);
+      if (line === undefined) {
+        line = new QueueLine(job.preferred);
+        this.lines.set(job.preferred, line);
+      }
+      if (line.count === 0) this.linesInUse.push(line);
+      line.add(job);
     }
     // The best queue's next job, repeatedly: a heap of queues by the queue_order key of their head jobs.
     // Allocating only raises a queue's allocation, which only moves it back in the order, so a
     // queue whose key went stale is re-queued when it surfaces (lazy re-validation).
-    const heads = new MinHeap<Head>(headBefore);
-    for (const [queue, line] of lines) heads.push(headOf(queue, line, line.jobs[0] as JobPlan));
+    const heads = this.heads;
+    for (const line of this.linesInUse) heads.push(line.keyedBy(line.jobs[0] as JobPlan));
     const left: JobPlan[] = [];
     // Smallest GPU count per pool that already failed to fit in this cycle: larger ones fail too.
     // What failed in an earlier cycle still fails while the pool's free GPUs have not moved since.
     const failedSize = new Map<Pool, number>();
     for (const [pool, failed] of this.failedFits) if (failed.version === pool.freeVersion) failedSize.set(pool, failed.gpus);
     for (;;) {
-      const head = heads.pop();
-      if (head === undefined) break;
-      const { queue, line, job } = head;
-      if (!keyCurrent(head)) {
-        heads.push(headOf(queue, line, job));
+      const line = heads.pop();
+      if (line === undefined) break;
+      const job = line.job as JobPlan;
+      if (!line.keyCurrent()) {
+        heads.push(line.keyedBy(job));
         continue;
       }
       line.next++;
       if (!this.tryAllocate(job, failedSize)) left.push(job);
-      const next = line.jobs[line.next];
-      if (next !== undefined) heads.push(headOf(queue, line, next));
+      if (line.next < line.count) heads.push(line.keyedBy(line.jobs[line.next] as JobPlan));
     }
     // Binds only took free GPUs since each failure: each still holds where the pools are now.
     for (const [pool, gpus] of failedSize) this.failedFits.set(pool, { version: pool.freeVersion, gpus });
@@ -665,8 +677,17 @@ export class Scheduler {
   }
   /** Per pool, the smallest single pod that failed to fit, and the pool's free version then. */
   private readonly failedFits = new Map<Pool, { readonly version: number; readonly gpus: number }>();
+  /** Each queue's line, made once; those filled this cycle; allocate's heap of them (empty between cycles). */
+  private readonly lines = new Map<Queue, QueueLine>();
+  private readonly linesInUse: QueueLine[] = [];
+  private readonly heads = new MinHeap<QueueLine>(lineBefore);
 
   private tryAllocate(job: JobPlan, failedSize: Map<Pool, number>): boolean {
+    // Most of a backlog's jobs meet their pools and queues as they left them: the same failure.
+    if (job.allocateFailure !== undefined && allocateInputsHold(job)) {
+      this.trace.allocate.push(job.allocateFailure);
+      return false;
+    }
     const w = job.w;
     const found: PendingReason[] = [];
     for (let i = 0; i < job.pools.length; i++) {
@@ -707,7 +728,9 @@ export class Scheduler {
       return true;
     }
     job.reasons = found;
-    this.trace.allocate.push({ workload: w, queue: job.preferred, outcome: "unschedulable", victims: NO_VICTIMS });
+    job.allocateInputs = allocateInputsOf(job);
+    job.allocateFailure = { workload: w, queue: job.preferred, outcome: "unschedulable", victims: NO_VICTIMS };
+    this.trace.allocate.push(job.allocateFailure);
     return false;
   }
 
@@ -976,6 +999,33 @@ class ScopeFailures {
 }
 
 /**
+ * What allocate reads of a job's pools and queues, as numbers that move whenever any of it does:
+ * per pool its free version (placement, the nodes that fit a pod) and the revisions of the job's
+ * queue and its departments (capacity_policy's allocation, quota use and limit; a revision also
+ * moves with a queue's request and fair share, which allocate does not read: a spare miss).
+ */
+function allocateInputsOf(job: JobPlan): number[] {
+  const inputs: number[] = [];
+  for (let i = 0; i < job.pools.length; i++) {
+    inputs.push((job.pools[i] as Pool).freeVersion);
+    for (let q: Queue | null = job.queues[i] as Queue; q !== null; q = q.parent) inputs.push(q.revision);
+  }
+  return inputs;
+}
+
+/** Whether allocateInputsOf(job) would give what the job's last failed attempt read. */
+function allocateInputsHold(job: JobPlan): boolean {
+  const inputs = job.allocateInputs;
+  if (inputs === undefined) return false;
+  let k = 0;
+  for (let i = 0; i < job.pools.length; i++) {
+    if (inputs[k++] !== (job.pools[i] as Pool).freeVersion) return false;
+    for (let q: Queue | null = job.queues[i] as Queue; q !== null; q = q.parent) if (inputs[k++] !== q.revision) return false;
+  }
+  return true;
+}
+
+/**
  * capacity_policy: OverLimit when allocated + request exceeds the limit, and for
  * non-preemptible workloads NonPreemptibleOverQuota when non-preemptible allocation + request
  * exceeds the deserved quota — checked for the project queue and its department.
@@ -1033,51 +1083,54 @@ function queueDivision(q: Queue): QueueDivision {
   };
 }
 
-/** A queue's jobs in allocate's order, and how many of them have been tried. */
-interface QueueLine {
-  readonly jobs: JobPlan[];
-  next: number;
-}
-
 /**
- * A queue in allocate's heap with its next job and queue_order's key for the two, compared in
- * order, smaller first: over its fair share, beyond its deserved quota with the job, its share
- * with the job, then its age (order).
+ * A queue's jobs in allocate's order (the first `count` of `jobs`), how many of them have been
+ * tried, and its key in allocate's heap: queue_order's for the queue and its next job, compared
+ * in order, smaller first: over its fair share, beyond its deserved quota with the job, its share
+ * with the job, then its age (order). A line is in the heap at most once, so it carries its key
+ * itself, worked out again before each push (keyedBy), and nothing is made per push.
  */
-interface Head {
-  readonly queue: Queue;
-  readonly line: QueueLine;
-  readonly job: JobPlan;
-  /** The queue's allocation the key was worked out from. */
-  readonly allocated: number;
-  readonly overFairShare: number;
-  readonly beyondDeserved: number;
-  readonly share: number;
+class QueueLine {
+  readonly jobs: JobPlan[] = [];
+  count = 0;
+  next = 0;
+  /** The job the key was worked out for, and the queue's allocation then. */
+  job: JobPlan | undefined;
+  allocated = 0;
+  overFairShare = 0;
+  beyondDeserved = 0;
+  share = 0;
+
+  constructor(readonly queue: Queue) {}
+
+  /** Appends a job (emptied by setting count to 0, keeping the list's memory). */
+  add(job: JobPlan): void {
+    if (this.count === 0) this.next = 0;
+    this.jobs[this.count++] = job;
+  }
+
+  keyedBy(job: JobPlan): this {
+    const queue = this.queue;
+    const allocated = queue.allocated;
+    const gpus = job.w.gpus;
+    this.job = job;
+    this.allocated = allocated;
+    this.overFairShare = allocated > queue.fairShare ? 1 : 0;
+    this.beyondDeserved = allocated + gpus > queue.deserved ? 1 : 0;
+    this.share = (allocated + gpus) / Math.max(queue.deserved, queue.fairShare, 1);
+    return this;
+  }
+
+  /**
+   * Whether the key is still its queue's: during allocate only a queue's allocation moves (fair
+   * shares and quotas are the cycle's), and every part of the key moves with it.
+   */
+  keyCurrent(): boolean {
+    return this.queue.allocated === this.allocated;
+  }
 }
 
-function headOf(queue: Queue, line: QueueLine, job: JobPlan): Head {
-  const { allocated } = queue;
-  const gpus = job.w.gpus;
-  return {
-    queue,
-    line,
-    job,
-    allocated,
-    overFairShare: allocated > queue.fairShare ? 1 : 0,
-    beyondDeserved: allocated + gpus > queue.deserved ? 1 : 0,
-    share: (allocated + gpus) / Math.max(queue.deserved, queue.fairShare, 1),
-  };
-}
-
-/**
- * Whether the head's key is still its queue's: during allocate only a queue's allocation moves
- * (fair shares and quotas are the cycle's), and every part of the key moves with it.
- */
-function keyCurrent(head: Head): boolean {
-  return head.queue.allocated === head.allocated;
-}
-
-function headBefore(a: Head, b: Head): boolean {
+function lineBefore(a: QueueLine, b: QueueLine): boolean {
   if (a.overFairShare !== b.overFairShare) return a.overFairShare < b.overFairShare;
   if (a.beyondDeserved !== b.beyondDeserved) return a.beyondDeserved < b.beyondDeserved;
   if (a.share !== b.share) return a.share < b.share;

@@ -1167,6 +1167,8 @@ function podName(w: Workload, index: number): string {
 
 /** Reasons equal field by field: the fields each reason kind carries (PendingReason). */
 function sameReasons(a: readonly PendingReason[], b: readonly PendingReason[]): boolean {
+  // The same list: allocate's failure was reused (its inputs held).
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as PendingReason;
