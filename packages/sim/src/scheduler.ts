@@ -101,9 +101,8 @@ class JobPlan {
   /** Why allocate could not place it this cycle (set by allocate for every job it attempts). */
   reasons: PendingReason[] = [];
   /**
-   * What allocate's last failed attempt read, pool by pool: the pool's free version and the
-   * revisions of the job's queue and its departments (allocation, quota use, shares); undefined
-   * when it has none. Allocate fails the same way while they hold (allocateInputsHold).
+   * What allocate's last failed attempt read that can move, pool by pool (allocateInputsOf);
+   * undefined when it has none. Allocate fails the same way while it holds (allocateInputsHold).
    */
   allocateInputs: number[] | undefined;
   /** That failed attempt, as traced. */
@@ -999,16 +998,16 @@ class ScopeFailures {
 }
 
 /**
- * What allocate reads of a job's pools and queues, as numbers that move whenever any of it does:
- * per pool its free version (placement, the nodes that fit a pod) and the revisions of the job's
- * queue and its departments (capacity_policy's allocation, quota use and limit; a revision also
- * moves with a queue's request and fair share, which allocate does not read: a spare miss).
+ * What allocate reads of a job's pools and queues that can move: per pool its free version
+ * (placement, the nodes that fit a pod) and, for the job's queue and its departments, the
+ * allocation and non-preemptible allocation capacity_policy weighs (limits and quotas are the
+ * blueprint's).
  */
 function allocateInputsOf(job: JobPlan): number[] {
   const inputs: number[] = [];
   for (let i = 0; i < job.pools.length; i++) {
     inputs.push((job.pools[i] as Pool).freeVersion);
-    for (let q: Queue | null = job.queues[i] as Queue; q !== null; q = q.parent) inputs.push(q.revision);
+    for (let q: Queue | null = job.queues[i] as Queue; q !== null; q = q.parent) inputs.push(q.allocated, q.allocatedNonPreemptible);
   }
   return inputs;
 }
@@ -1020,7 +1019,8 @@ function allocateInputsHold(job: JobPlan): boolean {
   let k = 0;
   for (let i = 0; i < job.pools.length; i++) {
     if (inputs[k++] !== (job.pools[i] as Pool).freeVersion) return false;
-    for (let q: Queue | null = job.queues[i] as Queue; q !== null; q = q.parent) if (inputs[k++] !== q.revision) return false;
+    for (let q: Queue | null = job.queues[i] as Queue; q !== null; q = q.parent)
+      if (inputs[k++] !== q.allocated || inputs[k++] !== q.allocatedNonPreemptible) return false;
   }
   return true;
 }
