@@ -156,16 +156,17 @@ time. What keeps the month above 31× a day is the first day itself: it starts f
 which fills over it (deployments and workspaces live for days), so later days cost more than it. Over
 its own median day the month is ${result.platform.thirtyDaysOverMedianDay}× (30× would be a cost per day that never changes).
 
-What a cycle works out of the cluster now holds until its inputs move (2026-12-06: the month 26.3 →
-about 17 s, a day 0.35 → about 0.24 s on this machine): a fair-share update visits only the queues whose
+What a cycle works out of the cluster now holds until its inputs move (2026-12-06, measured in pairs
+back to back on this machine: the month 23.3–25.6 → 17.2–17.9 s, about a third less): a fair-share update visits only the queues whose
 pending demand moved, the division remakes only the entries of queues whose figures moved, a pool's
 free version (bumped when a node's schedulable free GPUs move) keeps its count of nodes fitting a
-gang's pod and the smallest pod that failed to fit from cycle to cycle, and a victim search counts
-freed GPUs per node as it adds victims. The attempts themselves are still made in full. Measured
-over the month's first six days, 58–74 % of them meet their node pools exactly as at the job's
-previous attempt (the pools' free GPUs and queue figures unchanged); reusing those outcomes is what
-is left for an attempt, and it would not bring the month within 31× one day either: the first day's
-events are fewer (37,000 against about 50,000), its cluster still filling.
+gang's pod and the smallest pod that failed to fit from cycle to cycle, a victim search counts freed
+GPUs per node as it adds victims, and allocate fails a job again without an attempt while what its
+last failure read holds (its pools' free versions, its queues' revisions). Measured over the month's
+first six days, 58–74 % of the attempts meet their node pools exactly as at the job's previous
+attempt. Reclaim and preempt still attempt in full: what they read (every running job of the pool,
+their phases and queues) has no version yet. Reusing those too would not bring the month within 31×
+one day: the first day's events are fewer (37,000 against about 50,000), its cluster still filling.
 
 | day | seconds | pending at its end | jobs attempted | µs per attempt |
 |---|---|---|---|---|
