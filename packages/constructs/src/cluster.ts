@@ -184,8 +184,41 @@ export class ClusterLogs {
   drain(view: ClusterView): LogRecordOut[] {
     const events = this.sources.events ? this.events.drain(view.startMs + view.now) : [];
     const scheduler = this.sources.scheduler ? this.scheduler.drain(view.now) : [];
-    return [...events, ...scheduler].sort((a, b) => a.timeMs - b.timeMs);
+    return byTime(events, scheduler);
   }
+}
+
+/**
+ * Two sources' records in one list by time, as a stable sort of the two one after the other gives
+ * them (ties: `first`'s before `second`'s, each in its own order). Each source writes its records
+ * oldest first, so they are merged in one pass; a list that is not in order (a scheduling cycle
+ * running past the next one's start) is sorted.
+ */
+function byTime(first: readonly LogRecordOut[], second: readonly LogRecordOut[]): LogRecordOut[] {
+  if (!inTimeOrder(first) || !inTimeOrder(second)) return [...first, ...second].sort((a, b) => a.timeMs - b.timeMs);
+  const merged = new Array<LogRecordOut>(first.length + second.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < first.length && j < second.length) {
+    const a = first[i] as LogRecordOut;
+    const b = second[j] as LogRecordOut;
+    if (b.timeMs < a.timeMs) {
+      merged[k++] = b;
+      j++;
+    } else {
+      merged[k++] = a;
+      i++;
+    }
+  }
+  while (i < first.length) merged[k++] = first[i++] as LogRecordOut;
+  while (j < second.length) merged[k++] = second[j++] as LogRecordOut;
+  return merged;
+}
+
+function inTimeOrder(records: readonly LogRecordOut[]): boolean {
+  for (let i = 1; i < records.length; i++) if ((records[i] as LogRecordOut).timeMs < (records[i - 1] as LogRecordOut).timeMs) return false;
+  return true;
 }
 
 /** Whether a shard owns one of a cluster-wide source's instances (Placement's ranks). */
