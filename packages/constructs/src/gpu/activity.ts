@@ -231,6 +231,17 @@ interface GpuPhysics {
   /** A run's integrals summed piece by piece from `from` (its start, or its current period's) up to `at`. */
   readonly summed: WeakMap<Run, { readonly from: number; at: number; readonly sums: Sums }>;
   last?: { readonly t: number; readonly initialisedAt: number; readonly reading: GpuReading };
+  /** Its work at the last instant asked (workAt): Run:ai's exporter asks before dcgm-exporter reads. */
+  work?: Work;
+}
+
+/** A GPU's work at an instant: the run on it, its load, its utilisation (unrounded) and framebuffer in use. */
+interface Work {
+  readonly t: number;
+  readonly running: Run | undefined;
+  readonly load: Load | undefined;
+  readonly util: number;
+  readonly fbUsedMiB: number;
 }
 
 function traitsOf(uuid: string): BoardTraits {
@@ -274,7 +285,7 @@ export class GpuActivityModel {
     const last = physics.last;
     if (last !== undefined && last.t === t && last.initialisedAt === gpu.initialisedAt) return last.reading;
     const { board } = physics;
-    const { running, load, util, fbUsedMiB } = this.workAt(gpu, model, t);
+    const { running, load, util, fbUsedMiB } = this.workAt(gpu, model, t, physics);
     const second = Math.floor(t / SECOND);
     const caps = gpu.powerCaps ?? NO_CAPS;
     const draw = load === undefined ? undefined : board.draw(load, running?.intensity ?? 1, holding(caps, t)?.watts);
@@ -341,13 +352,15 @@ export class GpuActivityModel {
     const physics = this.physicsOf(gpu.uuid, model);
     const last = physics.last;
     if (last !== undefined && last.t === t && last.initialisedAt === gpu.initialisedAt) return last.reading;
-    const { util, fbUsedMiB } = this.workAt(gpu, model, t);
+    const { util, fbUsedMiB } = this.workAt(gpu, model, t, physics);
     this.sinceDriverLoad(gpu, physics, t);
     return { gpuUtil: Math.round(util), fbUsedMiB };
   }
 
   /** The run on the GPU at t, its load (after any wait on a slower rank), its utilisation (unrounded) and framebuffer in use. */
-  private workAt(gpu: GpuIdentity, model: GpuModel, t: number) {
+  private workAt(gpu: GpuIdentity, model: GpuModel, t: number, physics: GpuPhysics): Work {
+    // Asked once per reader at the same instant (a GPU's timeline is the same until simulated time moves).
+    if (physics.work?.t === t) return physics.work;
     const run = this.timelines.runAt(gpu.uuid, t);
     const running = run !== undefined && t < run.to ? run : undefined;
     const rhythmLoad = running?.rhythm.at(t);
@@ -356,7 +369,8 @@ export class GpuActivityModel {
     const util = load === undefined || load.util === 0 ? 0 : Math.max(1, Math.min(100, load.util + load.jitter * noise(gpu.uuid, second)));
     const available = model.framebufferMiB - model.framebufferReservedMiB;
     const fbUsedMiB = running === undefined ? 0 : Math.min(available, Math.round(available * running.rhythm.framebufferShare(t, gpu.uuid)));
-    return { running, load, util, fbUsedMiB };
+    physics.work = { t, running, load, util, fbUsedMiB };
+    return physics.work;
   }
 
   /** The last simulated time at or before t the GPU was busy (Run:ai's "last GPU utilization time"), or null. */
