@@ -637,7 +637,8 @@ export class Scheduler {
    */
   private allocate(pending: readonly JobPlan[]): JobPlan[] {
     // Each queue's jobs in order (its line, kept from cycle to cycle and refilled).
-    for (const line of this.linesInUse) line.count = 0;
+    // Emptied of the last cycle's jobs (no workload is kept alive by a line it has left).
+    for (const line of this.linesInUse) line.clear();
     this.linesInUse.length = 0;
     for (const job of pending) {
       let line = this.lines.get(job.preferred);
@@ -1084,7 +1085,7 @@ function queueDivision(q: Queue): QueueDivision {
 }
 
 /**
- * A queue's jobs in allocate's order (the first `count` of `jobs`), how many of them have been
+ * A queue's jobs in allocate's order (`count` of them), how many of them have been
  * tried, and its key in allocate's heap: queue_order's for the queue and its next job, compared
  * in order, smaller first: over its fair share, beyond its deserved quota with the job, its share
  * with the job, then its age (order). A line is in the heap at most once, so it carries its key
@@ -1103,10 +1104,15 @@ class QueueLine {
 
   constructor(readonly queue: Queue) {}
 
-  /** Appends a job (emptied by setting count to 0, keeping the list's memory). */
   add(job: JobPlan): void {
-    if (this.count === 0) this.next = 0;
     this.jobs[this.count++] = job;
+  }
+
+  clear(): void {
+    this.jobs.length = 0;
+    this.count = 0;
+    this.next = 0;
+    this.job = undefined;
   }
 
   keyedBy(job: JobPlan): this {
