@@ -29,8 +29,8 @@ export function unitOfState(state: number): number {
   return mixed(state) / 4_294_967_296;
 }
 
-/** A hash state's bits mixed (an avalanche finaliser), as an unsigned 32-bit integer. */
-function mixed(state: number): number {
+/** A hash state's bits mixed (an avalanche finaliser), as an unsigned 32-bit integer: unitOfState's numerator. */
+export function mixed(state: number): number {
   let h = state;
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);

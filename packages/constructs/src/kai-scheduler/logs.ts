@@ -20,7 +20,7 @@ import {
 import type { LogRecordOut } from "../catalogue.js";
 import type { StampClock } from "../clock.js";
 import { queueName } from "../naming.js";
-import { hashOn, hashState, stableChars, unitOfState } from "../noise.js";
+import { hashOn, hashState, mixed, stableChars } from "../noise.js";
 import { cycleLatencyMs } from "./latency.js";
 import { humanize, requirementsText, resourceText } from "./values.js";
 
@@ -475,9 +475,9 @@ function shuffledByKey(queues: readonly QueueDivision[], saltState: number): Que
   return order.map((i) => queues[i] as QueueDivision);
 }
 
-/** A queue's shuffle key as its 32 bits: unitOfState's [0, 1) times 2^32 (exact). */
+/** A queue's shuffle key as its 32 bits (ordered as unitOfState orders them). */
 function keyBits(q: QueueDivision, saltState: number): number {
-  return unitOfState(hashOn(hashOn(hashOn(saltState, q.nodePool), "/"), q.name)) * 4_294_967_296;
+  return mixed(hashOn(hashOn(hashOn(saltState, q.nodePool), "/"), q.name));
 }
 
 /**
