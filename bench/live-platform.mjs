@@ -1,10 +1,10 @@
 // Live-run benchmark: the issue's own measure of emission cost, taken from outside the process.
-// `gpusynth run blueprints/platform.yaml` pushes OTLP/gRPC (metrics and logs, the live defaults) at
-// a 15 s interval to a gRPC receiver in this process that accepts every request without decoding
-// it; after the warm-up, the child's CPU time (/proc/<pid>/stat) over eight intervals gives its
-// share of one core, and its RSS is read at the end, with the most it reached (the warm-up and the
-// first scrapes included). The same run is then measured pushing OTLP/HTTP (http/protobuf) to an
-// HTTP receiver: the transport is much of the cost.
+// `gpusynth run blueprints/platform.yaml` pushes OTLP (metrics and logs over http/protobuf, the live
+// defaults) at a 15 s interval to an HTTP receiver in this process that accepts every request
+// without decoding it; after the warm-up, the child's CPU time (/proc/<pid>/stat) over eight
+// intervals gives its share of one core, and its RSS is read at the end, with the most it reached
+// (the warm-up and the first scrapes included). The same run is then measured pushing OTLP/gRPC to
+// a gRPC receiver: the transport is much of the cost.
 // Run: `npx just bench` (builds first). Writes bench/results/live-platform.{json,md}.
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -83,8 +83,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const number = (text) => Number(text.replaceAll(",", ""));
 
-/** One live run pushing over `protocol` (grpc, http/protobuf), measured after its warm-up. */
+/** One live run pushing over `protocol` (http/protobuf, the default, or grpc), measured after its warm-up. */
 async function measure(protocol) {
+  // The default protocol with none set, as a user's first run has it.
+  const { OTEL_EXPORTER_OTLP_PROTOCOL: _unset, ...env } = process.env;
   const sink = await startSink(protocol);
   // LIVE_PLATFORM_PROFILE=<dir>: the run writes a CPU profile there (node --cpu-prof) when it stops.
   const profile = process.env.LIVE_PLATFORM_PROFILE;
@@ -101,7 +103,11 @@ async function measure(protocol) {
       `${root}blueprints/platform.yaml`,
     ],
     {
-      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`, OTEL_EXPORTER_OTLP_PROTOCOL: protocol },
+      env: {
+        ...env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`,
+        ...(protocol === "grpc" ? { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" } : {}),
+      },
       stdio: ["ignore", "ignore", "pipe"],
     },
   );
@@ -134,6 +140,7 @@ async function measure(protocol) {
   // so a figure counts only with what was delivered beside it.
   const report = /OTLP metrics: ([\d,]+) of ([\d,]+) points delivered in [\d,]+ requests; (.*)/.exec(stderr);
   if (report === null) throw new Error(`gpusynth printed no delivery report:\n${stderr}`);
+  if (!stderr.includes(`pushing OTLP (${protocol})`)) throw new Error(`gpusynth did not push over ${protocol}:\n${stderr}`);
   return {
     measuredSeconds: +wallSeconds.toFixed(1),
     warmupSeconds: +warmupSeconds.toFixed(1),
@@ -154,11 +161,11 @@ const result = {
   machine: `${cpus()[0]?.model ?? "unknown"} (${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB)`,
   node: process.version,
   intervalSeconds: INTERVAL_S,
-  ...(await measure("grpc")),
+  ...(await measure("http/protobuf")),
 };
-/** The same run over OTLP/HTTP, one after the other on the same machine. */
-const http = await measure("http/protobuf");
-result.http = http;
+/** The same run over OTLP/gRPC, one after the other on the same machine. */
+const grpc = await measure("grpc");
+result.grpc = grpc;
 writeFileSync(new URL("results/live-platform.json", import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(
   new URL("results/live-platform.md", import.meta.url),
@@ -166,9 +173,9 @@ writeFileSync(
 
 Measured ${result.date} on ${result.machine}, Node.js ${result.node}.
 
-\`gpusynth run --interval ${INTERVAL_S}s --listen none blueprints/platform.yaml\` (4,096 GPUs) pushing OTLP/gRPC —
-metrics and the log records (Kubernetes events, the scheduler's log), the live defaults — to a gRPC
-receiver that accepts every request undecoded. After its warm-up (${result.warmupSeconds} s: a simulated day), the
+\`gpusynth run --interval ${INTERVAL_S}s --listen none blueprints/platform.yaml\` (4,096 GPUs) pushing OTLP —
+metrics and the log records (Kubernetes events, the scheduler's log) over http/protobuf, the live
+defaults — to an HTTP receiver that accepts every request undecoded. After its warm-up (${result.warmupSeconds} s: a simulated day), the
 process's CPU time from /proc over ${result.measuredSeconds} s (${MEASURED_INTERVALS} intervals):
 
 | measure | value | goal |
@@ -179,9 +186,16 @@ process's CPU time from /proc over ${result.measuredSeconds} s (${MEASURED_INTER
 | RSS at most (warm-up and first scrape included) | ${result.peakRssMiB} MiB | |
 | requests received | ${result.requests} (${result.receivedMiB} MiB) | |
 | points delivered, of those made (the whole run) | ${result.pointsDelivered.toLocaleString("en-US")} of ${result.pointsProduced.toLocaleString("en-US")} (${result.lost}) | all |
-| the same run over OTLP/HTTP (\`OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf\`): share of one core | ${http.coreShare} % (${http.cpuSeconds} s) | |
-| over OTLP/HTTP: RSS at the end, at most | ${http.rssMiB} MiB, ${http.peakRssMiB} MiB | |
-| over OTLP/HTTP: requests received; points delivered, of those made | ${http.requests} (${http.receivedMiB} MiB); ${http.pointsDelivered.toLocaleString("en-US")} of ${http.pointsProduced.toLocaleString("en-US")} (${http.lost}) | all |
+| the same run over OTLP/gRPC (\`OTEL_EXPORTER_OTLP_PROTOCOL=grpc\`): share of one core | ${grpc.coreShare} % (${grpc.cpuSeconds} s) | |
+| over OTLP/gRPC: RSS at the end, at most | ${grpc.rssMiB} MiB, ${grpc.peakRssMiB} MiB | |
+| over OTLP/gRPC: requests received; points delivered, of those made | ${grpc.requests} (${grpc.receivedMiB} MiB); ${grpc.pointsDelivered.toLocaleString("en-US")} of ${grpc.pointsProduced.toLocaleString("en-US")} (${grpc.lost}) | all |
+
+Until 2026-12-06 the default protocol was gRPC, and this table's first rows were gRPC's (14 % of a
+core on 2026-12-06, 6.9 % over OTLP/HTTP the same day). The default is now the specification's,
+\`http/protobuf\` ("If no configuration is provided the default transport SHOULD be
+\`http/protobuf\`": opentelemetry-specification at a74d4da, specification/protocol/exporter.md), as in
+the OpenTelemetry JS SDK; a run whose endpoint is on port 4317 with no protocol set warns that
+this is OTLP/gRPC's port.
 
 ${result.coreShare <= 3 ? "Within the goal." : `Above the goal: see below, and bench/results/emit-speed.md for the metrics alone.`}
 
@@ -221,8 +235,8 @@ another process, 12 scrapes of platform.yaml, \`--trace-incremental-marking\`): 
 collections an interval; 31 of the run's 34 were started for external memory, the rest by the
 heap's own growth during the warm-up. The SDK's HTTP transport hands a request to its socket as it
 is (a Readable of the bytes, piped into the request: otlp-exporter-base 0.223.0,
-transport/http-transport-utils.js \`compressAndSend\`), so over OTLP/HTTP (the table's last rows) the
-run makes no such memory and costs ${http.coreShare} % of a core instead of ${result.coreShare} %, the same data delivered.
+transport/http-transport-utils.js \`compressAndSend\`), so over OTLP/HTTP (the default: the table's first rows) the
+run makes no such memory and costs ${result.coreShare} % of a core instead of ${grpc.coreShare} %, the same data delivered.
 gpusynth's own copies are gone: its encoder writes each request once, into the reused slab where
 it waits for delivery (packages/emit/src/delivery/request-slabs.ts). What pays now, over gRPC, is
 fewer live objects for each collection to mark (series kept as data rather than objects).

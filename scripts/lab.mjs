@@ -132,7 +132,7 @@ const collector = await server({
 /** Runs gpusynth live into the collector; resolves when it exits (with --duration) . */
 function gpusynth(extra) {
   const run = start("gpusynth", process.execPath, [bin, "run", "--listen", "none", "--logs", "otlp", ...extra], {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.ports.grpc}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.ports.http}`,
   });
   return new Promise((resolve) => run.child.once("exit", (code) => resolve({ code, log: run.log() })));
 }

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { checkOfflineEnd } from "../src/commands/options.js";
+import { checkOfflineEnd, grpcPortWarning } from "../src/commands/options.js";
 import { main } from "../src/main.js";
 import { OutputError, OutputFile } from "../src/output-file.js";
 import { captureOutput, repoFile } from "./helpers.js";
@@ -178,7 +178,7 @@ const cases: Case[] = [
   {
     name: "--otlp-endpoint that is not a URL",
     args: () => ["run", "--otlp-endpoint", "not a url", ...live.slice(1)],
-    message: /--otlp-endpoint: expected an http:\/\/ or https:\/\/ URL such as http:\/\/localhost:4317, found "not a url"/,
+    message: /--otlp-endpoint: expected an http:\/\/ or https:\/\/ URL such as http:\/\/localhost:4318, found "not a url"/,
   },
   {
     name: "--otlp-endpoint with a port above 65535",
@@ -245,6 +245,30 @@ describe("bad inputs are user errors (exit code 2)", () => {
       /--duration: expected a run that ends by 2262-04-11T23:47:16\.854Z \(OTLP timestamps are int64 nanoseconds.*\), found 200d from time\.start 2262-01-01T00:00:00\.000Z, ending 2262-07-20/,
     );
     expect(() => checkOfflineEnd(Date.UTC(2199, 0, 1), 3_660 * 86_400_000)).not.toThrow();
+  });
+});
+
+describe("a push to OTLP/gRPC's port with no protocol set (the default is OTLP/HTTP)", () => {
+  it("warns, naming where the endpoint came from and how to push gRPC there", () => {
+    const warning = grpcPortWarning(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4317" }, ["metrics"]);
+    expect(warning).toMatch(/^gpusynth: warning: OTEL_EXPORTER_OTLP_ENDPOINT http:\/\/collector:4317 is on port 4317, OTLP\/gRPC's/);
+    expect(warning).toContain("the push is OTLP/HTTP (http/protobuf");
+    expect(warning).toContain("set OTEL_EXPORTER_OTLP_PROTOCOL=grpc or --otlp-protocol grpc");
+    expect(grpcPortWarning("http://127.0.0.1:4317", {}, ["metrics", "logs"])).toMatch(
+      /warning: --otlp-endpoint http:\/\/127\.0\.0\.1:4317 is on port 4317/,
+    );
+  });
+
+  it("names a logs endpoint there when only the logs go to it", () => {
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: "http://logs:4317" };
+    expect(grpcPortWarning(undefined, env, ["metrics", "logs"])).toMatch(/warning: OTEL_EXPORTER_OTLP_LOGS_ENDPOINT http:\/\/logs:4317/);
+    // Without the logs pushed, nothing goes there.
+    expect(grpcPortWarning(undefined, env, ["metrics"])).toBeUndefined();
+  });
+
+  it("says nothing of an endpoint on any other port", () => {
+    expect(grpcPortWarning(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }, ["metrics", "logs"])).toBeUndefined();
+    expect(grpcPortWarning("https://otlp.example.com", {}, ["metrics"])).toBeUndefined();
   });
 });
 

@@ -203,6 +203,7 @@ describe.skipIf(otelcolBinary === "").each(DISCOVERIES)(
       // On a port it binds itself (:0), so none can be taken from it between choosing and binding.
       const live = startLive(["--listen", "127.0.0.1:0", "--interval", "1s", "--logs", "none", "--json", blueprint], {
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://${grpc}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
       });
       const served = await live.scrapeUrl();
       const config = join(dir, "collector.yaml");

@@ -60,7 +60,7 @@ describe("compose/compose.yaml", () => {
     const env = compose.services.collector?.environment ?? {};
     expect(env.PROMETHEUS_REMOTE_WRITE).toBe("http://prometheus:9090/api/v1/write");
     expect(env.LOGS_OTLP_ENDPOINT).toBe("http://loki:3100/otlp");
-    expect(compose.services.gpusynth?.environment?.OTEL_EXPORTER_OTLP_ENDPOINT).toBe("http://collector:4317");
+    expect(compose.services.gpusynth?.environment?.OTEL_EXPORTER_OTLP_ENDPOINT).toBe("http://collector:4318");
     expect(compose.services.prometheus?.command).toContain("--web.enable-remote-write-receiver");
     // Every variable the collector config reads is set for the collector.
     const config = readFileSync(join(root, "otel-collector.yaml"), "utf8");

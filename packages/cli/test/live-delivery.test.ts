@@ -88,6 +88,7 @@ describe("OTLP delivery of a live run", () => {
       ],
       {
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
         OTEL_BLRP_MAX_EXPORT_BATCH_SIZE: "1000000",
         // The subject is the requests' size: a receiver in a test process that a loaded machine
         // slows past the 10 s default would see a timed-out request again (OTLP retries are
@@ -133,6 +134,7 @@ describe("OTLP delivery of a live run", () => {
         ],
         {
           OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
           // Lab's scrape is about 1.5 MB, its largest target's request under 1 MB: without the wait
           // for room, the oldest of each scrape's requests were dropped (a fifth of its points).
           GPUSYNTH_OTLP_QUEUE_BYTES: "1000000",
@@ -156,6 +158,7 @@ describe("OTLP delivery of a live run", () => {
     // points a scrape).
     live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "--json", "blueprints/scenarios/crash-loop.yaml"], {
       OTEL_EXPORTER_OTLP_ENDPOINT: first.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
     });
     while (first.arrivals.length === 0) await sleep(50);
     await sleep(1000);
@@ -188,6 +191,7 @@ describe("OTLP delivery of a live run", () => {
     const port = first.port;
     live = startLive(["--speed", "60", "--interval", "1s", "--listen", "none", "--logs", "none", "--json", "blueprints/lab.yaml"], {
       OTEL_EXPORTER_OTLP_ENDPOINT: first.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
       // About two of lab's scrapes (one is about 1.5 MB): the outage's six overflow it.
       GPUSYNTH_OTLP_QUEUE_BYTES: "3000000",
     });

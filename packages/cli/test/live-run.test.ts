@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { attributeMap, startReceiver } from "../../emit/test/otlp-receiver.js";
+import { attributeMap, startHttpReceiver, startReceiver } from "../../emit/test/otlp-receiver.js";
 import { CLUSTER_JOBS, deliveryReport, downReceiver } from "./live-process.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -38,12 +38,16 @@ const scenario = "blueprints/scenarios/preemption-storm.yaml";
 const fast = ["run", "--speed", "3600", "--interval", "100ms", "--duration", "200ms", "--listen", "127.0.0.1:0", scenario];
 
 describe("gpusynth run (live)", () => {
-  it("pushes OTLP/gRPC to OTEL_EXPORTER_OTLP_ENDPOINT, one resource per target", async () => {
-    const receiver = await startReceiver();
-    const { code, stderr } = await gpusynth(fast, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+  // With no protocol set, the specification's default (OTLP/HTTP, binary protobuf); and gRPC.
+  it.each([
+    { protocol: "http/protobuf", env: {} as Record<string, string>, start: startHttpReceiver },
+    { protocol: "grpc", env: { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" } as Record<string, string>, start: startReceiver },
+  ])("pushes OTLP ($protocol) to OTEL_EXPORTER_OTLP_ENDPOINT, one resource per target", async ({ protocol, env, start }) => {
+    const receiver = await start();
+    const { code, stderr } = await gpusynth(fast, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...env });
     await receiver.close();
     expect(code).toBe(0);
-    expect(stderr).toContain(`pushing OTLP (grpc) to ${receiver.url}`);
+    expect(stderr).toContain(`pushing OTLP (${protocol}) to ${receiver.url}`);
     expect(stderr).toMatch(/scrape targets listed at http:\/\/127\.0\.0\.1:\d+\/sd/);
     const jobs = new Set(
       receiver.requests.flatMap((r) => r.resourceMetrics.map((rm) => attributeMap(rm.resource.attributes)["service.name"])),
@@ -57,6 +61,7 @@ describe("gpusynth run (live)", () => {
     const file = join(dir, "pushed.jsonl");
     const { code, stderr, stdout } = await gpusynth([...fast.slice(0, -1), "--otlp-json", file, "--json", scenario], {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
     });
     await receiver.close();
     expect(code, stderr).toBe(0);

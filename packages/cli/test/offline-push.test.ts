@@ -25,6 +25,7 @@ describe("an offline run pushing OTLP", () => {
     // their logs): a run that did not wait for its receiver would drop most of it.
     run = startLive(["--offline", "--duration", "10m", "--interval", "1m", "--json", LAB], {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
       GPUSYNTH_OTLP_QUEUE_BYTES: "1000000",
       // A receiver in a test process that a loaded machine slows past the 10 s default would see
       // a timed-out request again (OTLP retries are at-least-once) and count it twice.

@@ -19,6 +19,7 @@ async function pushedTargets(workers: number): Promise<{ byTime: Map<string, str
     ["--speed", "3600", "--interval", "100ms", "--duration", "200ms", "--listen", "none", "--workers", String(workers), "--json", scenario],
     {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
     },
   );
   const { code } = await live.exited();

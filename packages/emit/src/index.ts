@@ -28,8 +28,10 @@ export { ConsoleLogsSink, fanOutLogs, OtlpJsonLinesLogsSink, sdkLogsSink } from 
 export { MetricsPipeline, type ScrapeReport } from "./metrics-pipeline.js";
 export { emitOffline, type OfflineOptions, type OfflineResult } from "./offline.js";
 export {
+  DEFAULT_OTLP_PROTOCOL,
   endpointFromEnv,
   isOtlpProtocol,
+  OTLP_GRPC_PORT,
   OTLP_PROTOCOLS,
   type OtlpProtocol,
   protocolFromEnv,

@@ -1,10 +1,13 @@
 /**
- * An in-process OTLP/gRPC metrics receiver for tests: a real gRPC server for
- * opentelemetry.proto.collector.metrics.v1.MetricsService/Export that decodes requests with the
+ * In-process OTLP receivers for tests, metrics and logs: a real gRPC server for
+ * opentelemetry.proto.collector.metrics.v1.MetricsService/Export (and LogsService), or an HTTP
+ * server for POST /v1/metrics and /v1/logs in binary protobuf, each decoding requests with the
  * protobuf code OpenTelemetry generated from the official OTLP .proto files (shipped in
  * @opentelemetry/otlp-transformer 0.52, installed as the dev dependency otlp-proto-root).
  */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import {
   Server,
   ServerCredentials,
@@ -103,7 +106,7 @@ export function receivedRecords(receiver: Receiver): number {
 
 /** A unary OTLP Export method whose messages the generated protobuf code encodes and decodes. */
 // biome-ignore lint/suspicious/noExplicitAny: generated protobuf message classes are untyped
-function exportService(path: string, request: any, response: any, sizes: number[], arrivals: number[]): ServiceDefinition {
+function exportService(path: string, request: any, response: any, log: ReceivedLog): ServiceDefinition {
   return {
     Export: {
       path,
@@ -111,8 +114,8 @@ function exportService(path: string, request: any, response: any, sizes: number[
       responseStream: false,
       requestSerialize: (value: unknown) => Buffer.from(request.encode(value).finish()),
       requestDeserialize: (bytes: Buffer) => {
-        sizes.push(bytes.length);
-        arrivals.push(Date.now());
+        log.sizes.push(bytes.length);
+        log.arrivals.push(Date.now());
         return request.decode(bytes);
       },
       responseSerialize: (value: unknown) => Buffer.from(response.encode(value).finish()),
@@ -126,20 +129,10 @@ function exportService(path: string, request: any, response: any, sizes: number[
  * on `port` when given (a collector coming back where it was), else on a free one.
  */
 export async function startReceiver(port = 0): Promise<Receiver> {
-  const decoded = { metrics: [] as unknown[], logs: [] as unknown[] };
-  const requests = plainData(decoded.metrics, Request) as ExportRequest[] & { refresh(): void };
-  const logRequests = plainData(decoded.logs, LogsRequest) as ExportLogsRequest[] & { refresh(): void };
-  const sizes: number[] = [];
-  const arrivals: number[] = [];
+  const log = receivedLog();
   let failures = 0;
-  const logsService = exportService(
-    "/opentelemetry.proto.collector.logs.v1.LogsService/Export",
-    LogsRequest,
-    LogsResponse,
-    sizes,
-    arrivals,
-  );
-  const service = exportService("/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", Request, Response, sizes, arrivals);
+  const logsService = exportService("/opentelemetry.proto.collector.logs.v1.LogsService/Export", LogsRequest, LogsResponse, log);
+  const service = exportService("/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", Request, Response, log);
   const implementation: UntypedServiceImplementation = {
     Export: (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       if (failures > 0) {
@@ -147,7 +140,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
         callback({ code: status.UNAVAILABLE, details: "collector is down" });
         return;
       }
-      decoded.metrics.push(call.request);
+      log.decoded.metrics.push(call.request);
       callback(null, {});
     },
   };
@@ -155,16 +148,92 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   server.addService(service, implementation);
   server.addService(logsService, {
     Export: (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-      decoded.logs.push(call.request);
+      log.decoded.logs.push(call.request);
       callback(null, {});
     },
   });
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, at) => (error ? reject(error) : resolve(at))),
   );
+  return receiver(log, bound, {
+    kill: () => server.forceShutdown(),
+    failNext: (n) => {
+      failures = n;
+    },
+    close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+  });
+}
+
+/**
+ * An OTLP/HTTP receiver (binary protobuf, the specification's default protocol) that records what
+ * arrives as startReceiver's does: POST /v1/metrics and /v1/logs, answered 200 with an empty Export
+ * response, or 503 for the metrics exports `failNext` fails (a collector that is down).
+ */
+export async function startHttpReceiver(port = 0): Promise<Receiver> {
+  const log = receivedLog();
+  let failures = 0;
+  // biome-ignore lint/suspicious/noExplicitAny: generated protobuf message classes are untyped
+  const signals: Record<string, [any, any, unknown[]]> = {
+    "/v1/metrics": [Request, Response, log.decoded.metrics],
+    "/v1/logs": [LogsRequest, LogsResponse, log.decoded.logs],
+  };
+  const answer = (request: IncomingMessage, response: ServerResponse, body: Buffer) => {
+    const signal = signals[request.url ?? ""];
+    if (request.method !== "POST" || signal === undefined) {
+      response.writeHead(404).end();
+      return;
+    }
+    if (failures > 0 && request.url === "/v1/metrics") {
+      failures--;
+      response.writeHead(503).end();
+      return;
+    }
+    const [type, reply, received] = signal;
+    log.sizes.push(body.length);
+    log.arrivals.push(Date.now());
+    received.push(type.decode(body));
+    response.writeHead(200, { "content-type": "application/x-protobuf" }).end(Buffer.from(reply.encode({}).finish()));
+  };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => answer(request, response, Buffer.concat(chunks)));
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return receiver(log, (server.address() as AddressInfo).port, {
+    kill: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+    failNext: (n) => {
+      failures = n;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  });
+}
+
+/** What a receiver has received: the decoded requests of each signal, and each request's size and arrival. */
+interface ReceivedLog {
+  readonly decoded: { readonly metrics: unknown[]; readonly logs: unknown[] };
+  readonly sizes: number[];
+  readonly arrivals: number[];
+}
+
+function receivedLog(): ReceivedLog {
+  return { decoded: { metrics: [], logs: [] }, sizes: [], arrivals: [] };
+}
+
+/** A receiver on `port` over `log`, stopped and failed by `controls`. */
+function receiver(log: ReceivedLog, port: number, controls: Pick<Receiver, "kill" | "failNext" | "close">): Receiver {
+  const requests = plainData(log.decoded.metrics, Request) as ExportRequest[] & { refresh(): void };
+  const logRequests = plainData(log.decoded.logs, LogsRequest) as ExportLogsRequest[] & { refresh(): void };
   return {
-    url: `http://127.0.0.1:${bound}`,
-    port: bound,
+    url: `http://127.0.0.1:${port}`,
+    port,
     get requests() {
       requests.refresh();
       return requests;
@@ -173,14 +242,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       logRequests.refresh();
       return logRequests;
     },
-    decoded,
-    sizes,
-    arrivals,
-    kill: () => server.forceShutdown(),
-    failNext: (n) => {
-      failures = n;
-    },
-    close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+    decoded: log.decoded,
+    sizes: log.sizes,
+    arrivals: log.arrivals,
+    ...controls,
   };
 }
 

@@ -1,5 +1,6 @@
 /** Option values shared by commands: durations and seeds, checked with messages a user can act on. */
 import { formatDuration, OTLP_TIME_END_MS, parseDuration } from "@gpusynth/blueprint";
+import { DEFAULT_OTLP_PROTOCOL, OTLP_GRPC_PORT } from "@gpusynth/emit";
 import { UsageError } from "../usage.js";
 
 const DAY_MS = 86_400_000;
@@ -126,8 +127,32 @@ export function checkOtlpEndpoints(flag: string | undefined, env: NodeJS.Process
   }
 }
 
+/**
+ * A warning for a push whose protocol nobody chose, to an endpoint on OTLP/gRPC's port: the
+ * default is OTLP/HTTP (DEFAULT_OTLP_PROTOCOL), which a gRPC receiver refuses, so the run would
+ * report every request undelivered. gpusynth's own default was gRPC until 2026-12-06, and such
+ * endpoints are in many set-ups. The endpoints were checked (checkOtlpEndpoints).
+ */
+export function grpcPortWarning(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  signals: readonly ("metrics" | "logs")[],
+): string | undefined {
+  const named: [string, string][] =
+    flag !== undefined
+      ? [["--otlp-endpoint", flag]]
+      : signals.flatMap((signal) => {
+          const name = ENDPOINT_VARIABLES[signal].find((variable) => (env[variable] ?? "").trim() !== "");
+          return name === undefined ? [] : [[name, env[name] as string] as [string, string]];
+        });
+  const onGrpcPort = named.find(([, url]) => new URL(url).port === OTLP_GRPC_PORT);
+  if (onGrpcPort === undefined) return undefined;
+  const [name, url] = onGrpcPort;
+  return `gpusynth: warning: ${name} ${url} is on port ${OTLP_GRPC_PORT}, OTLP/gRPC's, and no protocol is set, so the push is OTLP/HTTP (${DEFAULT_OTLP_PROTOCOL}, the specification's default); for a gRPC receiver set OTEL_EXPORTER_OTLP_PROTOCOL=grpc or --otlp-protocol grpc\n`;
+}
+
 function checkEndpoint(name: string, value: string): void {
-  const expected = "an http:// or https:// URL such as http://localhost:4317";
+  const expected = "an http:// or https:// URL such as http://localhost:4318";
   let url: URL;
   try {
     url = new URL(value);

@@ -6,6 +6,7 @@ import {
   type ApiCredentials,
   ConsoleLogsSink,
   type ContainerLogRotation,
+  DEFAULT_OTLP_PROTOCOL,
   emitOffline,
   endpointFromEnv,
   fanOutLogs,
@@ -39,6 +40,7 @@ import {
   checkOtlpEndpoints,
   decimalOption,
   durationOption,
+  grpcPortWarning,
   intervalOption,
   oneBlueprint,
   seedOption,
@@ -94,7 +96,7 @@ Options:
   --listen <host:port>   live: serve the scrape targets and ${SD_PATH} here (default: 127.0.0.1:9464; "none" to disable)
   --api <host:port>      live: serve the Run:ai control-plane API here, e.g. 127.0.0.1:8080 (default: none)
   --otlp-endpoint <url>  push OTLP here (default: OTEL_EXPORTER_OTLP_ENDPOINT; unset means no push)
-  --otlp-protocol <p>    ${OTLP_PROTOCOLS.join(", ")} (default: OTEL_EXPORTER_OTLP_PROTOCOL, else grpc)
+  --otlp-protocol <p>    ${OTLP_PROTOCOLS.join(", ")} (default: OTEL_EXPORTER_OTLP_PROTOCOL, else ${DEFAULT_OTLP_PROTOCOL})
   --otlp-json <file>     write every scrape as an OTLP-JSON line to <file> (gzip when it ends in .gz); live,
                          beside the push and the scrape server, stamped as pushed
   --otlp-json-logs <f>   write the log records (Kubernetes events, scheduler log) as OTLP-JSON lines
@@ -147,7 +149,7 @@ Environment (control-plane API; each wins over the blueprint's controlPlane sect
 
 Examples:
   gpusynth run                                              # live; scrape http://127.0.0.1:9464${SD_PATH}
-  OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4317 gpusynth run --speed 60
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 gpusynth run --speed 60
   GPUSYNTH_API_TOKEN=dev-token-0123456789 gpusynth run --api 127.0.0.1:8080 --speed 60
                                                             # then: curl -H 'Authorization: Bearer dev-token-0123456789' \\
                                                             #   'http://127.0.0.1:8080/api/v1/clusters'
@@ -203,7 +205,8 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   }
   const podLogs = podLogsOption(values);
   // The OTLP push, live or offline: the flag, else the SDK's environment variables.
-  const protocol = typeof values["otlp-protocol"] === "string" ? values["otlp-protocol"] : (protocolFromEnv(env) ?? "grpc");
+  const chosenProtocol = typeof values["otlp-protocol"] === "string" ? values["otlp-protocol"] : protocolFromEnv(env);
+  const protocol = chosenProtocol ?? DEFAULT_OTLP_PROTOCOL;
   if (!isOtlpProtocol(protocol))
     throw new UsageError(
       `--otlp-protocol / OTEL_EXPORTER_OTLP_PROTOCOL: expected one of ${OTLP_PROTOCOLS.join(", ")}, found "${protocol}"`,
@@ -211,8 +214,13 @@ export async function runCommand(args: readonly string[], output: Output, env: N
   const endpoint = typeof values["otlp-endpoint"] === "string" ? values["otlp-endpoint"] : undefined;
   const pushing = endpoint !== undefined || endpointFromEnv(env) !== undefined;
   const logs = logsOption(values.logs, ["otlp", "console", "none"], pushing ? "otlp" : "none") as "otlp" | "console" | "none";
-  if (pushing) checkOtlpEndpoints(endpoint, env, logs === "otlp" ? ["metrics", "logs"] : ["metrics"]);
-  else if (logs === "otlp") throw new UsageError("--logs otlp needs an OTLP endpoint: set OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint");
+  if (pushing) {
+    const signals = logs === "otlp" ? (["metrics", "logs"] as const) : (["metrics"] as const);
+    checkOtlpEndpoints(endpoint, env, signals);
+    const warning = chosenProtocol === undefined ? grpcPortWarning(endpoint, env, signals) : undefined;
+    if (warning !== undefined) output.err(warning);
+  } else if (logs === "otlp")
+    throw new UsageError("--logs otlp needs an OTLP endpoint: set OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint");
   // The report is one JSON document on stdout: the console's log records would break it.
   if (values.json === true && logs === "console")
     throw new UsageError("--json: --logs console writes the log records to stdout, where the report goes; choose one");
