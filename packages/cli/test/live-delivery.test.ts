@@ -1,11 +1,12 @@
 /**
  * OTLP delivery of a live run against a real gRPC receiver with grpc-js' default 4 MiB message
  * limit (the collector's OTLP receiver has the same): requests fit it at any speed, an outage
- * loses nothing the queue can hold, delivery resumes within 2 s of the receiver's return, and an
+ * loses nothing the queue can hold, delivery resumes within 2 s of the receiver's return (over
+ * gRPC and over OTLP/HTTP, the default protocol), and an
  * outage past the queue's bound reports exactly what it dropped.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { type Receiver, receivedPoints, receivedRecords, startReceiver } from "../../emit/test/otlp-receiver.js";
+import { type Receiver, receivedPoints, receivedRecords, startHttpReceiver, startReceiver } from "../../emit/test/otlp-receiver.js";
 import { deliveryReport, ensureStopped, expectEverythingDelivered, type LiveProcess, startLive } from "./live-process.js";
 
 const FOUR_MIB = 4 * 1024 * 1024;
@@ -19,8 +20,8 @@ afterEach(async () => {
   receivers = [];
 });
 
-async function receiver(port = 0): Promise<Receiver> {
-  const started = await startReceiver(port);
+async function receiver(port = 0, start = startReceiver): Promise<Receiver> {
+  const started = await start(port);
   receivers.push(started);
   return started;
 }
@@ -150,41 +151,49 @@ describe("OTLP delivery of a live run", () => {
     60_000,
   );
 
-  it("survives a receiver outage without losing data and resumes within 2 s of its return", async () => {
-    const first = await receiver();
-    const port = first.port;
-    // A one-node cluster: the subject is the outage, and a small backlog drains, and the last
-    // scrapes flush at exit, in time on a loaded machine too (lab's node-exporter alone is 8,000
-    // points a scrape).
-    live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "--json", "blueprints/scenarios/crash-loop.yaml"], {
-      OTEL_EXPORTER_OTLP_ENDPOINT: first.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
-    });
-    while (first.arrivals.length === 0) await sleep(50);
-    await sleep(1000);
-    first.kill();
-    await live.waitFor(/warning: OTLP metrics export to .* failed .*queuing up to 64 MiB and retrying/);
-    // Long enough for grpc-js to back a reused channel off by seconds (reconnects at about 1, 2.6
-    // and 5.2 s, the next near 9 s): a shared channel would resume well past 2 s.
-    await sleep(6_000);
-    const second = await receiver(port);
-    const back = Date.now();
-    while (second.arrivals.length === 0 && Date.now() - back < 10_000) await sleep(20);
-    expect((second.arrivals[0] ?? Number.POSITIVE_INFINITY) - back, live.stderr()).toBeLessThanOrEqual(2000);
-    await live.waitFor(/OTLP metrics delivery to .* resumed after .*, 0 points dropped/);
-    await live.waitFor(/OTLP logs delivery to .* resumed after .*, 0 log records dropped/);
-    // Every target of the first receiver's, caught up with the receiver's return.
-    await drained(second, new Set(first.requests.flatMap((r) => r.resourceMetrics.map(targetOf))), back);
-    const { code } = await live.stop("SIGINT");
-    expect(code).toBe(0);
-    const metrics = deliveryReport(live.stdout(), "metrics");
-    const logs = deliveryReport(live.stdout(), "logs");
-    expect(metrics.nothingLost && logs.nothingLost, live.stderr()).toBe(true);
-    // A request the dying receiver read but never answered is sent again: at least everything arrives.
-    expect(receivedPoints(first) + (await settled(() => receivedPoints(second)))).toBeGreaterThanOrEqual(metrics.total);
-    expect(receivedRecords(first) + receivedRecords(second)).toBeGreaterThanOrEqual(logs.total);
-    expect(live.stderr().match(/warning: OTLP metrics export/g)).toHaveLength(1);
-  }, 60_000);
+  it.each([
+    { protocol: "grpc", start: startReceiver },
+    { protocol: "http/protobuf", start: startHttpReceiver },
+  ])(
+    "survives a receiver outage without losing data and resumes within 2 s of its return ($protocol)",
+    async ({ protocol, start }) => {
+      const first = await receiver(0, start);
+      const port = first.port;
+      // A one-node cluster: the subject is the outage, and a small backlog drains, and the last
+      // scrapes flush at exit, in time on a loaded machine too (lab's node-exporter alone is 8,000
+      // points a scrape).
+      live = startLive(["--speed", "60", "--interval", "1s", "--listen", "127.0.0.1:0", "--json", "blueprints/scenarios/crash-loop.yaml"], {
+        OTEL_EXPORTER_OTLP_ENDPOINT: first.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+      });
+      while (first.arrivals.length === 0) await sleep(50);
+      await sleep(1000);
+      first.kill();
+      await live.waitFor(/warning: OTLP metrics export to .* failed .*queuing up to 64 MiB and retrying/);
+      // Long enough for grpc-js to back a reused channel off by seconds (reconnects at about 1, 2.6
+      // and 5.2 s, the next near 9 s): a shared channel would resume well past 2 s. Over HTTP, the
+      // SDK's transport retries within one request's timeout (1 s, 1.5 s, …): probes are cut short.
+      await sleep(6_000);
+      const second = await receiver(port, start);
+      const back = Date.now();
+      while (second.arrivals.length === 0 && Date.now() - back < 10_000) await sleep(20);
+      expect((second.arrivals[0] ?? Number.POSITIVE_INFINITY) - back, live.stderr()).toBeLessThanOrEqual(2000);
+      await live.waitFor(/OTLP metrics delivery to .* resumed after .*, 0 points dropped/);
+      await live.waitFor(/OTLP logs delivery to .* resumed after .*, 0 log records dropped/);
+      // Every target of the first receiver's, caught up with the receiver's return.
+      await drained(second, new Set(first.requests.flatMap((r) => r.resourceMetrics.map(targetOf))), back);
+      const { code } = await live.stop("SIGINT");
+      expect(code).toBe(0);
+      const metrics = deliveryReport(live.stdout(), "metrics");
+      const logs = deliveryReport(live.stdout(), "logs");
+      expect(metrics.nothingLost && logs.nothingLost, live.stderr()).toBe(true);
+      // A request the dying receiver read but never answered is sent again: at least everything arrives.
+      expect(receivedPoints(first) + (await settled(() => receivedPoints(second)))).toBeGreaterThanOrEqual(metrics.total);
+      expect(receivedRecords(first) + receivedRecords(second)).toBeGreaterThanOrEqual(logs.total);
+      expect(live.stderr().match(/warning: OTLP metrics export/g)).toHaveLength(1);
+    },
+    60_000,
+  );
 
   it("drops the oldest data when an outage outlasts the queue, and reports exactly what it dropped", async () => {
     const first = await receiver();
