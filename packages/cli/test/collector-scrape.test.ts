@@ -315,11 +315,14 @@ describe.skipIf(otelcolBinary === "").each(DISCOVERIES)(
     it("sends the series the receiver scraped, with every attribute key and value", () => {
       // The lab's time of day is the wall clock's: a pod may start or end on a GPU in the seconds
       // compared, and the last push comes a second after the last scrape. A series on one side only
-      // is then its subject's (a GPU's UUID, a pod's uid) before or after the change, and the other
-      // side holds that subject with other labels, or not at all; any other difference is a defect.
+      // is then its subject's (a GPU's UUID, a pod's uid; Run:ai's workload and pod ids) before or
+      // after the change, and the other side holds that subject with other labels, or not at all;
+      // any other difference is a defect.
       const subject = (series: string) => {
         const labels = Object.fromEntries(JSON.parse(series) as [string, unknown][]);
-        return (labels.UUID ?? labels.uid) as string | undefined;
+        return (labels.UUID ?? labels.uid ?? labels.workload_id ?? labels.pod_uuid ?? labels.job_uuid ?? labels.workload_uuid) as
+          | string
+          | undefined;
       };
       for (const [key, family] of pushed.families) {
         const theirs = scraped.families.get(key)?.series ?? new Set<string>();
