@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./vitest.sequencer.js";
 
 const src = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
 
@@ -34,7 +35,8 @@ export default defineConfig({
     // tenth (garbage collection was a quarter of it in a profile of every worker).
     execArgv: ["--max-semi-space-size=64"],
     // Tests run in a random order within each file (`just test` prints the seed); files start
-    // longest first (vitest's cache of the last run's durations), so no long file starts last.
-    sequence: { shuffle: { files: false, tests: true } },
+    // longest first (vitest's cache of the last run's durations, else vitest.durations.json: a
+    // fresh clone has no cache), so no long file starts last.
+    sequence: { shuffle: { files: false, tests: true }, sequencer: LongestFirst },
   },
 });

@@ -81,6 +81,9 @@ describe("gpusynth run (live)", () => {
     const down = await downReceiver();
     const { code, stderr, stdout } = await gpusynth([...fast.slice(0, -1), "--json", scenario], {
       OTEL_EXPORTER_OTLP_ENDPOINT: down.url,
+      // Over OTLP/HTTP the SDK's transport retries a failed connection within the export timeout
+      // before it answers, and the run's last flush waits one timeout: 2 s, not the default 10.
+      OTEL_EXPORTER_OTLP_TIMEOUT: "2000",
     }).finally(() => down.close());
     expect(code).toBe(0);
     expect(stderr).toMatch(/warning: OTLP metrics export to .* failed .*; the run goes on, queuing up to 64 MiB and retrying/);

@@ -45,6 +45,9 @@ describe("an offline run pushing OTLP", () => {
     down = await downReceiver();
     run = startLive(["--offline", "--duration", "10m", "--interval", "1m", "--logs", "none", "--json", LAB], {
       OTEL_EXPORTER_OTLP_ENDPOINT: down.url,
+      // Over OTLP/HTTP the SDK's transport retries a failed connection within the export timeout
+      // before it answers, and each paced scrape may wait one timeout for room: 2 s, not the default 10.
+      OTEL_EXPORTER_OTLP_TIMEOUT: "2000",
     });
     const { code } = await run.exited();
     expect(code, run.stderr()).toBe(0);
