@@ -220,10 +220,28 @@ delivered, and the CPU above is that of sending all of it (measured the same day
 15.7 ms of CPU per MiB delivered, against 22.7 before, when half was dropped). This bench now reads
 the run's closing report, so a run that loses data cannot pass for a cheap one.
 
-Where the time goes (\`LIVE_PLATFORM_PROFILE=<dir> node bench/live-platform.mjs\`: a CPU profile of
-the run's main thread, the samples after the warm-up, and \`--trace-gc\`): garbage collection is
-about a quarter of the main thread and most of the rest of the process (V8's helper threads
-marking). It is driven by memory outside the heap: the SDK's gRPC transport copies every request
+Where the time goes over OTLP/HTTP, the default (\`LIVE_PLATFORM_PROFILE=<dir> node bench/live-platform.mjs\`:
+CPU profiles of the runs' main thread, the samples after the warm-up, and \`--trace-gc\`; requests
+gathered as below): it is spread out: encoding 26 %, the frame and the simulation about a fifth,
+garbage collection 17 %, the SDK reader and the stale markers 14 %; the socket's writes 3 %.
+
+Over OTLP/HTTP the main thread is only about half of the process. Measured per thread from
+/proc/<pid>/task over 60 s after the warm-up (2026-12-06, four runs): the main thread took 1.9–2.2 s,
+V8's four helper threads together 1.9–2.1 s (parallel scavenges, concurrent marking and sweeping),
+so garbage collection is about half of the run's CPU. Started with \`--single-threaded-gc\` the
+same run took 3.35–3.53 s instead of 4.08–4.26 (the helpers' work done on the main thread, without
+their coordination); with \`--max-semi-space-size=64\` 3.05–3.67 s, but with a resident set of
+about 770 MiB instead of 560. Neither can be set from inside the process (after start,
+\`v8.setFlagsFromString("--single-threaded-gc")\` aborts in V8's concurrent marker, and a semi-space
+size is ignored), and the CLI runs as \`node packages/cli/bin/gpusynth.js\`, so neither is used.
+What the collections cost is what the run allocates and keeps. The encoders now allocate nothing
+per point (a platform scrape's 18 MiB of closure contexts, docs/contributing.md); a sampling heap
+profile of the run that counts collected objects puts a third of what is left in the SDK reader's
+DataPoints (about 48 MiB an interval, built by the MetricProducer in the SDK's shape), and most of
+the rest in the frame's fresh samples and the GPU readings.
+
+Over gRPC (the table's last rows) garbage collection is about a quarter of the main thread and
+most of the rest of the process (V8's helper threads marking). It is driven by memory outside the heap: the SDK's gRPC transport copies every request
 (\`Buffer.from\` in otlp-grpc-exporter-base's grpc-exporter-transport.js) and grpc-js copies it
 again into its framed message (\`Buffer.allocUnsafe\` in grpc-js' compression-filter.js), about
 twice the wire bytes an interval; V8 starts a full collection of its heap for every 64 MiB of such
@@ -254,25 +272,6 @@ and 11.50 → 7.85 s of CPU, over gRPC 20.49 → 17.22 s and 19.13 → 19.15 s, 
 collections the transport's copies start are most of what is left. (A session before had tried
 gathering and measured about 5 % less CPU within this run's spread; that was before the request
 slabs and the wait for room.)
-
-Over OTLP/HTTP what is left is spread out (the profile above, with requests gathered): encoding
-26 %, the frame and the simulation about a fifth, garbage collection 17 %, the SDK reader and the
-stale markers 14 %; the socket's writes 3 %.
-
-Over OTLP/HTTP the main thread is only about half of the process. Measured per thread from
-/proc/<pid>/task over 60 s after the warm-up (2026-12-06, four runs): the main thread took 1.9–2.2 s,
-V8's four helper threads together 1.9–2.1 s (parallel scavenges, concurrent marking and sweeping),
-so garbage collection is about half of the run's CPU. Started with \`--single-threaded-gc\` the
-same run took 3.35–3.53 s instead of 4.08–4.26 (the helpers' work done on the main thread, without
-their coordination); with \`--max-semi-space-size=64\` 3.05–3.67 s, but with a resident set of
-about 770 MiB instead of 560. Neither can be set from inside the process (after start,
-\`v8.setFlagsFromString("--single-threaded-gc")\` aborts in V8's concurrent marker, and a semi-space
-size is ignored), and the CLI runs as \`node packages/cli/bin/gpusynth.js\`, so neither is used.
-What the collections cost is what the run allocates and keeps. The encoders now allocate nothing
-per point (a platform scrape's 18 MiB of closure contexts, docs/contributing.md); a sampling heap
-profile of the run that counts collected objects puts a third of what is left in the SDK reader's
-DataPoints (about 48 MiB an interval, built by the MetricProducer in the SDK's shape), and most of
-the rest in the frame's fresh samples and the GPU readings.
 
 The warm-up costs more with logs on than without (about 5 s of CPU instead of 1.5 s): the
 Kubernetes events of the simulated day go through client-go's event cache so that later events
