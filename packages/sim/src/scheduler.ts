@@ -646,8 +646,8 @@ export class Scheduler {
         line = new QueueLine(job.preferred);
         this.lines.set(job.preferred, line);
       }
-      if (line.count === 0) this.linesInUse.push(line);
-      line.add(job);
+      if (line.jobs.length === 0) this.linesInUse.push(line);
+      line.jobs.push(job);
     }
     // The best queue's next job, repeatedly: a heap of queues by the queue_order key of their head jobs.
     // Allocating only raises a queue's allocation, which only moves it back in the order, so a
@@ -669,7 +669,7 @@ export class Scheduler {
       }
       line.next++;
       if (!this.tryAllocate(job, failedSize)) left.push(job);
-      if (line.next < line.count) heads.push(line.keyedBy(line.jobs[line.next] as JobPlan));
+      if (line.next < line.jobs.length) heads.push(line.keyedBy(line.jobs[line.next] as JobPlan));
     }
     // Binds only took free GPUs since each failure: each still holds where the pools are now.
     for (const [pool, gpus] of failedSize) this.failedFits.set(pool, { version: pool.freeVersion, gpus });
@@ -1085,15 +1085,13 @@ function queueDivision(q: Queue): QueueDivision {
 }
 
 /**
- * A queue's jobs in allocate's order (`count` of them), how many of them have been
- * tried, and its key in allocate's heap: queue_order's for the queue and its next job, compared
- * in order, smaller first: over its fair share, beyond its deserved quota with the job, its share
- * with the job, then its age (order). A line is in the heap at most once, so it carries its key
+ * A queue's jobs in allocate's order, how many of them have been tried, and its key in allocate's
+ * heap: queue_order's for the queue and its next job, compared in order, smaller first: over its
+ * fair share, beyond its deserved quota with the job, its share with the job, then its age (order). A line is in the heap at most once, so it carries its key
  * itself, worked out again before each push (keyedBy), and nothing is made per push.
  */
 class QueueLine {
   readonly jobs: JobPlan[] = [];
-  count = 0;
   next = 0;
   /** The job the key was worked out for, and the queue's allocation then. */
   job: JobPlan | undefined;
@@ -1104,13 +1102,8 @@ class QueueLine {
 
   constructor(readonly queue: Queue) {}
 
-  add(job: JobPlan): void {
-    this.jobs[this.count++] = job;
-  }
-
   clear(): void {
     this.jobs.length = 0;
-    this.count = 0;
     this.next = 0;
     this.job = undefined;
   }
