@@ -10,31 +10,22 @@
 // each worker thread's script is an entry of its own beside them (inventory-worker.js,
 // shard-worker.js: workerScript resolves "./<name>.js" next to the calling chunk).
 //
-// Skipped when the bundle is newer than every package's build (dist/.tsbuildinfo, which `tsc -b`
-// rewrites only when it rebuilds that package); --force bundles anyway.
-import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
+// Skipped while the bundle is as new as the build (bundle-state.js); --force bundles anyway.
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
+import { BUNDLE_DIR, BUNDLE_STAMP, bundleIsCurrent } from "../packages/cli/bin/bundle-state.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const packages = ["blueprint", "sim", "constructs", "emit", "cli"];
-const out = `${root}packages/cli/bundle`;
-/** Written last, so a bundle that failed half-way is never taken for current. */
-const stamp = `${out}/.built`;
+const main = `${root}packages/cli/dist/main.js`;
+if (!existsSync(main)) throw new Error(`bundle-cli: ${main} is missing: build the TypeScript first (tsc -b)`);
+if (!process.argv.includes("--force") && bundleIsCurrent()) process.exit(0);
 
-const newestBuild = Math.max(
-  ...packages.map((name) => {
-    const info = `${root}packages/${name}/dist/.tsbuildinfo`;
-    if (!existsSync(info)) throw new Error(`bundle-cli: ${info} is missing: build the TypeScript first (tsc -b)`);
-    return statSync(info).mtimeMs;
-  }),
-);
-if (!process.argv.includes("--force") && existsSync(stamp) && statSync(stamp).mtimeMs >= newestBuild) process.exit(0);
-
+const out = fileURLToPath(BUNDLE_DIR);
 rmSync(out, { recursive: true, force: true });
 await build({
   input: {
-    main: `${root}packages/cli/dist/main.js`,
+    main,
     "inventory-worker": `${root}packages/cli/dist/inventory-worker.js`,
     "shard-worker": `${root}packages/emit/dist/workers/shard-worker.js`,
   },
@@ -42,4 +33,5 @@ await build({
   output: { dir: out, format: "esm", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
   logLevel: "warn",
 });
-writeFileSync(stamp, "");
+// Written last, so a bundle that failed half-way is never taken for current.
+writeFileSync(BUNDLE_STAMP, "");

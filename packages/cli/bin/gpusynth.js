@@ -3,14 +3,9 @@
 // which starts in half the CPU time (both built by `npm ci` through `prepare`, and by `just build`:
 // scripts/bundle-cli.mjs). The bundle runs when it is at least as new as every package's build;
 // after a `tsc -b` alone it is not, and ../dist runs.
-import { statSync } from "node:fs";
+import { bundleIsCurrent } from "./bundle-state.js";
 
-const builtAt = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs;
-const bundledAt = builtAt("../bundle/.built");
-const current =
-  bundledAt !== undefined &&
-  ["blueprint", "sim", "constructs", "emit", "cli"].every((name) => (builtAt(`../../${name}/dist/.tsbuildinfo`) ?? 0) <= bundledAt);
-const { main } = await import(current ? "../bundle/main.js" : "../dist/main.js");
+const { main } = await import(bundleIsCurrent() ? "../bundle/main.js" : "../dist/main.js");
 
 // A reader that stops early (`gpusynth run --logs console | head`) is not an error.
 process.stdout.on("error", (error) => {
