@@ -163,7 +163,7 @@ pending demand moved, the division remakes only the entries of queues whose figu
 free version (bumped when a node's schedulable free GPUs move) keeps its count of nodes fitting a
 gang's pod and the smallest pod that failed to fit from cycle to cycle, a victim search counts freed
 GPUs per node as it adds victims, and allocate fails a job again without an attempt while what its
-last failure read holds (its pools' free versions, its queues' revisions). Measured over the month's
+last failure read holds (its pools' free versions, its queue's and departments' allocations). Measured over the month's
 first six days, 58–74 % of the attempts meet their node pools exactly as at the job's previous
 attempt. Reclaim and preempt still attempt in full: what they read (every running job of the pool,
 their phases and queues) has no version yet. Reusing those too would not bring the month within 31×
