@@ -111,20 +111,24 @@ const ENDPOINT_VARIABLES = {
 } as const;
 
 /**
- * Checks the OTLP endpoint(s) a live run will push to: --otlp-endpoint when given, else the
- * variable each signal reads (its own, else OTEL_EXPORTER_OTLP_ENDPOINT). Each must be an
- * http:// or https:// URL with a host and a port from 1 to 65535 (the OpenTelemetry SDK would
- * otherwise throw, or with gRPC retry a host that cannot exist, forever).
+ * The OTLP endpoint(s) a push goes to, each with where it was given: --otlp-endpoint when given,
+ * else the variable each signal reads (its own, else OTEL_EXPORTER_OTLP_ENDPOINT).
+ */
+function namedEndpoints(flag: string | undefined, env: NodeJS.ProcessEnv, signals: readonly ("metrics" | "logs")[]): [string, string][] {
+  if (flag !== undefined) return [["--otlp-endpoint", flag]];
+  return signals.flatMap((signal) => {
+    const name = ENDPOINT_VARIABLES[signal].find((variable) => (env[variable] ?? "").trim() !== "");
+    return name === undefined ? [] : [[name, env[name] as string] as [string, string]];
+  });
+}
+
+/**
+ * Checks the OTLP endpoint(s) a live run will push to (namedEndpoints). Each must be an http:// or
+ * https:// URL with a host and a port from 1 to 65535 (the OpenTelemetry SDK would otherwise
+ * throw, or with gRPC retry a host that cannot exist, forever).
  */
 export function checkOtlpEndpoints(flag: string | undefined, env: NodeJS.ProcessEnv, signals: readonly ("metrics" | "logs")[]): void {
-  if (flag !== undefined) {
-    checkEndpoint("--otlp-endpoint", flag);
-    return;
-  }
-  for (const signal of signals) {
-    const name = ENDPOINT_VARIABLES[signal].find((variable) => (env[variable] ?? "").trim() !== "");
-    if (name !== undefined) checkEndpoint(name, env[name] as string);
-  }
+  for (const [name, value] of namedEndpoints(flag, env, signals)) checkEndpoint(name, value);
 }
 
 /**
@@ -138,14 +142,7 @@ export function grpcPortWarning(
   env: NodeJS.ProcessEnv,
   signals: readonly ("metrics" | "logs")[],
 ): string | undefined {
-  const named: [string, string][] =
-    flag !== undefined
-      ? [["--otlp-endpoint", flag]]
-      : signals.flatMap((signal) => {
-          const name = ENDPOINT_VARIABLES[signal].find((variable) => (env[variable] ?? "").trim() !== "");
-          return name === undefined ? [] : [[name, env[name] as string] as [string, string]];
-        });
-  const onGrpcPort = named.find(([, url]) => new URL(url).port === OTLP_GRPC_PORT);
+  const onGrpcPort = namedEndpoints(flag, env, signals).find(([, url]) => new URL(url).port === OTLP_GRPC_PORT);
   if (onGrpcPort === undefined) return undefined;
   const [name, url] = onGrpcPort;
   return `gpusynth: warning: ${name} ${url} is on port ${OTLP_GRPC_PORT}, OTLP/gRPC's, and no protocol is set, so the push is OTLP/HTTP (${DEFAULT_OTLP_PROTOCOL}, the specification's default); for a gRPC receiver set OTEL_EXPORTER_OTLP_PROTOCOL=grpc or --otlp-protocol grpc\n`;
