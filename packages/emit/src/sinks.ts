@@ -5,11 +5,15 @@
  * cannot be written, which ends the run with the path and the cause.
  */
 import { ExportResultCode } from "@opentelemetry/core";
-import type { PushMetricExporter, ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import type { DataPoint, MetricData, PushMetricExporter, ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { type EncodedScrape, encodeScrape, POINTS_PER_LINE, type WireFormat } from "./wire.js";
 
 export interface MetricsSink {
-  /** Resolves false when the data was not accepted (a queueing sink accepts it and reports delivery itself). */
+  /**
+   * Resolves false when the data was not accepted (a queueing sink accepts it and reports delivery
+   * itself). The points are the target's own (its series keep their DataPoints, target-provider.ts):
+   * valid until the target's next scrape, so a sink encodes them or copies them before then.
+   */
   export(metrics: ResourceMetrics): Promise<boolean>;
   /**
    * Resolves when the sink can take more without dropping any (a paced OTLP delivery: its queue
@@ -74,11 +78,14 @@ export class OtlpJsonLinesSink implements EncodedMetricsSink {
 /**
  * A stock OpenTelemetry SDK metric exporter as a sink (the SDK's ConsoleMetricExporter, an
  * OTLP exporter, an InMemoryMetricExporter in a test): each target's scrape is one export call,
- * accepted when the exporter reports success.
+ * accepted when the exporter reports success. The exporter is handed a copy of the points, as
+ * the SDK's own MetricReader hands it points of their own: it may keep them (an
+ * InMemoryMetricExporter does), past the next scrape that sets the series' points again.
  */
 export function sdkMetricsSink(exporter: PushMetricExporter): MetricsSink {
   return {
-    export: (metrics) => new Promise((resolve) => exporter.export(metrics, (result) => resolve(result.code === ExportResultCode.SUCCESS))),
+    export: (metrics) =>
+      new Promise((resolve) => exporter.export(pointsCopied(metrics), (result) => resolve(result.code === ExportResultCode.SUCCESS))),
     forceFlush: () => exporter.forceFlush(),
     shutdown: () => exporter.shutdown(),
   };
@@ -117,4 +124,25 @@ export function fanOutMetrics(...sinks: readonly MetricsSink[]): MetricsSink {
     shutdown,
   };
   return fanned;
+}
+
+/** `metrics` with points of its own: the same label sets (which never change), values and times copied. */
+function pointsCopied(metrics: ResourceMetrics): ResourceMetrics {
+  return {
+    ...metrics,
+    scopeMetrics: metrics.scopeMetrics.map((scope) => ({
+      ...scope,
+      metrics: scope.metrics.map(
+        (metric) =>
+          ({
+            ...metric,
+            dataPoints: (metric.dataPoints as DataPoint<unknown>[]).map((point) => ({
+              ...point,
+              startTime: [point.startTime[0], point.startTime[1]],
+              endTime: [point.endTime[0], point.endTime[1]],
+            })),
+          }) as MetricData,
+      ),
+    })),
+  };
 }

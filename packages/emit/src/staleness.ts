@@ -44,10 +44,13 @@ const LOOKAHEAD = 32;
 /** A series' label set, as a point carries it. */
 export type LabelSet = DataPoint<number>["attributes"];
 
-/** The index of `labels` among sets[from, from + LOOKAHEAD), or -1. */
-function ahead(sets: readonly LabelSet[], from: number, labels: LabelSet): number {
-  const to = Math.min(sets.length, from + LOOKAHEAD);
-  for (let k = from; k < to; k++) if (sets[k] === labels) return k;
+/** A scrape's point of a series: its label set is what staleness compares. */
+type Series = { readonly attributes: LabelSet };
+
+/** The index of `labels` among the label sets of series[from, from + LOOKAHEAD), or -1. */
+function ahead(series: readonly Series[], from: number, labels: LabelSet): number {
+  const to = Math.min(series.length, from + LOOKAHEAD);
+  for (let k = from; k < to; k++) if ((series[k] as Series).attributes === labels) return k;
   return -1;
 }
 
@@ -55,7 +58,7 @@ const textOf = (labels: LabelSet): string => labelsText(labels as Record<string,
 
 /**
  * The stale points of one family: the series of `previous` (the last scrape's points) that
- * `current` no longer has, stamped `endTime`.
+ * `current` (this scrape's) no longer has, stamped `endTime`.
  *
  * Sources keep a series' label set while its subject lives and list their series in a stable
  * order, so the two scrapes are walked side by side by identity, and where they stop lining up
@@ -64,23 +67,24 @@ const textOf = (labels: LabelSet): string => labelsText(labels as Record<string,
  * anew each scrape gives other objects for the same series.
  */
 export function staleOf(
-  previous: readonly LabelSet[],
-  current: readonly LabelSet[],
+  previous: readonly Series[],
+  current: readonly Series[],
   endTime: HrTime,
   startTime: HrTime,
 ): readonly StalePoint[] {
   // Mostly every series is still there, in its place: nothing is made for the family then (a
   // platform scrape walks about 45,000 families).
   let same = 0;
-  while (same < previous.length && same < current.length && previous[same] === current[same]) same++;
+  while (same < previous.length && same < current.length && (previous[same] as Series).attributes === (current[same] as Series).attributes)
+    same++;
   if (same === previous.length) return NONE_STALE;
   const gone: LabelSet[] = [];
   const arrived: LabelSet[] = [];
   let i = same;
   let j = same;
   while (i < previous.length && j < current.length) {
-    const before = previous[i] as LabelSet;
-    const now = current[j] as LabelSet;
+    const before = (previous[i] as Series).attributes;
+    const now = (current[j] as Series).attributes;
     if (before === now) {
       i++;
       j++;
@@ -88,12 +92,12 @@ export function staleOf(
     }
     const inserted = ahead(current, j + 1, before);
     if (inserted >= 0) {
-      while (j < inserted) arrived.push(current[j++] as LabelSet);
+      while (j < inserted) arrived.push((current[j++] as Series).attributes);
       continue;
     }
     const removed = ahead(previous, i + 1, now);
     if (removed >= 0) {
-      while (i < removed) gone.push(previous[i++] as LabelSet);
+      while (i < removed) gone.push((previous[i++] as Series).attributes);
       continue;
     }
     gone.push(before);
@@ -101,27 +105,27 @@ export function staleOf(
     i++;
     j++;
   }
-  while (i < previous.length) gone.push(previous[i++] as LabelSet);
+  while (i < previous.length) gone.push((previous[i++] as Series).attributes);
   if (gone.length === 0) return NONE_STALE;
-  while (j < current.length) arrived.push(current[j++] as LabelSet);
+  while (j < current.length) arrived.push((current[j++] as Series).attributes);
   // A label set seen on both sides out of line, or built anew with the same labels, is the same series.
   const still = new Set(arrived.map(textOf));
   return gone.filter((labels) => !still.has(textOf(labels))).map((labels) => stalePoint(labels, endTime, startTime));
 }
 
 /**
- * Each family's stale points against the previous scrape's label sets (kept instead of its
- * points, which can then die young); the families that vanished whole too.
+ * Each family's stale points: the previous scrape's points of the family against `current`'s
+ * (this scrape's, undefined for a family with none now, whose series are all stale).
  */
 export function staleByFamily(
-  previous: ReadonlyMap<MetricFamily, readonly LabelSet[]>,
-  current: ReadonlyMap<MetricFamily, readonly LabelSet[]>,
+  previous: ReadonlyMap<MetricFamily, readonly Series[]>,
+  current: (family: MetricFamily) => readonly Series[] | undefined,
   endTime: HrTime,
   startTime: HrTime,
 ): Map<MetricFamily, readonly StalePoint[]> {
   const stale = new Map<MetricFamily, readonly StalePoint[]>();
-  for (const [family, sets] of previous) {
-    const ended = staleOf(sets, current.get(family) ?? [], endTime, startTime);
+  for (const [family, points] of previous) {
+    const ended = staleOf(points, current(family) ?? [], endTime, startTime);
     if (ended.length > 0) stale.set(family, ended);
   }
   return stale;

@@ -27,18 +27,14 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, SCRAPE_REPORT, targetResourceAttributes } from "./receiver.js";
 import type { TargetScrape } from "./service-monitors.js";
-import { type LabelSet, staleByFamily } from "./staleness.js";
+import { staleByFamily } from "./staleness.js";
 
 const NO_TIME: HrTime = [0, 0];
 const NO_SAMPLES: readonly Sample[] = Object.freeze([]);
+const NO_POINTS: readonly HeldPoint[] = Object.freeze([]);
 const SCOPE = { name: RECEIVER_SCOPE_NAME, version: RECEIVER_SCOPE_VERSION };
 /** The reader keeps its MeterProvider's Resource and never reads a producer's: one empty one serves all. */
 const UNREAD_RESOURCE = resourceFromAttributes({});
-
-function hrTime(ms: number): HrTime {
-  const seconds = Math.floor(ms / 1000);
-  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
-}
 
 /** A reader collected on demand: gpusynth decides when a target is "scraped". */
 class OnDemandReader extends MetricReader {
@@ -46,13 +42,27 @@ class OnDemandReader extends MetricReader {
   protected override async onShutdown(): Promise<void> {}
 }
 
-/** The target's current scrape, as MetricData built straight from its samples. */
+/** A point whose value the producer sets again at the next scrape of its series. */
+type HeldPoint = DataPoint<number> & { value: number };
+
+/**
+ * The target's current scrape, as MetricData built straight from its samples.
+ *
+ * A series keeps its DataPoint from one scrape to the next, its value set in place, as a
+ * Prometheus exporter keeps its series: sources list their series in a stable order and keep a
+ * series' label set while its subject lives (catalogue.ts), so the point in the same place of
+ * the family's previous scrape is found without a lookup. What a collect hands over is therefore
+ * valid until the target's next scrape: the OTLP encoders and the SDK's exporters read it at once
+ * (sinks.ts gives a stock exporter, which may keep it, a copy).
+ */
 class ScrapeProducer implements MetricProducer {
   private samples: readonly Sample[] = [];
   private timeMs = 0;
-  /** The previous scrape's label sets by family: what a series missing now is stale against. */
-  private previous = new Map<MetricFamily, LabelSet[]>();
+  /** The previous scrape's points by family, its stale ones apart: what a series missing now is stale against, and what a series still there reuses. */
+  private previous = new Map<MetricFamily, HeldPoint[]>();
   private readonly descriptors = new Map<MetricFamily, MetricData["descriptor"]>();
+  /** Every point's end time, the scrape's: one array, set at each scrape. */
+  private readonly time: [number, number] = [0, 0];
 
   /**
    * The scrape report's series before the target's labels are added: none of its own, but a
@@ -73,13 +83,16 @@ class ScrapeProducer implements MetricProducer {
   }
 
   async collect(): Promise<CollectionResult> {
-    const time = hrTime(this.timeMs);
-    const byFamily = new Map<MetricFamily, DataPoint<number>[]>();
-    const labelSets = new Map<MetricFamily, LabelSet[]>();
+    const time = this.time;
+    const seconds = Math.floor(this.timeMs / 1000);
+    time[0] = seconds;
+    time[1] = Math.round((this.timeMs - seconds * 1000) * 1e6);
+    const previous = this.previous;
+    const byFamily = new Map<MetricFamily, HeldPoint[]>();
     // A family's samples mostly come together: its lists are looked up when the family changes.
     let family: MetricFamily | undefined;
-    let points: DataPoint<number>[] = [];
-    let sets: LabelSet[] = [];
+    let points: HeldPoint[] = [];
+    let before: readonly HeldPoint[] = NO_POINTS;
     let kept = 0;
     // An index, not an iterator: for…of made an iterator result per sample here (1.2 million a hyperscale shard's scrape).
     const samples = this.samples;
@@ -92,33 +105,31 @@ class ScrapeProducer implements MetricProducer {
         family = sample.family;
         const known = byFamily.get(family);
         points = known ?? [];
-        sets = labelSets.get(family) ?? [];
-        if (known === undefined) {
-          byFamily.set(family, points);
-          labelSets.set(family, sets);
-        }
+        before = previous.get(family) ?? NO_POINTS;
+        if (known === undefined) byFamily.set(family, points);
       }
-      points.push({ attributes: labels, startTime: NO_TIME, endTime: time, value: sample.value });
-      sets.push(labels);
+      // The same series in the same place as at the last scrape keeps its point.
+      const held = before[points.length];
+      if (held !== undefined && held.attributes === labels) {
+        held.value = sample.value;
+        points.push(held);
+      } else points.push({ attributes: labels, startTime: NO_TIME, endTime: time, value: sample.value });
     }
     // The scrape loop's report on the scrape, with the target's labels alone.
-    const report: Array<readonly [MetricFamily, DataPoint<number>[]]> = [];
+    const report = new Map<MetricFamily, HeldPoint[]>();
     if (this.answered) {
       const labels = this.scrape.labelsOf(SCRAPE_REPORT.up.name, this.reportLabels) ?? this.reportLabels;
       for (const [family, value] of [
         [SCRAPE_REPORT.up, 1],
         [SCRAPE_REPORT.samplesScraped, this.samples.length],
         [SCRAPE_REPORT.samplesPostRelabeling, kept],
-      ] as const) {
-        report.push([family, [{ attributes: labels, startTime: NO_TIME, endTime: time, value }]]);
-        labelSets.set(family, [labels]);
-      }
+      ] as const)
+        report.set(family, [{ attributes: labels, startTime: NO_TIME, endTime: time, value }]);
     }
     // As the receiver's scrape loop appends them: a family's stale markers after its scraped
     // series, then the families no series of which is left, then the report (scrape/scrape.go:
     // append, then report).
-    const stale = staleByFamily(this.previous, labelSets, time, NO_TIME);
-    this.previous = labelSets;
+    const stale = staleByFamily(previous, (family) => byFamily.get(family) ?? report.get(family), time, NO_TIME);
     // The samples are read: kept until the next scrape, a scrape's hundreds of thousands would all
     // outlive V8's young generation, to be marked by every full collection in between.
     this.samples = NO_SAMPLES;
@@ -127,7 +138,11 @@ class ScrapeProducer implements MetricProducer {
       return this.metricOf(family, ended === undefined ? points : [...points, ...ended]);
     });
     for (const [family, ended] of stale) if (!byFamily.has(family)) metrics.push(this.metricOf(family, [...ended]));
-    for (const [family, points] of report) metrics.push(this.metricOf(family, points));
+    for (const [family, points] of report) {
+      metrics.push(this.metricOf(family, points));
+      byFamily.set(family, points);
+    }
+    this.previous = byFamily;
     const resourceMetrics: ResourceMetrics = {
       resource: UNREAD_RESOURCE,
       scopeMetrics: metrics.length === 0 ? [] : [{ scope: SCOPE, metrics }],

@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { InMemoryLogRecordExporter } from "@opentelemetry/sdk-logs";
-import { AggregationTemporality, InMemoryMetricExporter } from "@opentelemetry/sdk-metrics";
+import { AggregationTemporality, type DataPoint, InMemoryMetricExporter, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { describe, expect, it } from "vitest";
 import { fanOutLogs, OtlpJsonLinesLogsSink, sdkLogsSink } from "../src/logs-sinks.js";
 import { emitOffline } from "../src/offline.js";
@@ -39,6 +39,32 @@ describe("sinks", () => {
         JSON.parse(line) as { resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string }> }> }> }
       ).resourceMetrics.flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.map((m) => m.name)));
     expect(exported.map((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.map((m) => m.descriptor.name)))).toEqual(metricLines.map(names));
+    // The exporter keeps what it was handed: each scrape's own values and times, not the next
+    // scrape's (a series' point is set again at each scrape), as the file wrote them at the time.
+    type JsonPoint = { timeUnixNano: string; asDouble?: number };
+    const written = (line: string) =>
+      (
+        JSON.parse(line) as {
+          resourceMetrics: Array<{
+            scopeMetrics: Array<{ metrics: Array<Record<"gauge" | "sum", { dataPoints: JsonPoint[] } | undefined>> }>;
+          }>;
+        }
+      ).resourceMetrics.flatMap((rm) =>
+        rm.scopeMetrics.flatMap((sm) =>
+          sm.metrics.flatMap((m) => (m.gauge ?? m.sum)?.dataPoints.map((p) => [p.timeUnixNano, p.asDouble ?? null]) ?? []),
+        ),
+      );
+    const kept = (rm: ResourceMetrics) =>
+      rm.scopeMetrics.flatMap((sm) =>
+        sm.metrics.flatMap((m) =>
+          (m.dataPoints as DataPoint<number>[]).map((p) => [
+            String(BigInt(p.endTime[0]) * 1_000_000_000n + BigInt(p.endTime[1])),
+            Number.isNaN(p.value) ? null : p.value,
+          ]),
+        ),
+      );
+    expect(new Set(metricLines.map((line) => written(line)[0]?.[0])).size).toBeGreaterThan(1);
+    expect(exported.map(kept)).toEqual(metricLines.map(written));
     expect(logs.getFinishedLogRecords().length).toBe(result.logRecords);
     expect(logLines.length).toBeGreaterThan(0);
   });

@@ -3,12 +3,12 @@
  * previous scrape and no longer does is sent once more with the NoRecordedValue flag and no
  * value, in protobuf (decoded here with the code generated from the official OTLP .proto files)
  * and in JSON; a target that leaves ends all its series so; a label set rebuilt with the same
- * labels is the same series.
+ * labels is the same series; a series keeps its point from one scrape to the next.
  */
 import { createRequire } from "node:module";
 import { type MetricFamily, type Sample, seriesLabels, type TargetSamples } from "@gpusynth/constructs";
 import { unixMs } from "@gpusynth/sim";
-import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import type { DataPoint, ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { describe, expect, it } from "vitest";
 import { serializeMetricsJson } from "../src/delivery/json-metrics.js";
 import { MetricsEncoder } from "../src/delivery/metrics-encoder.js";
@@ -168,5 +168,51 @@ describe("stale series, as the collector's prometheus receiver sends them", () =
       45_000,
     );
     expect(back.flatMap((e) => e.protobuf).filter((p) => p.flags !== undefined)).toEqual([]);
+  });
+  it("keeps a series' point from scrape to scrape with the new value and time; a series that moves or arrives between them gets a point of its own", async () => {
+    const points: Array<Array<{ point: object; value: number; time: string }>> = [];
+    const metrics = new MetricsPipeline({
+      export: async (m) => {
+        const dataPoints = m.scopeMetrics[0]?.metrics.find((metric) => metric.descriptor.name === util.name)?.dataPoints ?? [];
+        points.push(
+          (dataPoints as DataPoint<number>[]).map((point) => ({
+            point,
+            value: point.value,
+            time: `${point.endTime[0]}.${point.endTime[1]}`,
+          })),
+        );
+        return true;
+      },
+      shutdown: async () => {},
+    });
+    // As sources do: a series' label set kept while its subject lives.
+    const [gpu0, gpu1, gpu2, gpu3] = ["0", "1", "2", "3"].map((gpu) => seriesLabels(util, { gpu }));
+    const scrape = (labelSets: Array<Readonly<Record<string, string>> | undefined>, values: number[], at: number) =>
+      metrics.scrape(
+        [
+          {
+            target: target("node-a"),
+            samples: labelSets.map((labels, i) => ({
+              family: util,
+              labels: labels as Readonly<Record<string, string>>,
+              value: values[i] ?? 0,
+            })),
+          },
+        ],
+        unixMs(1_767_225_600_000 + at),
+      );
+    await scrape([gpu0, gpu1, gpu2], [1, 2, 3], 0);
+    // GPU 3's series arrives between 0's and 1's: 1 and 2 are no longer in their places.
+    await scrape([gpu0, gpu3, gpu1, gpu2], [4, 5, 6, 7], 15_000);
+    await scrape([gpu0, gpu3, gpu1, gpu2], [8, 9, 10, 11], 30_000);
+    const [first, second, third] = points as [(typeof points)[0], (typeof points)[0], (typeof points)[0]];
+    expect(second.map((p) => p.value)).toEqual([4, 5, 6, 7]);
+    expect(third.map((p) => p.value)).toEqual([8, 9, 10, 11]);
+    expect(new Set([...second, ...third].map((p) => p.time)).size).toBe(2);
+    expect(second.map((p) => p.time)).toEqual(Array(4).fill("1767225615.0"));
+    // GPU 0's series kept its point; the others in new places got their own, kept from then on.
+    expect(second[0]?.point).toBe(first[0]?.point);
+    expect(second.slice(1).some((p) => first.some((f) => f.point === p.point))).toBe(false);
+    expect(third.every((p, i) => p.point === second[i]?.point)).toBe(true);
   });
 });

@@ -68,12 +68,13 @@ function metricJson(metric: MetricData): string {
 /**
  * An HrTime as the SDK's JSON encoder writes it: its nanoseconds since the epoch, in decimal. The
  * points of a scrape share their time (and a series' start is met again at every scrape): the
- * last few are remembered by identity.
+ * last few are remembered, by value (a target's producer sets one end-time array again at each
+ * scrape: target-provider.ts).
  */
 function nanos(time: readonly [number, number]): string {
-  for (const [known, text] of recentTimes) if (known === time) return text;
+  for (const [known, text] of recentTimes) if (known[0] === time[0] && known[1] === time[1]) return text;
   const text = hrTimeJson(time);
-  recentTimes.unshift([time, text]);
+  recentTimes.unshift([[time[0], time[1]], text]);
   if (recentTimes.length > 4) recentTimes.pop();
   return text;
 }

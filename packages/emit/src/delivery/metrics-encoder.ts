@@ -291,7 +291,8 @@ function writeMetricHead(w: ReverseWriter, descriptor: Descriptor): void {
 
 /**
  * A point's start and end time fields (tags and fixed64s: 18 bytes), kept for the last pair met:
- * a scrape's points share theirs (the same HrTime objects, from one collect).
+ * a scrape's points share theirs. Compared by value, not by object: a target's producer keeps one
+ * end-time array and sets it again at each scrape (target-provider.ts).
  */
 class TimeCache {
   private start: HrTime = [Number.NaN, Number.NaN];
@@ -299,12 +300,11 @@ class TimeCache {
   private kept: Uint8Array = new Uint8Array(0);
 
   block(start: HrTime, end: HrTime): Uint8Array {
-    if (start === this.start && end === this.end) return this.kept;
     if (start[0] !== this.start[0] || start[1] !== this.start[1] || end[0] !== this.end[0] || end[1] !== this.end[1]) {
       this.kept = encodePart(writeTimes, { start, end });
+      this.start = [start[0], start[1]];
+      this.end = [end[0], end[1]];
     }
-    this.start = start;
-    this.end = end;
     return this.kept;
   }
 }
