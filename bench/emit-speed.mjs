@@ -224,7 +224,10 @@ bring it to ${result.encodeMicrosPerPoint}. The rest of the interval is the
 frame: every source's samples, made anew each scrape. Until 2026-12-06 the MetricProducer built a
 DataPoint per sample anew each scrape too: keeping each series' point cut the pipeline by 15–20 %
 (three runs of each in turns on this machine that day: 707–853 ms against 829–1,065 ms an interval,
-medians of ten), for about 100 MiB more held (the points of 1.5 million series). RSS is mostly what
+medians of ten), for about 100 MiB more held (the points of 1.5 million series). This machine's
+speed drifts by a quarter from hour to hour (the SDK's serializer alone, timed in each run: 3.76 µs a
+point in an earlier run of 2026-12-06, 3.9–5.2 in later ones that day): compare figures measured in
+turns, not runs hours apart. RSS is mostly what
 V8 keeps reserved for its heap (the bench runs with a 4 GiB limit); the row below it is what the
 run holds. The sink drops each target's ResourceMetrics once encoded, as an OTLP sink does: until
 2026-12-06 this bench kept an interval's for the encoders timed alone, which cost the measured
