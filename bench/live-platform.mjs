@@ -247,8 +247,8 @@ target is collected, so a scrape's ~450,000 outlive several scavenges and are pr
 by the next full collection; made per target as each is collected, they would die young. With the
 points kept, over 60 s after the warm-up (2026-12-06, one run, \`--trace-gc\` and /proc/<pid>/task):
 the main thread took 2.66 s, V8's four helper threads 3.78 s; 28 scavenges left the heap 5.7 MB larger each
-on average (up to 13 MB:
-a scrape's samples, alive through it), and 3 full collections each marked a heap of about 229 MB.
+on average (up to 13 MB: a scrape's samples, alive through it), and 3 full collections each marked a
+heap of about 229 MB.
 
 Over gRPC (the table's last rows) garbage collection is about a quarter of the main thread and
 most of the rest of the process (V8's helper threads marking). It is driven by memory outside the heap: the SDK's gRPC transport copies every request
