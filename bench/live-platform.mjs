@@ -248,7 +248,7 @@ by the next full collection; made per target as each is collected, they would di
 points kept, over 60 s after the warm-up (2026-12-06, one run, \`--trace-gc\` and /proc/<pid>/task):
 the main thread took 2.66 s, V8's four helper threads 3.78 s; 28 scavenges left the heap 5.7 MB larger each
 on average (up to 13 MB: a scrape's samples, alive through it), and 3 full collections each marked a
-heap of about 229 MB. By log source, the same 60 s (main thread, then V8's helper threads, one run
+heap of about 229 MB. By log source, over 60 s as above (main thread, then V8's helper threads, one run
 each): no logs (\`--logs none\`) 1.95 s and 1.89 s; the scheduler's log alone 2.53 s and 2.21 s;
 Kubernetes events alone 2.40 s and 3.18 s; both 2.36 s and 3.30 s. The events' records, whose
 resource is their involved object's (a LoggerProvider each, packages/emit/src/logs-pipeline.ts),
