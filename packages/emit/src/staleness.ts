@@ -42,7 +42,7 @@ const NONE_STALE: readonly StalePoint[] = Object.freeze([]);
 const LOOKAHEAD = 32;
 
 /** A series' label set, as a point carries it. */
-export type LabelSet = DataPoint<number>["attributes"];
+type LabelSet = DataPoint<number>["attributes"];
 
 /** A scrape's point of a series: its label set is what staleness compares. */
 type Series = { readonly attributes: LabelSet };

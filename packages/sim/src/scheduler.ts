@@ -1087,8 +1087,9 @@ function queueDivision(q: Queue): QueueDivision {
 /**
  * A queue's jobs in allocate's order, how many of them have been tried, and its key in allocate's
  * heap: queue_order's for the queue and its next job, compared in order, smaller first: over its
- * fair share, beyond its deserved quota with the job, its share with the job, then its age (order). A line is in the heap at most once, so it carries its key
- * itself, worked out again before each push (keyedBy), and nothing is made per push.
+ * fair share, beyond its deserved quota with the job, its share with the job, then its age
+ * (order). A line is in the heap at most once, so it carries its key itself, worked out again
+ * before each push (keyedBy), and nothing is made per push.
  */
 class QueueLine {
   readonly jobs: JobPlan[] = [];
