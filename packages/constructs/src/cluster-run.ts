@@ -6,7 +6,7 @@
  */
 import type { Blueprint } from "@gpusynth/blueprint";
 import { type ClusterView, type DomainEvent, type SimulatedMs, Simulation, simulatedMs } from "@gpusynth/sim";
-import type { LogRecordOut, TargetSamples } from "./catalogue.js";
+import { type LogRecordOut, type TargetSamples, targetsKept } from "./catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "./clock.js";
 import { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources, type LogWriting } from "./cluster.js";
 import { ImagePulls, imagesOf } from "./kubelet/image-pulls.js";
@@ -45,7 +45,11 @@ export interface ClusterRunOptions {
   readonly shard?: Shard;
 }
 
-/** What the cluster shows at one instant: the state, every target's samples, the new log records. */
+/**
+ * What the cluster shows at one instant: the state, every target's samples, the new log records.
+ * Its samples are valid until the next frame, which sets their values again (catalogue.ts
+ * TargetSeries); a consumer that keeps a frame past that keeps a copy (frameKept).
+ */
 export interface Frame {
   readonly simulatedMs: SimulatedMs;
   readonly view: ClusterView;
@@ -58,6 +62,11 @@ export interface Frame {
    * since the previous frame: only with logWriting.tally.
    */
   readonly talliedLogs: number;
+}
+
+/** The frame with its samples as they are now, to keep past the next frame (targetsKept). */
+export function frameKept(frame: Frame): Frame {
+  return { ...frame, targets: targetsKept(frame.targets) };
 }
 
 export class ClusterRun {

@@ -12,12 +12,14 @@ export {
   type Sample,
   type ScrapeTarget,
   SERIES_LABELS,
+  samplesKept,
   seriesLabels,
   type TargetSamples,
+  targetsKept,
 } from "./catalogue.js";
 export { BLUEPRINT_CALENDAR, LiveClock, type StampClock } from "./clock.js";
 export { ALL_LOG_SOURCES, ClusterLogs, ClusterMetrics, type LogSources, type LogWriting } from "./cluster.js";
-export { ClusterRun, type ClusterRunOptions, type Frame } from "./cluster-run.js";
+export { ClusterRun, type ClusterRunOptions, type Frame, frameKept } from "./cluster-run.js";
 export { xidMessage } from "./dcgm-exporter/xid-messages.js";
 export { GpuActivityModel, type GpuIdentity, type GpuReading } from "./gpu/activity.js";
 export { Board, type BoardTraits } from "./gpu/board.js";

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type Frame } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type Frame, frameKept } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 import { allSamples } from "./family-index.js";
 
@@ -18,7 +18,7 @@ describe("a container's start after its image pull", () => {
   it("waits in ContainerCreating with idle GPUs until the image is pulled, then runs", () => {
     const run = new ClusterRun(blueprint, { logs: { events: true, scheduler: false } });
     const frames: Frame[] = [];
-    drive(run, every(5 * SECOND, { toMs: 10 * 60 * SECOND }), (frame) => frames.push(frame));
+    drive(run, every(5 * SECOND, { toMs: 10 * 60 * SECOND }), (frame) => frames.push(frameKept(frame)));
     const values = (frame: Frame, family: string) => allSamples(frame.targets).filter((s) => s.family.name === family);
     const creating = (frame: Frame) =>
       new Set(

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { GPU_MODELS, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples, targetsKept } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -26,7 +26,7 @@ describe("a crash-looping training job, across signals", () => {
       sources: ["kube-state-metrics", "dcgm-exporter"],
     });
     drive(run, every(5 * SECOND, { toMs: 60 * MINUTE, atStart: true }), (frame) => {
-      snapshots.set(frame.simulatedMs, [...frame.targets]);
+      snapshots.set(frame.simulatedMs, targetsKept(frame.targets));
       logs.push(...frame.logs);
     });
   });

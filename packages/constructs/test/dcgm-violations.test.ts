@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type Sample, samplesKept } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 
 const shipped = (name: string) => loadBlueprint(fileURLToPath(new URL(`../../../blueprints/${name}.yaml`, import.meta.url))).blueprint;
@@ -20,7 +20,7 @@ function dcgmScrapes(blueprint: Blueprint): Sample[][] {
   drive(
     new ClusterRun(blueprint, { shard: { index: 3, count: 8 }, sources: ["dcgm-exporter"] }),
     every(MINUTE, { fromMs: 6 * 60 * MINUTE, toMs: 8 * 60 * MINUTE }),
-    (frame) => scrapes.push(frame.targets.flatMap((t) => (t.target.job === "nvidia-dcgm-exporter" ? t.samples : []))),
+    (frame) => scrapes.push(samplesKept(frame.targets.flatMap((t) => (t.target.job === "nvidia-dcgm-exporter" ? t.samples : [])))),
   );
   return scrapes;
 }

@@ -31,12 +31,13 @@ describe("kept label sets", () => {
     const gpu = { index: 0 };
     kept.startCollect();
     const sets = kept.subject(gpu);
-    const a = kept.sampleIn(sets, FAMILY, { node: "n1", gpu: "0" }, 1);
-    const b = kept.sampleIn(sets, OTHER, { node: "n1", gpu: "0" }, 2);
-    expect(a.labels).not.toBe(b.labels);
+    const a = kept.labelsIn(sets, FAMILY, { node: "n1", gpu: "0" });
+    const b = kept.labelsIn(sets, OTHER, { node: "n1", gpu: "0" });
+    expect(a).not.toBe(b);
+    expect(b).toEqual({ node: "n1", gpu: "0" });
     for (let i = 0; i < 3; i++) kept.startCollect();
-    expect(kept.of(gpu, FAMILY, { node: "n1", gpu: "0" })).toBe(a.labels);
-    expect(kept.sampleIn(kept.subject(gpu), OTHER, { node: "n1", gpu: "0" }, 3)).toEqual({ family: OTHER, labels: b.labels, value: 3 });
+    expect(kept.of(gpu, FAMILY, { node: "n1", gpu: "0" })).toBe(a);
+    expect(kept.labelsIn(kept.subject(gpu), OTHER, { node: "n1", gpu: "0" })).toBe(b);
   });
 
   it("keep an object's parts' label sets by their place in it, each part its own, for as long as the object lives", () => {
@@ -44,13 +45,13 @@ describe("kept label sets", () => {
     const node = { gpus: [{ index: 0 }, { index: 1 }] };
     kept.startCollect();
     const [first, second] = kept.partsOf(node, node.gpus.length);
-    const a = kept.sampleIn(first as SubjectLabelSets, FAMILY, { node: "n1", gpu: "0" }, 1);
-    const b = kept.sampleIn(second as SubjectLabelSets, FAMILY, { node: "n1", gpu: "1" }, 1);
-    expect(a.labels).not.toBe(b.labels);
+    const a = kept.labelsIn(first as SubjectLabelSets, FAMILY, { node: "n1", gpu: "0" });
+    const b = kept.labelsIn(second as SubjectLabelSets, FAMILY, { node: "n1", gpu: "1" });
+    expect(a).not.toBe(b);
     for (let i = 0; i < 3; i++) kept.startCollect();
     const again = kept.partsOf(node, node.gpus.length);
-    expect(kept.sampleIn(again[0] as SubjectLabelSets, FAMILY, { node: "n1", gpu: "0" }, 2).labels).toBe(a.labels);
-    expect(kept.sampleIn(again[1] as SubjectLabelSets, FAMILY, { node: "n1", gpu: "1" }, 2).labels).toBe(b.labels);
+    expect(kept.labelsIn(again[0] as SubjectLabelSets, FAMILY, { node: "n1", gpu: "0" })).toBe(a);
+    expect(kept.labelsIn(again[1] as SubjectLabelSets, FAMILY, { node: "n1", gpu: "1" })).toBe(b);
     // Another object, or the same with another number of parts: label sets of their own.
     expect(kept.partsOf({ gpus: node.gpus }, 2)[0]?.get(FAMILY)).toBeUndefined();
     expect(kept.partsOf(node, 3)[0]?.get(FAMILY)).toBeUndefined();

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint, nodeCpus, nodeName } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type Frame, frameKept, type Sample } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 import { allSamples } from "./family-index.js";
 
@@ -23,7 +23,7 @@ describe("cAdvisor through a crash loop (crash-loop.yaml)", () => {
   drive(
     new ClusterRun(blueprint, { sources: ["kubelet", "kube-state-metrics"] }),
     every(15_000, { toMs: 45 * MINUTE, atStart: true }),
-    (frame) => frames.push(frame),
+    (frame) => frames.push(frameKept(frame)),
   );
 
   it("lists each running container under the ID kube-state-metrics gives it, and nothing else of the users'", () => {
@@ -74,7 +74,7 @@ describe("cAdvisor across the lab cluster for two hours (lab.yaml)", () => {
   drive(
     new ClusterRun(blueprint, { seed: 3, sources: ["kubelet"] }),
     every(MINUTE, { fromMs: 6 * 60 * MINUTE, toMs: 8 * 60 * MINUTE, atStart: true }),
-    (frame) => frames.push(frame),
+    (frame) => frames.push(frameKept(frame)),
   );
   const nodes = blueprint.nodePools.flatMap((pool) => Array.from({ length: pool.nodes }, (_, i) => ({ name: nodeName(pool, i), pool })));
   const cpusOf = new Map(nodes.map(({ name, pool }) => [name, nodeCpus(pool)]));
@@ -145,7 +145,7 @@ describe("Run:ai's CPU and memory families beside cAdvisor (lab.yaml)", () => {
     [at, at + 1_000].map((t) => t as Frame["simulatedMs"]),
     (frame) => {
       counters.push(new Map(containers(byName(frame, "container_cpu_usage_seconds_total")).map((s) => [s.labels.pod, s.value])));
-      frames.push(frame);
+      frames.push(frameKept(frame));
     },
   );
   const after = frames[1] as Frame;

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples, targetsKept } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 import { binaryQuantity } from "../src/kubernetes-events/events.js";
@@ -34,7 +34,7 @@ describe("memory pressure on a node, across signals", () => {
   beforeAll(() => {
     const run = new ClusterRun(blueprint, { logs: true, observers: [(e) => events.push(e)], sources: ["kube-state-metrics"] });
     drive(run, every(MINUTE, { toMs: 90 * MINUTE, atStart: true }), (frame) => {
-      snapshots.set(frame.simulatedMs, [...frame.targets]);
+      snapshots.set(frame.simulatedMs, targetsKept(frame.targets));
       logs.push(...frame.logs);
     });
   });

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type Frame, type Sample, samplesKept } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 import { allSamples, familyIndex } from "./family-index.js";
 
@@ -30,7 +30,11 @@ drive(
   every(15_000, { fromMs: 170 * MINUTE, toMs: 250 * MINUTE, atStart: true }),
   (frame: Frame) => {
     const byNode = (job: string, path = "/metrics") =>
-      new Map(frame.targets.filter((t) => t.target.job === job && t.target.path === path).map((t) => [t.target.node as string, t.samples]));
+      new Map(
+        frame.targets
+          .filter((t) => t.target.job === job && t.target.path === path)
+          .map((t) => [t.target.node as string, samplesKept(t.samples)]),
+      );
     frames.push({
       t: frame.simulatedMs,
       node: byNode("node-exporter"),

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type Frame, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type Frame, frameKept, type Sample } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 import { allSamples, familyIndex } from "./family-index.js";
@@ -21,7 +21,7 @@ describe("a training job killed at its memory limit (oom-kill.yaml)", () => {
   drive(
     new ClusterRun(blueprint, { observers: [(e) => events.push(e)], sources: ["kubelet", "kube-state-metrics", "node-exporter"] }),
     every(15_000, { toMs: 80 * MINUTE, atStart: true }),
-    (f) => frames.push(f),
+    (f) => frames.push(frameKept(f)),
   );
   /** Each frame's samples by family, indexed once: the checks read several families of every frame. */
   const familyIn = familyIndex((frame: Frame) => frame.targets.map((t) => t.samples));

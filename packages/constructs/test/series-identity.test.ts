@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type Frame, type Sample, type TargetSamples } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type Frame, frameKept, type Sample, type TargetSamples } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 
 const file = (path: string) => fileURLToPath(new URL(`../../../blueprints/${path}`, import.meta.url));
@@ -43,7 +43,8 @@ function newLabelSets(path: string, hours: number): { problems: string[]; compar
   let previous: Frame | undefined;
   drive(new ClusterRun(blueprint, { seed: 3 }), every(SCRAPE_MS, { toMs: hours * 3_600_000 }), (frame) => {
     const before = previous;
-    previous = frame;
+    // Kept as it is now: the next frame sets its samples' values again.
+    previous = frameKept(frame);
     if (before === undefined) return;
     const kept = new Set<object>(before.targets.flatMap((t) => t.samples.map((s) => s.labels)));
     let keysBefore: Set<string> | undefined;

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples, targetsKept } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -31,7 +31,7 @@ describe("a gang that loses a rank, across signals", () => {
       sources: ["dcgm-exporter", "kube-state-metrics", "kai-scheduler"],
     });
     drive(run, every(30 * SECOND, { toMs: HOUR + 2 * 60 * SECOND }), (frame) => {
-      if ([BEFORE, DURING, AFTER].includes(frame.simulatedMs)) frames.set(frame.simulatedMs, frame.targets);
+      if ([BEFORE, DURING, AFTER].includes(frame.simulatedMs)) frames.set(frame.simulatedMs, targetsKept(frame.targets));
       logs.push(...frame.logs);
     });
   });

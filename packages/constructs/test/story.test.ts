@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type LogRecordOut, type Sample, type TargetSamples, targetsKept } from "@gpusynth/constructs";
 import type { DomainEvent } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SPAM_BURST } from "../src/kubernetes-events/event-recorder.js";
@@ -29,8 +29,8 @@ describe("a workload failed by a GPU fault, across signals", () => {
       sources: ["kube-state-metrics", "dcgm-exporter"],
     });
     drive(run, every(MINUTE, { toMs: 3 * HOUR + 10 * MINUTE }), (frame) => {
-      if (frame.simulatedMs === 2 * HOUR) beforeFault = [...frame.targets];
-      afterFault = [...frame.targets];
+      if (frame.simulatedMs === 2 * HOUR) beforeFault = targetsKept(frame.targets);
+      afterFault = targetsKept(frame.targets);
       logs.push(...frame.logs);
     });
   });

@@ -8,7 +8,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, type Frame, type LogRecordOut, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, type Frame, frameKept, type LogRecordOut, type Sample } from "@gpusynth/constructs";
 import { simulatedMs } from "@gpusynth/sim";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -24,7 +24,7 @@ describe("system workloads in gpu-fault", () => {
   beforeAll(() => {
     const run = new ClusterRun(blueprint, { logs: true });
     drive(run, [AT.before, AT.rebooting, AT.after].map(simulatedMs), (frame) => {
-      frames.set(frame.simulatedMs, frame);
+      frames.set(frame.simulatedMs, frameKept(frame));
       const scheduler = frame.logs.find((r) => r.area === "kai-scheduler");
       if (scheduler !== undefined) logs.push(scheduler);
     });

@@ -41,7 +41,7 @@ export { type ContainerLogRotation, KUBELET_LOG_ROTATION, PodLogFiles } from "./
 export { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, SCRAPE_REPORT, targetResourceAttributes } from "./receiver.js";
 export { type RunSelection, runSelection } from "./run-selection.js";
 export { ScrapeServer, SD_PATH, type ServedTarget, targetPath } from "./scrape-server.js";
-export { type EncodedMetricsSink, fanOutMetrics, type MetricsSink, OtlpJsonLinesSink, sdkMetricsSink } from "./sinks.js";
+export { type EncodedMetricsSink, fanOutMetrics, type MetricsSink, metricsKept, OtlpJsonLinesSink, sdkMetricsSink } from "./sinks.js";
 export { ManualClock, SYSTEM_CLOCK, type WallClock } from "./wall-clock.js";
 export { type EncodedScrape, encodeScrape, type WireFormat } from "./wire.js";
 export { ShardWorkers, workerShards } from "./workers/shard-workers.js";

@@ -85,7 +85,7 @@ export class OtlpJsonLinesSink implements EncodedMetricsSink {
 export function sdkMetricsSink(exporter: PushMetricExporter): MetricsSink {
   return {
     export: (metrics) =>
-      new Promise((resolve) => exporter.export(pointsCopied(metrics), (result) => resolve(result.code === ExportResultCode.SUCCESS))),
+      new Promise((resolve) => exporter.export(metricsKept(metrics), (result) => resolve(result.code === ExportResultCode.SUCCESS))),
     forceFlush: () => exporter.forceFlush(),
     shutdown: () => exporter.shutdown(),
   };
@@ -126,8 +126,12 @@ export function fanOutMetrics(...sinks: readonly MetricsSink[]): MetricsSink {
   return fanned;
 }
 
-/** `metrics` with points of its own: the same label sets (which never change), values and times copied. */
-function pointsCopied(metrics: ResourceMetrics): ResourceMetrics {
+/**
+ * `metrics` with metrics and points of its own, for a sink that keeps a scrape past the target's
+ * next (a stock exporter, a test): the same label sets (which never change), values and times
+ * copied. A scrape's own are valid only until then (target-provider.ts).
+ */
+export function metricsKept(metrics: ResourceMetrics): ResourceMetrics {
   return {
     ...metrics,
     scopeMetrics: metrics.scopeMetrics.map((scope) => ({

@@ -60,7 +60,14 @@ class ScrapeProducer implements MetricProducer {
   private timeMs = 0;
   /** The previous scrape's points by family, its stale ones apart: what a series missing now is stale against, and what a series still there reuses. */
   private previous = new Map<MetricFamily, HeldPoint[]>();
-  private readonly descriptors = new Map<MetricFamily, MetricData["descriptor"]>();
+  /**
+   * The lists of the scrape before that, which this scrape writes its points over: a platform
+   * scrape's 412,000 points listed in new arrays each time lived until the next scrape, so every
+   * list was promoted to V8's old generation, and garbage there.
+   */
+  private recycled = new Map<MetricFamily, HeldPoint[]>();
+  /** Each family's MetricData, its points set at each scrape (valid until the next, as the points are). */
+  private readonly metrics = new Map<MetricFamily, MetricData>();
   /** Every point's end time, the scrape's: one array, set at each scrape. */
   private readonly time: [number, number] = [0, 0];
 
@@ -88,10 +95,14 @@ class ScrapeProducer implements MetricProducer {
     time[0] = seconds;
     time[1] = Math.round((this.timeMs - seconds * 1000) * 1e6);
     const previous = this.previous;
+    const recycled = this.recycled;
     const byFamily = new Map<MetricFamily, HeldPoint[]>();
+    /** How many points a family has listed, kept when another family's come between. */
+    const counts = new Map<MetricFamily, number>();
     // A family's samples mostly come together: its lists are looked up when the family changes.
     let family: MetricFamily | undefined;
     let points: HeldPoint[] = [];
+    let listed = 0;
     let before: readonly HeldPoint[] = NO_POINTS;
     let kept = 0;
     // An index, not an iterator: for…of made an iterator result per sample here (1.2 million a hyperscale shard's scrape).
@@ -102,19 +113,29 @@ class ScrapeProducer implements MetricProducer {
       if (labels === undefined) continue;
       kept++;
       if (sample.family !== family) {
+        if (family !== undefined) counts.set(family, listed);
         family = sample.family;
         const known = byFamily.get(family);
-        points = known ?? [];
+        if (known === undefined) {
+          points = recycled.get(family) ?? [];
+          byFamily.set(family, points);
+          listed = 0;
+        } else {
+          points = known;
+          listed = counts.get(family) ?? 0;
+        }
         before = previous.get(family) ?? NO_POINTS;
-        if (known === undefined) byFamily.set(family, points);
       }
       // The same series in the same place as at the last scrape keeps its point.
-      const held = before[points.length];
+      const held = before[listed];
       if (held !== undefined && held.attributes === labels) {
         held.value = sample.value;
-        points.push(held);
-      } else points.push({ attributes: labels, startTime: NO_TIME, endTime: time, value: sample.value });
+        points[listed++] = held;
+      } else points[listed++] = { attributes: labels, startTime: NO_TIME, endTime: time, value: sample.value };
     }
+    if (family !== undefined) counts.set(family, listed);
+    // A list written over from the start ends where this scrape's points do (V8 shortens it in place).
+    for (const [f, list] of byFamily) list.length = counts.get(f) ?? 0;
     // The scrape loop's report on the scrape, with the target's labels alone.
     const report = new Map<MetricFamily, HeldPoint[]>();
     if (this.answered) {
@@ -142,6 +163,7 @@ class ScrapeProducer implements MetricProducer {
       metrics.push(this.metricOf(family, points));
       byFamily.set(family, points);
     }
+    this.recycled = previous;
     this.previous = byFamily;
     const resourceMetrics: ResourceMetrics = {
       resource: UNREAD_RESOURCE,
@@ -151,15 +173,17 @@ class ScrapeProducer implements MetricProducer {
   }
 
   private metricOf(family: MetricFamily, dataPoints: DataPoint<number>[]): MetricData {
-    let descriptor = this.descriptors.get(family);
-    if (descriptor === undefined) {
-      descriptor = { name: family.name, description: family.help, unit: "", valueType: ValueType.DOUBLE };
-      this.descriptors.set(family, descriptor);
-    }
-    const aggregationTemporality = AggregationTemporality.CUMULATIVE;
-    return family.type === "counter"
-      ? { descriptor, dataPointType: DataPointType.SUM, aggregationTemporality, isMonotonic: true, dataPoints }
-      : { descriptor, dataPointType: DataPointType.GAUGE, aggregationTemporality, dataPoints };
+    let metric = this.metrics.get(family);
+    if (metric === undefined) {
+      const descriptor = { name: family.name, description: family.help, unit: "", valueType: ValueType.DOUBLE };
+      const aggregationTemporality = AggregationTemporality.CUMULATIVE;
+      metric =
+        family.type === "counter"
+          ? { descriptor, dataPointType: DataPointType.SUM, aggregationTemporality, isMonotonic: true, dataPoints }
+          : { descriptor, dataPointType: DataPointType.GAUGE, aggregationTemporality, dataPoints };
+      this.metrics.set(family, metric);
+    } else (metric as { dataPoints: DataPoint<number>[] }).dataPoints = dataPoints;
+    return metric;
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { type Blueprint, loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, runaiApi, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, runaiApi, type Sample, samplesKept } from "@gpusynth/constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ApiResponse, handle, ROUTES } from "../src/api-server/routes.js";
 import { describeWithSpec, loadRunaiSpec, type RunaiSpec } from "./runai-spec.js";
@@ -44,7 +44,7 @@ function simulate(): Run {
     if (t > runMs - retentionMs)
       scrapes.set(
         cp.stamp(t),
-        frame.targets.flatMap((target) => target.samples.filter((s) => s.family.name.startsWith("runai_"))),
+        samplesKept(frame.targets.flatMap((target) => target.samples.filter((s) => s.family.name.startsWith("runai_")))),
       );
   });
   return { blueprint, cp, scrapes };

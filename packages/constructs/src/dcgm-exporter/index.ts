@@ -8,7 +8,15 @@
  */
 import type { OptionalDcgmCounter } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool } from "@gpusynth/sim";
-import { type MetricConstruct, type Sample, type ScrapeTarget, type Share, seriesLabels, type TargetSamples } from "../catalogue.js";
+import {
+  type MetricConstruct,
+  type ScrapeTarget,
+  SeriesByTarget,
+  type Share,
+  seriesLabels,
+  type TargetSamples,
+  type TargetSeries,
+} from "../catalogue.js";
 import type { GpuActivityModel, GpuReading } from "../gpu/activity.js";
 import { containerName } from "../naming.js";
 import { daemonSetPodName } from "../system-workloads.js";
@@ -81,16 +89,19 @@ export class DcgmConstruct implements MetricConstruct {
       for (const node of pool.nodes) {
         if (node.status === "rebooting" || (share !== undefined && !share.ownsNode(node.name))) continue;
         const target = this.target(node.name);
-        const samples: Sample[] = [];
+        const series = this.series.begin(node.name);
         for (const gpu of node.gpus) {
           if (gpu.health !== "ok") continue;
-          this.gpuSamples(samples, pool, node, gpu, this.activity.read(gpu, pool.model, view.now));
+          this.gpuSamples(series, pool, node, gpu, this.activity.read(gpu, pool.model, view.now));
         }
-        result.push({ target, samples });
+        result.push({ target, samples: series.end() });
       }
     }
     return result;
   }
+
+  /** Each node's exporter's series, kept from one scrape to the next. */
+  private readonly series = new SeriesByTarget();
 
   private target(node: string): ScrapeTarget {
     let target = this.targets.get(node);
@@ -147,15 +158,11 @@ export class DcgmConstruct implements MetricConstruct {
     return made;
   }
 
-  private gpuSamples(out: Sample[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, gpu: DeepReadonly<Gpu>, r: GpuReading): void {
+  private gpuSamples(out: TargetSeries, pool: DeepReadonly<Pool>, node: DeepReadonly<Node>, gpu: DeepReadonly<Gpu>, r: GpuReading): void {
     const { shared, xid: xidLabels } = this.labelSets(pool, node, gpu);
     const counterStart = gpu.initialisedAt;
     const add = (family: (typeof DCGM)[keyof typeof DCGM], value: number) =>
-      out.push(
-        family.type === "counter"
-          ? { family, labels: family === DCGM.xidErrors ? xidLabels : shared, value, startMs: counterStart }
-          : { family, labels: family === DCGM.xidErrors ? xidLabels : shared, value },
-      );
+      out.add(family, family === DCGM.xidErrors ? xidLabels : shared, value, family.type === "counter" ? counterStart : undefined);
     add(DCGM.smClock, r.smClockMHz);
     add(DCGM.memClock, r.memClockMHz);
     add(DCGM.memoryTemp, r.memoryTempC);

@@ -5,7 +5,7 @@
  * scheduled per action); latencies are modelled from the cycle's work.
  */
 import { type ClusterView, type CycleAttemptRef, type DomainEvent, idleCycleAfter, podGroupName, type Queue } from "@gpusynth/sim";
-import { KeptLabelSets, type MetricConstruct, type MetricFamily, type Sample, type TargetSamples } from "../catalogue.js";
+import { KeptLabelSets, type MetricConstruct, type MetricFamily, type TargetSamples, TargetSeries } from "../catalogue.js";
 import { queueName } from "../naming.js";
 import { stableUuid } from "../noise.js";
 import { KAI_QUEUE_CONTROLLER, KAI_SCHEDULER, SCHEDULER_FAMILIES } from "./families.js";
@@ -70,6 +70,9 @@ export class SchedulerConstruct implements MetricConstruct {
   private readonly evictions = new Map<string, Eviction>();
   /** Every series' label set, kept while its action, queue or eviction is collected. */
   private readonly kept = new KeptLabelSets();
+  /** The scheduler's and the queue controller's series, kept from one scrape to the next. */
+  private readonly schedulerSeries = new TargetSeries();
+  private readonly controllerSeries = new TargetSeries();
   /**
    * Pod groups each action scheduled: allocate.go:64, reclaim.go:86 and preempt.go:84 count a job
    * when the action succeeds for it in a cycle (consolidation.go:69 too; consolidation moves
@@ -144,28 +147,24 @@ export class SchedulerConstruct implements MetricConstruct {
   }
 
   collect(view: ClusterView): TargetSamples[] {
-    const scheduler: Sample[] = [];
-    const controller: Sample[] = [];
+    const scheduler = this.schedulerSeries.begin();
+    const controller = this.controllerSeries.begin();
     const kept = this.kept;
     kept.startCollect();
-    const gauge = (subject: string, family: MetricFamily, raw: Readonly<Record<string, string>>, value: number): Sample =>
-      kept.sample(subject, family, raw, value);
-    const counter = (subject: string, family: MetricFamily, raw: Readonly<Record<string, string>>, value: number): Sample => ({
-      family,
-      labels: kept.of(subject, family, raw),
-      value,
-      startMs: 0,
-    });
+    const gauge = (out: TargetSeries, subject: string, family: MetricFamily, raw: Readonly<Record<string, string>>, value: number) =>
+      kept.add(out, subject, family, raw, value);
+    const counter = (out: TargetSeries, subject: string, family: MetricFamily, raw: Readonly<Record<string, string>>, value: number) =>
+      out.add(family, kept.of(subject, family, raw), value, 0);
     // Modelled latencies (latency.ts); the scheduler's log drifts by the same cycle time.
     const jitter = cycleJitter(view.now);
     const work = cycleWork(view.pending.length, view.running.length);
-    scheduler.push(gauge("", KAI_SCHEDULER.e2eLatency, {}, cycleLatencyMs(view.pending.length, view.running.length, view.now)));
-    scheduler.push(gauge("", KAI_SCHEDULER.openSessionLatency, {}, Math.round(1 + 0.05 * work + 2 * jitter)));
-    scheduler.push(gauge("", KAI_SCHEDULER.closeSessionLatency, {}, Math.round(0.5 + jitter)));
+    gauge(scheduler, "", KAI_SCHEDULER.e2eLatency, {}, cycleLatencyMs(view.pending.length, view.running.length, view.now));
+    gauge(scheduler, "", KAI_SCHEDULER.openSessionLatency, {}, Math.round(1 + 0.05 * work + 2 * jitter));
+    gauge(scheduler, "", KAI_SCHEDULER.closeSessionLatency, {}, Math.round(0.5 + jitter));
     for (const action of ACTIONS) {
       // Each action's own share of the cycle's work, and its own jitter: they do not move together.
       const cost = action === "allocate" ? 0.1 : 0.02;
-      scheduler.push(gauge(`action ${action}`, KAI_SCHEDULER.actionLatency, { action }, actionLatencyMs(cost, work, action, view.now)));
+      gauge(scheduler, `action ${action}`, KAI_SCHEDULER.actionLatency, { action }, actionLatencyMs(cost, work, action, view.now));
     }
     // A CounterVec has a series for an action only once it was incremented (WithLabelValues).
     const last = this.lastCycle;
@@ -174,41 +173,41 @@ export class SchedulerConstruct implements MetricConstruct {
       const idleAllocated = action === "allocate" ? idleSince * (last?.idleAllocated ?? 0) : 0;
       const count = this.scheduledByAction.get(action);
       if (count !== undefined || idleAllocated > 0)
-        scheduler.push(counter(`action ${action}`, KAI_SCHEDULER.podGroupsScheduled, { action }, (count ?? 0) + idleAllocated));
+        counter(scheduler, `action ${action}`, KAI_SCHEDULER.podGroupsScheduled, { action }, (count ?? 0) + idleAllocated);
     }
     for (const action of TRYING_ACTIONS) {
       const count = (this.actedOn.get(action) ?? 0) + idleSince * (last?.idleTries.get(action) ?? 0);
-      if (count > 0) scheduler.push(counter(`action ${action}`, KAI_SCHEDULER.podGroupsActedOn, { action }, count));
+      if (count > 0) counter(scheduler, `action ${action}`, KAI_SCHEDULER.podGroupsActedOn, { action }, count);
     }
-    scheduler.push(counter("", KAI_SCHEDULER.totalPreemptionAttempts, {}, this.preemptions));
+    counter(scheduler, "", KAI_SCHEDULER.totalPreemptionAttempts, {}, this.preemptions);
     for (const q of view.queues) {
       const name = queueName(q);
-      scheduler.push(gauge(`queue ${name}`, KAI_SCHEDULER.queueFairShareGpu, { queue_name: name }, q.fairShare));
+      gauge(scheduler, `queue ${name}`, KAI_SCHEDULER.queueFairShareGpu, { queue_name: name }, q.fairShare);
     }
     for (const [key, e] of this.evictions) {
       const labels = { podgroup: e.podgroup, namespace: e.namespace, uid: e.uid, nodepool: e.nodepool, action: e.action };
-      scheduler.push(counter(`eviction ${key}`, KAI_SCHEDULER.evictedPods, labels, e.pods));
+      counter(scheduler, `eviction ${key}`, KAI_SCHEDULER.evictedPods, labels, e.pods);
     }
     for (const q of view.queues as readonly Queue[]) {
       const name = `queue ${queueName(q)}`;
       const labels = { queue_name: queueName(q) };
-      controller.push(gauge(name, KAI_QUEUE_CONTROLLER.queueInfo, labels, 1));
-      controller.push(gauge(name, KAI_QUEUE_CONTROLLER.queueDeservedGpus, labels, q.deserved));
+      gauge(controller, name, KAI_QUEUE_CONTROLLER.queueInfo, labels, 1);
+      gauge(controller, name, KAI_QUEUE_CONTROLLER.queueDeservedGpus, labels, q.deserved);
       // Queues carry GPU quotas only: CPU and memory quotas are unlimited, which the controller
       // reports as -1 (metrics.go unlimitedQuota); allocations are the pods' requests, rounded to
       // four decimals (roundResourceQuantity).
-      controller.push(gauge(name, KAI_QUEUE_CONTROLLER.queueQuotaCpu, labels, UNLIMITED_QUOTA));
-      controller.push(gauge(name, KAI_QUEUE_CONTROLLER.queueQuotaMemory, labels, UNLIMITED_QUOTA));
-      controller.push(gauge(name, KAI_QUEUE_CONTROLLER.queueAllocatedGpus, labels, q.allocated));
-      controller.push(gauge(name, KAI_QUEUE_CONTROLLER.queueAllocatedCpus, labels, round4(q.allocatedCpuMilli / 1000)));
-      controller.push(gauge(name, KAI_QUEUE_CONTROLLER.queueAllocatedMemory, labels, round4(q.allocatedMemoryBytes)));
+      gauge(controller, name, KAI_QUEUE_CONTROLLER.queueQuotaCpu, labels, UNLIMITED_QUOTA);
+      gauge(controller, name, KAI_QUEUE_CONTROLLER.queueQuotaMemory, labels, UNLIMITED_QUOTA);
+      gauge(controller, name, KAI_QUEUE_CONTROLLER.queueAllocatedGpus, labels, q.allocated);
+      gauge(controller, name, KAI_QUEUE_CONTROLLER.queueAllocatedCpus, labels, round4(q.allocatedCpuMilli / 1000));
+      gauge(controller, name, KAI_QUEUE_CONTROLLER.queueAllocatedMemory, labels, round4(q.allocatedMemoryBytes));
     }
     const { port } = this.options;
     return [
-      { target: { job: this.options.schedulerJob, host: this.options.schedulerHost, port, path: "/metrics" }, samples: scheduler },
+      { target: { job: this.options.schedulerJob, host: this.options.schedulerHost, port, path: "/metrics" }, samples: scheduler.end() },
       {
         target: { job: this.options.queueControllerJob, host: this.options.queueControllerHost, port, path: "/metrics" },
-        samples: controller,
+        samples: controller.end(),
       },
     ];
   }

@@ -21,7 +21,6 @@ import {
 } from "@gpusynth/sim";
 import { nodeInternalIp, nodeOrdinal, PodIpam, podCidr } from "../addresses.js";
 import {
-  appendSamples,
   KeptLabelSets,
   type MetricConstruct,
   type MetricFamily,
@@ -30,6 +29,7 @@ import {
   sample,
   seriesLabels,
   type TargetSamples,
+  TargetSeries,
 } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { ImagePulls } from "../kubelet/image-pulls.js";
@@ -131,6 +131,8 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
   private readonly systemNamespaces: readonly string[];
   /** Each instance's pod (its address is the instance's scrape target) and its own metrics (its telemetry port). */
   private readonly instances: ReadonlyArray<{ readonly pod: SystemPod; readonly self: KsmSelfMetrics }>;
+  /** Each instance's series, kept from one scrape to the next. */
+  private readonly series: readonly TargetSeries[];
   /** Each pod's shard, by UID. */
   private readonly podShards: UidShards;
   /** Each node's and namespace's shard, by name (their UIDs are fixed by their names). */
@@ -150,6 +152,7 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
     const system = systemOf(blueprint);
     const pods = systemPodsOf(blueprint, "kube-state-metrics");
     this.instances = pods.map((pod, ordinal) => ({ pod, self: new KsmSelfMetrics(pod, { ordinal, total: pods.length }) }));
+    this.series = pods.map(() => new TargetSeries());
     this.placement = { clusterWide: 1, instances: pods.length };
     this.podShards = new UidShards(pods.length);
     this.system = new SystemWorkloadSamples(system, (uid) => shardOfUid(uid, pods.length));
@@ -180,7 +183,7 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
   collect(view: ClusterView, share?: Share): TargetSamples[] {
     const { clusterWide } = this.placement;
     const served = this.instances.map((_, i) =>
-      share === undefined || share.ownsClusterWide(clusterWide + i) ? ([] as Sample[]) : undefined,
+      share === undefined || share.ownsClusterWide(clusterWide + i) ? (this.series[i] as TargetSeries).begin() : undefined,
     );
     if (served.every((out) => out === undefined)) return [];
     const seconds = (t: number) => this.clock(view.startMs + t) / MS_PER_S;
@@ -205,7 +208,7 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
       let made = previous.get(pod.uid);
       if (made === undefined || made.key !== key) made = { key, samples: makePodSamples(w, pod, state) };
       current.set(pod.uid, made);
-      appendSamples(out, made.samples);
+      out.keep(made.samples);
     };
     const makePodSamples = (
       w: DeepReadonly<Workload>,
@@ -356,13 +359,13 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
       const out = served[this.shardOfNamed("Namespace", namespace)];
       if (out === undefined) continue;
       for (const phase of NAMESPACE_PHASES)
-        out.push(this.kept.sample(`namespace/${namespace}/${phase}`, KSM.namespacePhase, { namespace, phase }, phase === "Active" ? 1 : 0));
+        this.kept.add(out, `namespace/${namespace}/${phase}`, KSM.namespacePhase, { namespace, phase }, phase === "Active" ? 1 : 0);
     }
     return this.instances.flatMap(({ pod, self }, i) => {
-      const samples = served[i];
-      if (samples === undefined) return [];
+      const series = served[i];
+      if (series === undefined) return [];
       return [
-        { target: { job: this.options.job, host: pod.ip, port: this.options.port, path: "/metrics" }, samples },
+        { target: { job: this.options.job, host: pod.ip, port: this.options.port, path: "/metrics" }, samples: series.end() },
         // Its own metrics, on its telemetry port: the same job (kube-prometheus' ServiceMonitor scrapes both ports of one Service).
         {
           target: { job: this.options.job, host: pod.ip, port: this.options.telemetryPort, path: "/metrics" },
@@ -420,20 +423,20 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
   private readonly nodeSeries = new WeakMap<DeepReadonly<Node>, NodeSeries>();
 
   /** A node's series, on the label sets its NodeSeries keeps (its taints' kept by key while they last). */
-  private nodeSamples(out: Sample[], node: DeepReadonly<Node>, series: NodeSeries): void {
+  private nodeSamples(out: TargetSeries, node: DeepReadonly<Node>, series: NodeSeries): void {
     const o = this.options;
-    out.push({ family: KSM.nodeInfo, labels: series.info, value: 1 });
-    out.push({ family: KSM.nodeLabels, labels: series.labels, value: 1 });
-    for (const labels of series.roles) out.push({ family: KSM.nodeRole, labels, value: 1 });
+    out.add(KSM.nodeInfo, series.info, 1);
+    out.add(KSM.nodeLabels, series.labels, 1);
+    for (const labels of series.roles) out.add(KSM.nodeRole, labels, 1);
 
     // What the node's status lists (the sim's nodeResources says how each figure is made).
     const { capacity, allocatable } = nodeResources(node);
     const resources = (r: typeof capacity) => [r.cpuMilli / 1000, r.memoryBytes, o.maxPodsPerNode, r.gpus];
     resources(capacity).forEach((value, i) => {
-      out.push({ family: KSM.nodeCapacity, labels: series.capacity[i] as Labels, value });
+      out.add(KSM.nodeCapacity, series.capacity[i] as Labels, value);
     });
     resources(allocatable).forEach((value, i) => {
-      out.push({ family: KSM.nodeAllocatable, labels: series.allocatable[i] as Labels, value });
+      out.add(KSM.nodeAllocatable, series.allocatable[i] as Labels, value);
     });
 
     // A rebooting node stops posting status: after the grace period the node-lifecycle
@@ -447,15 +450,14 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
     let c = 0;
     for (const condition of NODE_CONDITIONS) {
       const current = statusOf(condition);
-      for (const status of CONDITION_STATUSES)
-        out.push({ family: KSM.nodeCondition, labels: series.conditions[c++] as Labels, value: status === current ? 1 : 0 });
+      for (const status of CONDITION_STATUSES) out.add(KSM.nodeCondition, series.conditions[c++] as Labels, status === current ? 1 : 0);
     }
 
     // A cordoned node (drained for its reboot, and until it is back) has spec.unschedulable set.
-    out.push({ family: KSM.nodeSpecUnschedulable, labels: series.unschedulable, value: node.status === "ready" ? 0 : 1 });
+    out.add(KSM.nodeSpecUnschedulable, series.unschedulable, node.status === "ready" ? 0 : 1);
     // Taints come and go with the node's state: their label sets are kept while they last.
     for (const [taint, effect] of nodeTaints(node))
-      out.push(this.kept.sample(`node/${node.name}/${taint}/${effect}`, KSM.nodeSpecTaint, { node: node.name, key: taint, effect }, 1));
+      this.kept.add(out, `node/${node.name}/${taint}/${effect}`, KSM.nodeSpecTaint, { node: node.name, key: taint, effect }, 1);
   }
 }
 

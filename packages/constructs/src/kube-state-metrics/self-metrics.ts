@@ -8,7 +8,7 @@
  * restarts (its node rebooted).
  */
 import type { DomainEvent } from "@gpusynth/sim";
-import { type Sample, seriesLabels } from "../catalogue.js";
+import { type Sample, seriesLabels, TargetSeries } from "../catalogue.js";
 import { between } from "../noise.js";
 import type { SystemPod } from "../system-workloads.js";
 import { KSM_SELF } from "./families.js";
@@ -128,6 +128,8 @@ export class KsmSelfMetrics {
    * Its series' label sets, made once: none of them changes while the instance lives, and a series
    * keeps its label set (and what encoders kept with it) from one scrape to the next.
    */
+  /** Its telemetry endpoint's series, kept from one scrape to the next. */
+  private readonly series = new TargetSeries();
   private readonly labels: {
     readonly none: Labels;
     readonly lists: readonly Labels[];
@@ -136,21 +138,21 @@ export class KsmSelfMetrics {
   };
 
   /** In the order client_golang's Gather writes them: sorted by name. */
-  samples(now: number): Sample[] {
+  samples(now: number): readonly Sample[] {
     const { labels, startedAt } = this;
-    const out: Sample[] = [];
-    out.push({ family: KSM_SELF.crdAdds, labels: labels.none, value: 0, startMs: startedAt });
-    out.push({ family: KSM_SELF.crdCache, labels: labels.none, value: 0 });
-    out.push({ family: KSM_SELF.crdDeletes, labels: labels.none, value: 0, startMs: startedAt });
-    for (const set of labels.lists) out.push({ family: KSM_SELF.listTotal, labels: set, value: 1, startMs: startedAt });
+    const out = this.series.begin();
+    out.add(KSM_SELF.crdAdds, labels.none, 0, startedAt);
+    out.add(KSM_SELF.crdCache, labels.none, 0);
+    out.add(KSM_SELF.crdDeletes, labels.none, 0, startedAt);
+    for (const set of labels.lists) out.add(KSM_SELF.listTotal, set, 1, startedAt);
     // Its shard (internal/store/builder.go WithSharding; unsharded: --shard 0, --total-shards 1).
     const { ordinal, total } = this.shard;
-    out.push({ family: KSM_SELF.shardOrdinal, labels: labels.shard, value: ordinal });
-    out.push({ family: KSM_SELF.totalShards, labels: labels.none, value: total });
+    out.add(KSM_SELF.shardOrdinal, labels.shard, ordinal);
+    out.add(KSM_SELF.totalShards, labels.none, total);
     labels.watches.forEach((set, i) => {
       const watches = (this.reflectors[i] as Reflector).watchesBy(now - startedAt);
-      out.push({ family: KSM_SELF.watchTotal, labels: set, value: watches, startMs: startedAt });
+      out.add(KSM_SELF.watchTotal, set, watches, startedAt);
     });
-    return out;
+    return out.end();
   }
 }

@@ -8,7 +8,7 @@
  * not-ready toleration is not modelled).
  */
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
-import { appendSamples, type Sample, sample } from "../catalogue.js";
+import { type Sample, sample, type TargetSeries } from "../catalogue.js";
 import { stableHex } from "../noise.js";
 import { replicaSetName, type System, type SystemPod, type SystemWorkload } from "../system-workloads.js";
 import { KSM } from "./families.js";
@@ -67,7 +67,7 @@ export class SystemWorkloadSamples {
    * holds for its kube-state-metrics shard (none: not collected); `seconds` stamps a simulated
    * time as Unix seconds.
    */
-  collect(view: ClusterView, seconds: (simulatedMs: number) => number, served: ReadonlyArray<Sample[] | undefined>): void {
+  collect(view: ClusterView, seconds: (simulatedMs: number) => number, served: ReadonlyArray<TargetSeries | undefined>): void {
     const rebooting = new Set<string>();
     for (const pool of view.pools) for (const node of pool.nodes) if (node.status === "rebooting") rebooting.add(node.name);
     for (let i = 0; i < this.pods.length; i++) {
@@ -82,7 +82,7 @@ export class SystemWorkloadSamples {
         made = { key, samples: podSamples(pod, down, restarts, seconds) };
         this.made.set(pod.uid, made);
       }
-      appendSamples(out, made.samples);
+      out.keep(made.samples);
     }
     for (const controller of this.controllers) {
       const out = served[controller.shard];
@@ -94,7 +94,7 @@ export class SystemWorkloadSamples {
         controllerSamples(controller, ready, Math.floor(seconds(this.installedAt)), samples);
         controller.made = { key, samples };
       }
-      appendSamples(out, controller.made.samples);
+      out.keep(controller.made.samples);
     }
   }
 }

@@ -13,11 +13,12 @@ import {
   type KubernetesEndpoint,
   type MetricConstruct,
   type MetricFamily,
-  type Sample,
   type ScrapeTarget,
+  SeriesByTarget,
   type Share,
   seriesLabels,
   type TargetSamples,
+  type TargetSeries,
 } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import { containerCgroupPath, type NodeContainer, NodeContainers, type PodCgroup, podCgroupPath } from "./containers.js";
@@ -121,11 +122,12 @@ export class KubeletConstruct implements MetricConstruct {
         if (node.status === "rebooting" || (share !== undefined && !share.ownsNode(node.name))) continue;
         const containers = this.containers.on(node.name, view.now);
         const cgroups = this.cgroups(containers, view.now);
-        result.push({
-          target: this.target(node.name, CADVISOR_PATH),
-          samples: this.samples(cgroups, Math.floor(seconds(view.now)), seconds),
-        });
-        result.push({ target: this.target(node.name, KUBELET_METRICS_PATH), samples: this.ownSamples(node.name, containers.length) });
+        const cadvisor = this.series.begin(`${node.name}${CADVISOR_PATH}`);
+        this.samples(cadvisor, cgroups, Math.floor(seconds(view.now)), seconds);
+        result.push({ target: this.target(node.name, CADVISOR_PATH), samples: cadvisor.end() });
+        const own = this.series.begin(`${node.name}${KUBELET_METRICS_PATH}`);
+        this.ownSamples(own, node.name, containers.length);
+        result.push({ target: this.target(node.name, KUBELET_METRICS_PATH), samples: own.end() });
       }
     return result;
   }
@@ -137,15 +139,13 @@ export class KubeletConstruct implements MetricConstruct {
    * manager counts evictions by signal once it has evicted (eviction_manager.go: memory.available
    * is the only signal gpusynth's pressure crosses).
    */
-  private ownSamples(node: string, runningContainers: number): Sample[] {
+  private ownSamples(out: TargetSeries, node: string, runningContainers: number): void {
     const kept = this.ownLabels;
     const evictions = this.containers.evictionsOn(node);
-    return [
-      ...(evictions === 0 ? [] : [kept.sample(node, KUBELET_OWN.evictions, { eviction_signal: "memory.available" }, evictions)]),
-      kept.sample(node, KUBELET_OWN.nodeName, { node }, 1),
-      kept.sample(node, KUBELET_OWN.runningContainers, { container_state: "running" }, runningContainers),
-      kept.sample(node, KUBELET_OWN.runningPods, {}, this.containers.runningPods(node)),
-    ];
+    if (evictions > 0) kept.add(out, node, KUBELET_OWN.evictions, { eviction_signal: "memory.available" }, evictions);
+    kept.add(out, node, KUBELET_OWN.nodeName, { node }, 1);
+    kept.add(out, node, KUBELET_OWN.runningContainers, { container_state: "running" }, runningContainers);
+    kept.add(out, node, KUBELET_OWN.runningPods, {}, this.containers.runningPods(node));
   }
   /** The own families' label sets, kept per node while it is collected. */
   private readonly ownLabels = new KeptLabelSets();
@@ -243,18 +243,19 @@ export class KubeletConstruct implements MetricConstruct {
   private readonly podLabelSets = new KeptByKey<CgroupLabels>();
   /** The containers' cgroup labels, by container. */
   private readonly labelsOf = new WeakMap<NodeContainer, CgroupLabels>();
-  /** Per cgroup (by its record): the samples of its families that never change while the record lives. */
-  private readonly keptOf = new WeakMap<object, Map<MetricFamily, Sample | null>>();
+  /** Per cgroup (by its record): the values of its families that never change while the record lives (null: no series). */
+  private readonly keptOf = new WeakMap<object, Map<MetricFamily, number | null>>();
+  /** Each node's endpoints' series, by path, kept from one scrape to the next. */
+  private readonly series = new SeriesByTarget();
 
-  private samples(cgroups: readonly Cgroup[], nowSeconds: number, seconds: (t: number) => number): Sample[] {
-    const samples: Sample[] = [];
+  private samples(samples: TargetSeries, cgroups: readonly Cgroup[], nowSeconds: number, seconds: (t: number) => number): void {
     const each = (family: MetricFamily, value: (c: Cgroup) => number | undefined) => {
+      const counter = family.type === "counter";
       for (const c of cgroups) {
         const v = value(c);
         if (v === undefined) continue;
         // The labels were made series labels once (cgroupLabels); a counter counts from its cgroup's creation.
-        const labels = family === CADVISOR.cpuUsage ? c.labels.withCpu : c.labels.base;
-        samples.push(family.type === "counter" ? { family, labels, value: v, startMs: c.startMs } : { family, labels, value: v });
+        samples.add(family, family === CADVISOR.cpuUsage ? c.labels.withCpu : c.labels.base, v, counter ? c.startMs : undefined);
       }
     };
     // Each cgroup's kept samples, looked up once for the families that keep theirs.
@@ -266,18 +267,17 @@ export class KubeletConstruct implements MetricConstruct {
       }
       return made;
     });
-    /** A family whose value never changes while the cgroup exists: its samples are made once and kept. */
+    /** A family whose value never changes while the cgroup exists: its value is worked out once and kept. */
     const kept = (family: MetricFamily, value: (c: Cgroup) => number | undefined) => {
       for (let i = 0; i < cgroups.length; i++) {
         const c = cgroups[i] as Cgroup;
-        const made = keptOf[i] as Map<MetricFamily, Sample | null>;
-        let s = made.get(family);
-        if (s === undefined) {
-          const v = value(c);
-          s = v === undefined ? null : { family, labels: c.labels.base, value: v };
-          made.set(family, s);
+        const made = keptOf[i] as Map<MetricFamily, number | null>;
+        let v = made.get(family);
+        if (v === undefined) {
+          v = value(c) ?? null;
+          made.set(family, v);
         }
-        if (s !== null) samples.push(s);
+        if (v !== null) samples.add(family, c.labels.base, v);
       }
     };
     // Family by family, in the order client_golang writes them (families.ts).
@@ -300,7 +300,6 @@ export class KubeletConstruct implements MetricConstruct {
     kept(CADVISOR.specCpuShares, (c) => reportedShares(c.cpuMilli));
     kept(CADVISOR.specMemoryLimit, (c) => c.memoryLimitBytes);
     kept(CADVISOR.startTime, (c) => Math.floor(seconds(c.startMs)));
-    return samples;
   }
 
   /** A node's kubelet at `path`: both endpoints on the kubelet's port, told apart by path. */

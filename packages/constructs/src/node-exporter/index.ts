@@ -9,11 +9,12 @@ import type { ClusterView } from "@gpusynth/sim";
 import {
   KeptLabelSets,
   type MetricConstruct,
-  type Sample,
   type ScrapeTarget,
+  SeriesByTarget,
   type Share,
   seriesLabels,
   type TargetSamples,
+  type TargetSeries,
 } from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { NodeContainers } from "../kubelet/containers.js";
@@ -34,6 +35,8 @@ export class NodeExporterConstruct implements MetricConstruct {
   readonly families = NODE_EXPORTER_FAMILIES;
   readonly placement = { perNode: true } as const;
   private readonly targets = new Map<string, ScrapeTarget>();
+  /** Each node's exporter's series, kept from one scrape to the next. */
+  private readonly series = new SeriesByTarget();
   private readonly hosts = new Map<string, NodeHost>();
   /** Per node: each CPU's label set of each mode, made once. */
   private readonly cpuLabels = new Map<string, readonly (readonly Readonly<Record<string, string>>[])[]>();
@@ -65,18 +68,20 @@ export class NodeExporterConstruct implements MetricConstruct {
           running: this.containers.on(node.name, view.now),
           stopped: this.containers.stoppedOn(node.name),
         };
-        result.push({ target: this.target(node.name), samples: this.samples(host, containers, view) });
+        const series = this.series.begin(node.name);
+        this.samples(series, host, containers, view);
+        result.push({ target: this.target(node.name), samples: series.end() });
       }
     return result;
   }
 
-  private samples(host: NodeHost, containers: HostContainers, view: ClusterView): Sample[] {
+  private samples(out: TargetSeries, host: NodeHost, containers: HostContainers, view: ClusterView): void {
     const t = view.now;
     const node = host.node;
     const unixSeconds = (ms: number) => this.clock(view.startMs + ms) / 1000;
     // A family's one series on the node (no labels of its own), its label set kept.
-    const single = (family: (typeof NODE)[keyof typeof NODE], value: number): Sample => this.kept.sample(node, family, {}, value);
-    const samples: Sample[] = [single(NODE.bootTime, Math.floor(unixSeconds(host.bootMs)))];
+    const single = (family: (typeof NODE)[keyof typeof NODE], value: number): void => this.kept.add(out, node, family, {}, value);
+    single(NODE.bootTime, Math.floor(unixSeconds(host.bootMs)));
     const busy = host.busySeconds(containers, t);
     const labels = this.cpuLabelsOf(host);
     const modes = this.modes;
@@ -84,49 +89,39 @@ export class NodeExporterConstruct implements MetricConstruct {
       host.cpuModes(cpu, busy, t, modes);
       const perMode = labels[cpu] as readonly Readonly<Record<string, string>>[];
       for (let m = 0; m < CPU_MODES.length; m++)
-        samples.push({
-          family: NODE.cpuSeconds,
-          labels: perMode[m] as Readonly<Record<string, string>>,
-          value: modes[m] as number,
-          startMs: host.bootMs,
-        });
+        out.add(NODE.cpuSeconds, perMode[m] as Readonly<Record<string, string>>, modes[m] as number, host.bootMs);
     }
     const [load1, load5, load15] = host.load(containers, t);
-    samples.push(single(NODE.load1, load1), single(NODE.load15, load15), single(NODE.load5, load5));
+    single(NODE.load1, load1);
+    single(NODE.load15, load15);
+    single(NODE.load5, load5);
     // Memory in use now, read once for /proc/meminfo and /proc/vmstat.
     const inUse = host.inUse(containers, t);
     const memory = host.memory(inUse);
-    samples.push(
-      single(NODE.buffers, memory.buffers),
-      single(NODE.cached, memory.cached),
-      single(NODE.memAvailable, memory.available),
-      single(NODE.memFree, memory.free),
-      single(NODE.memTotal, memory.total),
-      single(NODE.slab, memory.slab),
-      // The kubelet of v1.30 will not start with swap on (failSwapOn's default): none.
-      single(NODE.swapFree, 0),
-      single(NODE.swapTotal, 0),
-    );
+    single(NODE.buffers, memory.buffers);
+    single(NODE.cached, memory.cached);
+    single(NODE.memAvailable, memory.available);
+    single(NODE.memFree, memory.free);
+    single(NODE.memTotal, memory.total);
+    single(NODE.slab, memory.slab);
+    // The kubelet of v1.30 will not start with swap on (failSwapOn's default): none.
+    single(NODE.swapFree, 0);
+    single(NODE.swapTotal, 0);
     // The scrape reads the clock a few milliseconds after it starts; chrony keeps it within tens
     // of microseconds of its servers, with a maximum error of a few milliseconds between updates.
     const key = `${node}/${t}`;
-    samples.push(
-      single(NODE.time, unixSeconds(t) + between(`${key}/read`, 0.001, 0.004)),
-      single(NODE.timexMaxError, Math.round(between(`${key}/maxerror`, 0.0005, 0.012) * 1e6) / 1e6),
-      single(NODE.timexOffset, Math.round(between(`${key}/offset`, -5e-5, 5e-5) * 1e9) / 1e9),
-      single(NODE.timexSyncStatus, 1),
-    );
+    single(NODE.time, unixSeconds(t) + between(`${key}/read`, 0.001, 0.004));
+    single(NODE.timexMaxError, Math.round(between(`${key}/maxerror`, 0.0005, 0.012) * 1e6) / 1e6);
+    single(NODE.timexOffset, Math.round(between(`${key}/offset`, -5e-5, 5e-5) * 1e9) / 1e9);
+    single(NODE.timexSyncStatus, 1);
     const vmstat = host.vmstat(containers, inUse, t);
-    samples.push(
-      single(NODE.oomKill, vmstat.oomKill),
-      single(NODE.pgfault, vmstat.pgfault),
-      single(NODE.pgmajfault, vmstat.pgmajfault),
-      single(NODE.pgpgin, vmstat.pgpgin),
-      single(NODE.pgpgout, vmstat.pgpgout),
-      single(NODE.pswpin, vmstat.pswpin),
-      single(NODE.pswpout, vmstat.pswpout),
-    );
-    return samples;
+    single(NODE.oomKill, vmstat.oomKill);
+    single(NODE.pgfault, vmstat.pgfault);
+    single(NODE.pgmajfault, vmstat.pgmajfault);
+    single(NODE.pgpgin, vmstat.pgpgin);
+    single(NODE.pgpgout, vmstat.pgpgout);
+    single(NODE.pswpin, vmstat.pswpin);
+    single(NODE.pswpout, vmstat.pswpout);
   }
 
   /** The node's kernel model, made again when the node has booted since. */

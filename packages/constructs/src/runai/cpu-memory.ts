@@ -7,7 +7,7 @@
  */
 import { nodeCpus, nodeMemoryBytes } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Workload } from "@gpusynth/sim";
-import type { KeptLabelSets, Sample } from "../catalogue.js";
+import type { KeptLabelSets, TargetSeries } from "../catalogue.js";
 import type { NodeContainer, NodeContainers } from "../kubelet/containers.js";
 import { cpuCores, memoryUse, workingSet } from "../kubelet/usage.js";
 import { RUNAI_CPU_MEMORY as R } from "./families.js";
@@ -15,7 +15,7 @@ import { RUNAI_CPU_MEMORY as R } from "./families.js";
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 export function cpuMemorySamples(
-  out: Sample[],
+  out: TargetSeries,
   view: ClusterView,
   clusterId: string,
   containers: NodeContainers,
@@ -54,32 +54,30 @@ export function cpuMemorySamples(
       const r = requested.get(node.name) ?? { cpuMilli: 0, memory: 0 };
       // Each subject's label sets are kept with its object (a node, a workload, a pod), looked up once for its families.
       const nodeSets = kept.subject(node);
-      out.push(kept.sampleIn(nodeSets, R.nodeCpuRequested, labels, r.cpuMilli / 1000));
-      out.push(kept.sampleIn(nodeSets, R.nodeCpuUtilization, labels, round(cores / cpus, 4)));
-      out.push(kept.sampleIn(nodeSets, R.nodeMemoryUtilization, labels, round(used / memory, 4)));
-      out.push(kept.sampleIn(nodeSets, R.nodeMemoryRequested, labels, r.memory));
-      out.push(kept.sampleIn(nodeSets, R.nodeMemoryUsed, labels, used));
+      kept.addIn(out, nodeSets, R.nodeCpuRequested, labels, r.cpuMilli / 1000);
+      kept.addIn(out, nodeSets, R.nodeCpuUtilization, labels, round(cores / cpus, 4));
+      kept.addIn(out, nodeSets, R.nodeMemoryUtilization, labels, round(used / memory, 4));
+      kept.addIn(out, nodeSets, R.nodeMemoryRequested, labels, r.memory);
+      kept.addIn(out, nodeSets, R.nodeMemoryUsed, labels, used);
       clusterCpus += cpus;
       clusterCores += cores;
       clusterMemory += memory;
       clusterUsed += used;
     }
   const cluster = { clusterId };
-  out.push(kept.sample("cluster", R.clusterCpuUtilization, cluster, clusterCpus === 0 ? 0 : round(clusterCores / clusterCpus, 4)));
-  out.push(kept.sample("cluster", R.clusterMemoryUsed, cluster, clusterUsed));
-  out.push(kept.sample("cluster", R.clusterMemoryUtilization, cluster, clusterMemory === 0 ? 0 : round(clusterUsed / clusterMemory, 4)));
+  kept.add(out, "cluster", R.clusterCpuUtilization, cluster, clusterCpus === 0 ? 0 : round(clusterCores / clusterCpus, 4));
+  kept.add(out, "cluster", R.clusterMemoryUsed, cluster, clusterUsed);
+  kept.add(out, "cluster", R.clusterMemoryUtilization, cluster, clusterMemory === 0 ? 0 : round(clusterUsed / clusterMemory, 4));
 
   // Active workloads (pending or running, as Run:ai's other per-workload families): what they ask for.
   for (const w of [...view.pending, ...view.running]) {
     const job = { clusterId, job_name: w.name, job_uuid: w.uid };
     const workload = kept.subject(w);
-    out.push(kept.sampleIn(workload, R.activeCpuRequested, job, (w.cpuMilliPerGpu * w.gpus) / 1000));
-    out.push(kept.sampleIn(workload, R.activeMemoryRequested, job, w.memoryBytesPerGpu * w.gpus));
+    kept.addIn(out, workload, R.activeCpuRequested, job, (w.cpuMilliPerGpu * w.gpus) / 1000);
+    kept.addIn(out, workload, R.activeMemoryRequested, job, w.memoryBytesPerGpu * w.gpus);
     // Limits only where the workload set them: each of its pods' containers carries one.
-    if (w.cpuLimitMilliPerGpu !== undefined)
-      out.push(kept.sampleIn(workload, R.cpuLimitPerWorkload, job, (w.cpuLimitMilliPerGpu * w.gpus) / 1000));
-    if (w.memoryLimitBytes !== undefined)
-      out.push(kept.sampleIn(workload, R.memoryLimitPerWorkload, job, w.memoryLimitBytes * podCount(w)));
+    if (w.cpuLimitMilliPerGpu !== undefined) kept.addIn(out, workload, R.cpuLimitPerWorkload, job, (w.cpuLimitMilliPerGpu * w.gpus) / 1000);
+    if (w.memoryLimitBytes !== undefined) kept.addIn(out, workload, R.memoryLimitPerWorkload, job, w.memoryLimitBytes * podCount(w));
   }
   for (const w of view.running) {
     let cores = 0;
@@ -91,13 +89,13 @@ export function cpuMemorySamples(
       used += u?.used ?? 0;
       const podLabels = { clusterId, pod_name: pod.name, pod_uuid: pod.uid, pod_namespace: w.namespace, node: pod.node.name };
       const podSets = kept.subject(pod);
-      out.push(kept.sampleIn(podSets, R.allocatedMilliCpusPerPod, podLabels, w.cpuMilliPerGpu * pod.gpus.length));
-      out.push(kept.sampleIn(podSets, R.allocatedMemoryPerPod, podLabels, w.memoryBytesPerGpu * pod.gpus.length));
+      kept.addIn(out, podSets, R.allocatedMilliCpusPerPod, podLabels, w.cpuMilliPerGpu * pod.gpus.length);
+      kept.addIn(out, podSets, R.allocatedMemoryPerPod, podLabels, w.memoryBytesPerGpu * pod.gpus.length);
     }
     const labels = { clusterId, workload_id: w.uid, workload_name: w.name, project: w.project };
     const workload = kept.subject(w);
-    out.push(kept.sampleIn(workload, R.jobCpuUsage, labels, round(cores, 3)));
-    out.push(kept.sampleIn(workload, R.jobMemoryUsed, labels, used));
+    kept.addIn(out, workload, R.jobCpuUsage, labels, round(cores, 3));
+    kept.addIn(out, workload, R.jobMemoryUsed, labels, used);
   }
 }
 

@@ -8,7 +8,14 @@
 import type { Blueprint } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool, Workload } from "@gpusynth/sim";
 import { systemPodIp } from "../addresses.js";
-import { KeptLabelSets, type MetricConstruct, type Sample, type SubjectLabelSets, seriesLabels, type TargetSamples } from "../catalogue.js";
+import {
+  KeptLabelSets,
+  type MetricConstruct,
+  type SubjectLabelSets,
+  seriesLabels,
+  type TargetSamples,
+  TargetSeries,
+} from "../catalogue.js";
 import { BLUEPRINT_CALENDAR, type StampClock } from "../clock.js";
 import type { GpuActivityModel, GpuWork } from "../gpu/activity.js";
 import type { NodeContainers } from "../kubelet/containers.js";
@@ -31,6 +38,8 @@ export class RunaiConstruct implements MetricConstruct {
   readonly placement = RUNAI_PLACEMENT;
   /** Its series' label sets, kept with their subjects (a workload, a pod, a project, a node's CPU and memory); a node's GPUs' are in nodeSeriesOf. */
   private readonly kept = new KeptLabelSets();
+  /** Its exporter's series, kept from one scrape to the next. */
+  private readonly series = new TargetSeries();
 
   /** `clock` stamps the last-busy times on the run's time axis. */
   constructor(
@@ -45,7 +54,7 @@ export class RunaiConstruct implements MetricConstruct {
     const target = this.blueprint.telemetry.runai;
     if (target === undefined) return [];
     const clusterId = this.blueprint.cluster.clusterId;
-    const out: Sample[] = [];
+    const out = this.series.begin();
     const unix = (t: number) => Math.floor(this.clock(view.startMs + t) / 1000);
     const readings = new Map<DeepReadonly<Gpu>, GpuWork>();
     const kept = this.kept;
@@ -75,37 +84,34 @@ export class RunaiConstruct implements MetricConstruct {
       // Its series' label sets, looked up once for its nine families (the workload's object is
       // their subject: it lives as long as the workload).
       const workload = kept.subject(w);
-      out.push(kept.sampleIn(workload, RUNAI.requestedGpusPerWorkload, labels, w.gpus));
-      out.push(
-        kept.sampleIn(
-          workload,
-          RUNAI.requestedGpuMemoryPerWorkload,
-          { clusterId, job_type: workloadType(w), job_uuid: w.uid, job_name: w.name, project: w.project, workload_id: w.uid },
-          0,
-        ),
+      kept.addIn(out, workload, RUNAI.requestedGpusPerWorkload, labels, w.gpus);
+      kept.addIn(
+        out,
+        workload,
+        RUNAI.requestedGpuMemoryPerWorkload,
+        { clusterId, job_type: workloadType(w), job_uuid: w.uid, job_name: w.name, project: w.project, workload_id: w.uid },
+        0,
       );
-      out.push(kept.sampleIn(workload, RUNAI.runTimePerWorkload, labels, Math.floor(ranMs / 1000)));
-      out.push(kept.sampleIn(workload, RUNAI.waitTimePerWorkload, labels, Math.floor((view.now - w.submittedAt - ranMs) / 1000)));
+      kept.addIn(out, workload, RUNAI.runTimePerWorkload, labels, Math.floor(ranMs / 1000));
+      kept.addIn(out, workload, RUNAI.waitTimePerWorkload, labels, Math.floor((view.now - w.submittedAt - ranMs) / 1000));
       if (w.phase !== "Running") continue;
-      out.push(kept.sampleIn(workload, RUNAI.allocatedPerWorkload, labels, gpus.length));
-      out.push(
-        kept.sampleIn(
-          workload,
-          RUNAI.gpuMemoryUsedPerWorkload,
-          labels,
-          measured.reduce((sum, r) => sum + r.fbUsedMiB, 0),
-        ),
+      kept.addIn(out, workload, RUNAI.allocatedPerWorkload, labels, gpus.length);
+      kept.addIn(
+        out,
+        workload,
+        RUNAI.gpuMemoryUsedPerWorkload,
+        labels,
+        measured.reduce((sum, r) => sum + r.fbUsedMiB, 0),
       );
-      out.push(kept.sampleIn(workload, RUNAI.gpuUtilizationPerWorkload, labels, Math.round(util * 100) / 100));
-      out.push(kept.sampleIn(workload, RUNAI.lastUtilizationTimePerWorkload, labels, lastBusy === null ? 0 : unix(lastBusy)));
+      kept.addIn(out, workload, RUNAI.gpuUtilizationPerWorkload, labels, Math.round(util * 100) / 100);
+      kept.addIn(out, workload, RUNAI.lastUtilizationTimePerWorkload, labels, lastBusy === null ? 0 : unix(lastBusy));
       // Idleness accumulates in 30-second windows (NVIDIA Run:ai "Scheduling Rules").
-      out.push(
-        kept.sampleIn(
-          workload,
-          RUNAI.gpuIdleSecondsPerWorkload,
-          labels,
-          Math.floor((view.now - since) / IDLE_WINDOW_MS) * (IDLE_WINDOW_MS / 1000),
-        ),
+      kept.addIn(
+        out,
+        workload,
+        RUNAI.gpuIdleSecondsPerWorkload,
+        labels,
+        Math.floor((view.now - since) / IDLE_WINDOW_MS) * (IDLE_WINDOW_MS / 1000),
       );
       const project = projectGpus.get(w.project) ?? { allocated: 0, utilSum: 0 };
       project.allocated += gpus.length;
@@ -113,7 +119,7 @@ export class RunaiConstruct implements MetricConstruct {
       projectGpus.set(w.project, project);
       for (const pod of w.pods) {
         const podLabels = { clusterId, pod_name: pod.name, pod_uuid: pod.uid, pod_namespace: w.namespace, node: pod.node.name };
-        out.push(kept.sampleIn(kept.subject(pod), RUNAI.allocatedPerPod, podLabels, pod.gpus.length));
+        kept.addIn(out, kept.subject(pod), RUNAI.allocatedPerPod, podLabels, pod.gpus.length);
         // Each of the pod's GPUs is a subject by its place among them: a pod keeps its GPUs.
         const podGpus = kept.partsOf(pod, pod.gpus.length);
         for (let i = 0; i < pod.gpus.length; i++) {
@@ -122,8 +128,8 @@ export class RunaiConstruct implements MetricConstruct {
           if (r === undefined) continue;
           const podGpu = podGpus[i] as SubjectLabelSets;
           const gpuLabels = { ...podLabels, gpu: String(gpu.index) };
-          out.push(kept.sampleIn(podGpu, RUNAI.gpuUtilizationPerPodPerGpu, gpuLabels, r.gpuUtil));
-          out.push(kept.sampleIn(podGpu, RUNAI.gpuMemoryUsedPerPodPerGpu, gpuLabels, r.fbUsedMiB));
+          kept.addIn(out, podGpu, RUNAI.gpuUtilizationPerPodPerGpu, gpuLabels, r.gpuUtil);
+          kept.addIn(out, podGpu, RUNAI.gpuMemoryUsedPerPodPerGpu, gpuLabels, r.fbUsedMiB);
         }
       }
     }
@@ -133,46 +139,45 @@ export class RunaiConstruct implements MetricConstruct {
       const used = projectGpus.get(project.name);
       // The blueprint's project is its series' subject, its node pools' queues parts of it.
       const projectSets = kept.subject(project);
-      out.push(kept.sampleIn(projectSets, RUNAI.projectGuaranteedGpus, { clusterId, project: project.name }, deserved));
-      out.push(
-        kept.sampleIn(
-          projectSets,
-          RUNAI.projectInfo,
-          { clusterId, project: project.name, department: project.department, gpu_guaranteed_quota: String(deserved) },
-          1,
-        ),
+      kept.addIn(out, projectSets, RUNAI.projectGuaranteedGpus, { clusterId, project: project.name }, deserved);
+      kept.addIn(
+        out,
+        projectSets,
+        RUNAI.projectInfo,
+        { clusterId, project: project.name, department: project.department, gpu_guaranteed_quota: String(deserved) },
+        1,
       );
-      out.push(kept.sampleIn(projectSets, RUNAI.allocatedPerProject, { clusterId, project: project.name }, used?.allocated ?? 0));
-      out.push(
-        kept.sampleIn(
-          projectSets,
-          RUNAI.gpuUtilizationPerProject,
-          { clusterId, project: project.name },
-          used === undefined || used.allocated === 0 ? 0 : Math.round((used.utilSum / used.allocated) * 100) / 100,
-        ),
+      kept.addIn(out, projectSets, RUNAI.allocatedPerProject, { clusterId, project: project.name }, used?.allocated ?? 0);
+      kept.addIn(
+        out,
+        projectSets,
+        RUNAI.gpuUtilizationPerProject,
+        { clusterId, project: project.name },
+        used === undefined || used.allocated === 0 ? 0 : Math.round((used.utilSum / used.allocated) * 100) / 100,
       );
       const pools = Object.entries(project.nodePools);
       const queues = kept.partsOf(project, pools.length);
       for (let i = 0; i < pools.length; i++) {
         const [pool, quota] = pools[i] as (typeof pools)[number];
-        out.push(
-          kept.sampleIn(
-            queues[i] as SubjectLabelSets,
-            RUNAI.queueInfo,
-            {
-              clusterId,
-              nodepool: pool,
-              queue_name: project.name,
-              department: project.department,
-              gpu_guaranteed_quota: String(quota.deserved),
-            },
-            1,
-          ),
+        kept.addIn(
+          out,
+          queues[i] as SubjectLabelSets,
+          RUNAI.queueInfo,
+          {
+            clusterId,
+            nodepool: pool,
+            queue_name: project.name,
+            department: project.department,
+            gpu_guaranteed_quota: String(quota.deserved),
+          },
+          1,
         );
       }
     }
     cpuMemorySamples(out, view, clusterId, this.containers, kept);
-    return [{ target: { job: target.job, host: systemPodIp(`runai/${target.job}`), port: target.port, path: target.path }, samples: out }];
+    return [
+      { target: { job: target.job, host: systemPodIp(`runai/${target.job}`), port: target.port, path: target.path }, samples: out.end() },
+    ];
   }
 
   /** A node's series label sets, made the first time it is collected: its name and GPUs never change. */
@@ -206,7 +211,7 @@ export class RunaiConstruct implements MetricConstruct {
   private readonly nodeSeries = new WeakMap<DeepReadonly<Node>, NodeSeries>();
 
   private nodeSamples(
-    out: Sample[],
+    out: TargetSeries,
     pool: DeepReadonly<Pool>,
     now: number,
     clusterId: string,
@@ -230,22 +235,18 @@ export class RunaiConstruct implements MetricConstruct {
         const sets = series.gpus[i] as GpuSeries;
         const held = gpu.holder === null ? 0 : 1;
         const lastBusy = this.activity.lastBusyAt(gpu, now);
-        out.push({ family: RUNAI.allocatedPerGpu, labels: sets.allocated, value: held });
-        out.push({ family: RUNAI.lastUtilizationTimePerGpu, labels: sets.lastUtilization, value: lastBusy === null ? 0 : unix(lastBusy) });
-        out.push({ family: RUNAI.gpuUtilizationPerGpu, labels: sets.utilization, value: r.gpuUtil });
-        out.push({ family: RUNAI.gpuMemoryUsedPerGpu, labels: sets.memoryUsed, value: r.fbUsedMiB });
-        out.push({ family: RUNAI.gpuMemoryTotalPerGpu, labels: sets.memoryTotal, value: pool.model.framebufferMiB });
+        out.add(RUNAI.allocatedPerGpu, sets.allocated, held);
+        out.add(RUNAI.lastUtilizationTimePerGpu, sets.lastUtilization, lastBusy === null ? 0 : unix(lastBusy));
+        out.add(RUNAI.gpuUtilizationPerGpu, sets.utilization, r.gpuUtil);
+        out.add(RUNAI.gpuMemoryUsedPerGpu, sets.memoryUsed, r.fbUsedMiB);
+        out.add(RUNAI.gpuMemoryTotalPerGpu, sets.memoryTotal, pool.model.framebufferMiB);
         utilSum += r.gpuUtil;
         used += r.fbUsedMiB;
         allocated += held;
       }
-      out.push({
-        family: RUNAI.gpuUtilizationPerNode,
-        labels: series.utilization,
-        value: reporting === 0 ? 0 : Math.round((utilSum / reporting) * 100) / 100,
-      });
-      out.push({ family: RUNAI.gpuMemoryUsedPerNode, labels: series.memoryUsed, value: used });
-      out.push({ family: RUNAI.gpuMemoryTotalPerNode, labels: series.memoryTotal, value: reporting * pool.model.framebufferMiB });
+      out.add(RUNAI.gpuUtilizationPerNode, series.utilization, reporting === 0 ? 0 : Math.round((utilSum / reporting) * 100) / 100);
+      out.add(RUNAI.gpuMemoryUsedPerNode, series.memoryUsed, used);
+      out.add(RUNAI.gpuMemoryTotalPerNode, series.memoryTotal, reporting * pool.model.framebufferMiB);
       const ready = String(node.status !== "rebooting");
       const schedulable = String(node.status === "ready");
       // Its label set changes with the node's readiness: one kept for each it has had.
@@ -255,9 +256,9 @@ export class RunaiConstruct implements MetricConstruct {
         count = seriesLabels(RUNAI.gpuCountPerNode, { clusterId, node: node.name, modelName: pool.model.modelName, ready, schedulable });
         series.counts.set(readiness, count);
       }
-      out.push({ family: RUNAI.gpuCountPerNode, labels: count, value: reporting });
-      out.push({ family: RUNAI.allocatedPerNode, labels: series.allocated, value: allocated });
-      out.push({ family: RUNAI.migModeGpuCount, labels: series.mig, value: 0 });
+      out.add(RUNAI.gpuCountPerNode, count, reporting);
+      out.add(RUNAI.allocatedPerNode, series.allocated, allocated);
+      out.add(RUNAI.migModeGpuCount, series.mig, 0);
     }
   }
 }
