@@ -242,9 +242,22 @@ the rest in the frame's fresh samples and the GPU readings. Each series now keep
 one scrape to the next (packages/emit/src/target-provider.ts): measured in turns, two runs of each
 over 150 s after the warm-up (2026-12-06), the share of a core stayed within this machine's noise
 (8.0 and 9.0 % before, 8.9 and 9.2 % after) and the resident set at the end went from 537–541 to
-491–511 MiB. What is left is mostly the frame's: every target's samples are made before the first
-target is collected, so a scrape's ~450,000 outlive several scavenges and are promoted, to be marked
-by the next full collection; made per target as each is collected, they would die young. With the
+491–511 MiB. What was left was mostly the frame's: every target's samples were made before the first
+target was collected, so a scrape's ~450,000 outlived several scavenges and were promoted, to be
+marked by the next full collection. Since 2026-12-07 a series keeps its Sample from one collect to
+the next as well (TargetSeries, packages/constructs/src/catalogue.ts), its value set in place, and
+the MetricProducer keeps each family's list of points: a sampling heap profile of platform's frames
+and scrapes that counts what survives a scavenge (the inspector's HeapProfiler.startSampling with the
+objects full collections free, not those scavenges free) put 30 MiB a frame there before and 7 MiB
+after (the GPU readings, each scrape's maps); the logs add about 7 MiB a frame (4.2 MiB of it their
+lines' text, flattened as it is encoded). Measured in turns over 120 s after the warm-up (2026-12-07,
+two runs of each, per thread from /proc): the share of a core stayed within this machine's noise
+(7.5 and 8.6 % before, 8.0 and 7.9 % after; main thread 6.06–6.15 s before, 5.54–6.20 s after; the
+other threads 2.80–4.24 s before, 3.38–3.91 s after), the resident set at the end went from 491–569 to
+467–488 MiB. What the helper threads do now is mostly full collections marking what the run holds
+(about 200 MB after one: the kept points and samples, the label sets and their kept bytes, an
+object each), which only fewer objects would cut (a target's values in typed arrays rather than a
+Sample and a DataPoint per series). Before that, with the
 points kept, over 60 s after the warm-up (2026-12-06, one run, \`--trace-gc\` and /proc/<pid>/task):
 the main thread took 2.66 s, V8's four helper threads 3.78 s; 28 scavenges left the heap 5.7 MB larger each
 on average (up to 13 MB: a scrape's samples, alive through it), and 3 full collections each marked a
