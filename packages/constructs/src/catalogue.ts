@@ -387,9 +387,54 @@ function labelSetIn(
   let labels = sets.get(family);
   if (labels === undefined) {
     labels = seriesLabels(family, raw);
+    // A family whose series has the labels of another of the subject's shares that one's label set.
+    for (const other of sets.values())
+      if (sameLabels(other, labels)) {
+        labels = other;
+        break;
+      }
     sets.set(family, labels);
   }
   return labels;
+}
+
+/** Whether two label sets hold the same keys, in the same order, with the same values. */
+function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  if (keys.length !== others.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (key !== others[i] || a[key] !== b[key]) return false;
+  }
+  return true;
+}
+
+/**
+ * Samples of one subject's families made together (a kube-state-metrics pod's, remade when its
+ * state changes), on one label set for each set of labels: the series of several families with the
+ * same labels (a pod's PodScheduled and Ready conditions, its container's four state families)
+ * share it, and what encoders keep with it. A platform scrape's 231,000 label sets were 157,000
+ * different ones.
+ */
+export class SharedLabelSets {
+  private readonly byText = new Map<string, Readonly<Record<string, string>>>();
+
+  /** A sample of `family` (sample()), on the label set its labels share with the subject's other series. */
+  sample(family: MetricFamily, raw: Readonly<Record<string, string | undefined>>, value: number, startMs?: number): Sample {
+    return new SeriesSample(family, this.of(family, raw), value, startMs);
+  }
+
+  /** `family`'s label set of `raw` (seriesLabels), the one already made where another family's series has the same labels. */
+  of(family: MetricFamily, raw: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string>> {
+    const made = seriesLabels(family, raw);
+    let text = "";
+    for (const key in made) text += `${key}\u0000${made[key]}\u0000`;
+    const known = this.byText.get(text);
+    if (known !== undefined) return known;
+    this.byText.set(text, made);
+    return made;
+  }
 }
 
 /** A log record as a collector log receiver would deliver it. */

@@ -5,10 +5,11 @@
  * as the object lives.
  */
 import { describe, expect, it } from "vitest";
-import { KeptLabelSets, type MetricFamily, type SubjectLabelSets } from "../src/catalogue.js";
+import { KeptLabelSets, type MetricFamily, SharedLabelSets, type SubjectLabelSets } from "../src/catalogue.js";
 
 const FAMILY: MetricFamily = { id: "test.family", name: "test_family", type: "gauge", help: "", labels: ["node", "gpu"] };
 const OTHER: MetricFamily = { ...FAMILY, id: "test.other", name: "test_other" };
+const NODE_ONLY: MetricFamily = { ...FAMILY, id: "test.node", name: "test_node", labels: ["node"] };
 
 describe("kept label sets", () => {
   it("keep a keyed subject's label set while collects meet it, and forget it after one that does not", () => {
@@ -26,18 +27,20 @@ describe("kept label sets", () => {
     expect(again).toEqual(first);
   });
 
-  it("keep an object subject's label sets for as long as the object lives, each family's its own", () => {
+  it("keep an object subject's label sets for as long as the object lives, one for each set of labels its families carry", () => {
     const kept = new KeptLabelSets();
     const gpu = { index: 0 };
     kept.startCollect();
     const sets = kept.subject(gpu);
     const a = kept.labelsIn(sets, FAMILY, { node: "n1", gpu: "0" });
-    const b = kept.labelsIn(sets, OTHER, { node: "n1", gpu: "0" });
-    expect(a).not.toBe(b);
-    expect(b).toEqual({ node: "n1", gpu: "0" });
+    // Another family with the same labels shares the label set; one with other labels has its own.
+    expect(kept.labelsIn(sets, OTHER, { node: "n1", gpu: "0" })).toBe(a);
+    const c = kept.labelsIn(sets, NODE_ONLY, { node: "n1", gpu: "0" });
+    expect(c).not.toBe(a);
+    expect(c).toEqual({ node: "n1" });
     for (let i = 0; i < 3; i++) kept.startCollect();
     expect(kept.of(gpu, FAMILY, { node: "n1", gpu: "0" })).toBe(a);
-    expect(kept.labelsIn(kept.subject(gpu), OTHER, { node: "n1", gpu: "0" })).toBe(b);
+    expect(kept.labelsIn(kept.subject(gpu), NODE_ONLY, { node: "n1", gpu: "0" })).toBe(c);
   });
 
   it("keep an object's parts' label sets by their place in it, each part its own, for as long as the object lives", () => {
@@ -55,5 +58,22 @@ describe("kept label sets", () => {
     // Another object, or the same with another number of parts: label sets of their own.
     expect(kept.partsOf({ gpus: node.gpus }, 2)[0]?.get(FAMILY)).toBeUndefined();
     expect(kept.partsOf(node, 3)[0]?.get(FAMILY)).toBeUndefined();
+  });
+
+  it("made together (a pod's families), share one label set among the series with the same labels", () => {
+    const shared = new SharedLabelSets();
+    const a = shared.sample(FAMILY, { node: "n1", gpu: "0", pod: "p" }, 1);
+    const b = shared.sample(OTHER, { node: "n1", gpu: "0" }, 2, 1_000);
+    const c = shared.sample(NODE_ONLY, { node: "n1", gpu: "0" }, 3);
+    expect(b.labels).toBe(a.labels);
+    expect(c.labels).not.toBe(a.labels);
+    expect([a, b, c].map((s) => [s.family.name, s.labels, s.value, s.startMs])).toEqual([
+      ["test_family", { node: "n1", gpu: "0" }, 1, undefined],
+      ["test_other", { node: "n1", gpu: "0" }, 2, 1_000],
+      ["test_node", { node: "n1" }, 3, undefined],
+    ]);
+    // The same labels in another order are another label set: its series is written in its own order.
+    const reordered: MetricFamily = { ...FAMILY, id: "test.reordered", name: "test_reordered", labels: ["gpu", "node"] };
+    expect(shared.of(reordered, { node: "n1", gpu: "0" })).not.toBe(a.labels);
   });
 });

@@ -26,8 +26,7 @@ import {
   type MetricFamily,
   type Sample,
   type Share,
-  sample,
-  seriesLabels,
+  SharedLabelSets,
   type TargetSamples,
   TargetSeries,
 } from "../catalogue.js";
@@ -216,13 +215,14 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
       state: PodState,
     ): Sample[] => {
       const samples: Sample[] = [];
+      const shared = new SharedLabelSets();
       const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
       const ordinal =
         state.node === undefined ? undefined : (this.nodeSeries.get(state.node)?.ordinal ?? nodeOrdinal(view.pools, state.node));
       const controller = podController(w.type, w.name);
       const container = containerName(w.type, w.name);
       samples.push(
-        sample(
+        shared.sample(
           KSM.podInfo,
           {
             ...base,
@@ -237,14 +237,14 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
           1,
         ),
       );
-      for (const phase of PHASES) samples.push(sample(KSM.podStatusPhase, { ...base, phase }, phase === state.phase ? 1 : 0));
+      for (const phase of PHASES) samples.push(shared.sample(KSM.podStatusPhase, { ...base, phase }, phase === state.phase ? 1 : 0));
       for (const reason of POD_STATUS_REASONS)
-        samples.push(sample(KSM.podStatusReason, { ...base, reason }, reason === state.statusReason ? 1 : 0));
+        samples.push(shared.sample(KSM.podStatusReason, { ...base, reason }, reason === state.statusReason ? 1 : 0));
       samples.push(
-        sample(KSM.podOwner, { ...base, owner_kind: controller.kind, owner_name: controller.name, owner_is_controller: "true" }, 1),
+        shared.sample(KSM.podOwner, { ...base, owner_kind: controller.kind, owner_name: controller.name, owner_is_controller: "true" }, 1),
       );
       samples.push(
-        sample(
+        shared.sample(
           KSM.podLabels,
           { ...base, [ksmLabelName("project")]: w.project, [ksmLabelName("runai/queue")]: w.project, [ksmLabelName("user")]: w.user },
           1,
@@ -253,17 +253,17 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
       if (state.scheduled !== undefined) {
         const current = state.scheduled ? "true" : "false";
         for (const condition of CONDITION_STATUSES)
-          samples.push(sample(KSM.podScheduled, { ...base, condition }, condition === current ? 1 : 0));
-        if (!state.scheduled) samples.push(sample(KSM.podUnschedulable, base, 1));
+          samples.push(shared.sample(KSM.podScheduled, { ...base, condition }, condition === current ? 1 : 0));
+        if (!state.scheduled) samples.push(shared.sample(KSM.podUnschedulable, base, 1));
       }
-      if (state.reason !== undefined) samples.push(sample(KSM.podTerminatedReason, { ...base, container, reason: state.reason }, 1));
+      if (state.reason !== undefined) samples.push(shared.sample(KSM.podTerminatedReason, { ...base, container, reason: state.reason }, 1));
       if (state.restarts !== undefined) {
         // pod.go: one series per container status, the spec's image beside the runtime's: the
         // reference as pulled, its digest, and the current (or last) container's ID, new with
         // every restart. Digests and IDs are stable stand-ins (no registry is modelled).
         if (w.image !== undefined)
           samples.push(
-            sample(
+            shared.sample(
               KSM.containerInfo,
               {
                 ...base,
@@ -276,45 +276,53 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
               1,
             ),
           );
-        samples.push(sample(KSM.podRestarts, { ...base, container }, state.restarts, pod.createdAt));
+        samples.push(shared.sample(KSM.podRestarts, { ...base, container }, state.restarts, pod.createdAt));
         // Restarts happen only after a failure here: the last termination was an Error, or the
         // OOM killer's (the kubelet's reason OOMKilled) for a container that runs out of memory.
         if (state.restarts > 0 || state.crashLooping === true)
-          samples.push(sample(KSM.podLastTerminatedReason, { ...base, container, reason: w.ending === "oom" ? "OOMKilled" : "Error" }, 1));
+          samples.push(
+            shared.sample(KSM.podLastTerminatedReason, { ...base, container, reason: w.ending === "oom" ? "OOMKilled" : "Error" }, 1),
+          );
       }
-      if (state.crashLooping === true) samples.push(sample(KSM.podWaitingReason, { ...base, container, reason: "CrashLoopBackOff" }, 1));
+      if (state.crashLooping === true)
+        samples.push(shared.sample(KSM.podWaitingReason, { ...base, container, reason: "CrashLoopBackOff" }, 1));
       // The kubelet's waiting reason while it pulls the image and creates the container.
-      if (state.creating === true) samples.push(sample(KSM.podWaitingReason, { ...base, container, reason: "ContainerCreating" }, 1));
+      if (state.creating === true)
+        samples.push(shared.sample(KSM.podWaitingReason, { ...base, container, reason: "ContainerCreating" }, 1));
       if (state.restarts !== undefined) {
         // A bound pod has a container status and a Ready condition: ready while its container
         // runs; not while it waits out a crash back-off or after it terminated.
         const terminated = state.phase === "Succeeded" || state.phase === "Failed";
         const waiting = state.crashLooping === true || state.creating === true;
         const running = !terminated && !waiting;
-        samples.push(sample(KSM.containerReady, { ...base, container }, running ? 1 : 0));
-        samples.push(sample(KSM.containerRunning, { ...base, container }, running ? 1 : 0));
-        samples.push(sample(KSM.containerWaiting, { ...base, container }, waiting ? 1 : 0));
-        samples.push(sample(KSM.containerTerminated, { ...base, container }, terminated ? 1 : 0));
+        samples.push(shared.sample(KSM.containerReady, { ...base, container }, running ? 1 : 0));
+        samples.push(shared.sample(KSM.containerRunning, { ...base, container }, running ? 1 : 0));
+        samples.push(shared.sample(KSM.containerWaiting, { ...base, container }, waiting ? 1 : 0));
+        samples.push(shared.sample(KSM.containerTerminated, { ...base, container }, terminated ? 1 : 0));
         for (const condition of CONDITION_STATUSES)
-          samples.push(sample(KSM.podReady, { ...base, condition }, condition === (running ? "true" : "false") ? 1 : 0));
+          samples.push(shared.sample(KSM.podReady, { ...base, condition }, condition === (running ? "true" : "false") ? 1 : 0));
       }
       // pod.go: one series per resource of the container's requests (limits): cpu in cores
       // (MilliValue / 1000), memory in bytes, nvidia.com/gpu as an extended resource (integer).
       // Run:ai sets requests per GPU, a CPU or memory limit only where the workload asks for one;
       // an extended resource's limit is required and equals its request.
       const resource = { ...base, container, node: state.node?.name };
-      samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, (w.cpuMilliPerGpu * state.gpus) / 1000));
-      samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, w.memoryBytesPerGpu * state.gpus));
-      samples.push(sample(KSM.podResourceRequests, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
+      samples.push(
+        shared.sample(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, (w.cpuMilliPerGpu * state.gpus) / 1000),
+      );
+      samples.push(
+        shared.sample(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, w.memoryBytesPerGpu * state.gpus),
+      );
+      samples.push(shared.sample(KSM.podResourceRequests, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
       if (w.cpuLimitMilliPerGpu !== undefined)
         samples.push(
-          sample(KSM.podResourceLimits, { ...resource, resource: "cpu", unit: "core" }, (w.cpuLimitMilliPerGpu * state.gpus) / 1000),
+          shared.sample(KSM.podResourceLimits, { ...resource, resource: "cpu", unit: "core" }, (w.cpuLimitMilliPerGpu * state.gpus) / 1000),
         );
       if (w.memoryLimitBytes !== undefined)
-        samples.push(sample(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, w.memoryLimitBytes));
-      samples.push(sample(KSM.podResourceLimits, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
-      samples.push(sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
-      if (state.startedAt !== undefined) samples.push(sample(KSM.podStartTime, base, Math.floor(seconds(state.startedAt))));
+        samples.push(shared.sample(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, w.memoryLimitBytes));
+      samples.push(shared.sample(KSM.podResourceLimits, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
+      samples.push(shared.sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
+      if (state.startedAt !== undefined) samples.push(shared.sample(KSM.podStartTime, base, Math.floor(seconds(state.startedAt))));
       return samples;
     };
 
@@ -383,6 +391,8 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
   private nodeSeriesOf(pools: readonly DeepReadonly<Pool>[], pool: DeepReadonly<Pool>, node: DeepReadonly<Node>): NodeSeries {
     let series = this.nodeSeries.get(node);
     if (series === undefined) {
+      // Its capacity's and its allocatable's series of a resource carry the same labels: one label set.
+      const shared = new SharedLabelSets();
       const ordinal = nodeOrdinal(pools, node);
       const labels: Record<string, string> = { node: node.name };
       labels[ksmLabelName(pool.spec.nodeLabel.key)] = pool.spec.nodeLabel.value;
@@ -390,11 +400,11 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
       labels[ksmLabelName("nvidia.com/gpu.product")] = pool.model.product;
       labels[ksmLabelName("nvidia.com/gpu.count")] = String(pool.spec.gpusPerNode);
       const byResource = (family: MetricFamily) =>
-        NODE_RESOURCES.map(([resource, unit]) => seriesLabels(family, { node: node.name, resource, unit }));
+        NODE_RESOURCES.map(([resource, unit]) => shared.of(family, { node: node.name, resource, unit }));
       series = {
         ordinal,
         shard: this.shardOfNamed("Node", node.name),
-        info: seriesLabels(KSM.nodeInfo, {
+        info: shared.of(KSM.nodeInfo, {
           node: node.name,
           // What the pool's nodes run (the blueprint's nodePools[].software).
           kernel_version: pool.spec.software.kernelVersion,
@@ -406,15 +416,15 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
           system_uuid: stableUuid(node.name),
           internal_ip: nodeInternalIp(ordinal),
         }),
-        labels: seriesLabels(KSM.nodeLabels, labels),
+        labels: shared.of(KSM.nodeLabels, labels),
         // One series per node-role.kubernetes.io/<role> label (node.go's createNodeRoleFamilyGenerator).
-        roles: pool.spec.nodeRoles.map((role) => seriesLabels(KSM.nodeRole, { node: node.name, role })),
+        roles: pool.spec.nodeRoles.map((role) => shared.of(KSM.nodeRole, { node: node.name, role })),
         capacity: byResource(KSM.nodeCapacity),
         allocatable: byResource(KSM.nodeAllocatable),
         conditions: NODE_CONDITIONS.flatMap((condition) =>
-          CONDITION_STATUSES.map((status) => seriesLabels(KSM.nodeCondition, { node: node.name, condition, status })),
+          CONDITION_STATUSES.map((status) => shared.of(KSM.nodeCondition, { node: node.name, condition, status })),
         ),
-        unschedulable: seriesLabels(KSM.nodeSpecUnschedulable, { node: node.name }),
+        unschedulable: shared.of(KSM.nodeSpecUnschedulable, { node: node.name }),
       };
       this.nodeSeries.set(node, series);
     }

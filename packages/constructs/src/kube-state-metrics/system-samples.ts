@@ -8,7 +8,7 @@
  * not-ready toleration is not modelled).
  */
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
-import { type Sample, sample, type TargetSeries } from "../catalogue.js";
+import { type Sample, SharedLabelSets, type TargetSeries } from "../catalogue.js";
 import { stableHex } from "../noise.js";
 import { replicaSetName, type System, type SystemPod, type SystemWorkload } from "../system-workloads.js";
 import { KSM } from "./families.js";
@@ -101,10 +101,11 @@ export class SystemWorkloadSamples {
 
 function podSamples(pod: SystemPod, rebooting: boolean, restarts: number, seconds: (simulatedMs: number) => number): Sample[] {
   const out: Sample[] = [];
+  const shared = new SharedLabelSets();
   const w = pod.workload;
   const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
   out.push(
-    sample(
+    shared.sample(
       KSM.podInfo,
       {
         ...base,
@@ -119,18 +120,21 @@ function podSamples(pod: SystemPod, rebooting: boolean, restarts: number, second
       1,
     ),
   );
-  for (const phase of PHASES) out.push(sample(KSM.podStatusPhase, { ...base, phase }, phase === "Running" ? 1 : 0));
-  for (const reason of POD_STATUS_REASONS) out.push(sample(KSM.podStatusReason, { ...base, reason }, 0));
-  out.push(sample(KSM.podOwner, { ...base, owner_kind: pod.owner.kind, owner_name: pod.owner.name, owner_is_controller: "true" }, 1));
+  for (const phase of PHASES) out.push(shared.sample(KSM.podStatusPhase, { ...base, phase }, phase === "Running" ? 1 : 0));
+  for (const reason of POD_STATUS_REASONS) out.push(shared.sample(KSM.podStatusReason, { ...base, reason }, 0));
+  out.push(
+    shared.sample(KSM.podOwner, { ...base, owner_kind: pod.owner.kind, owner_name: pod.owner.name, owner_is_controller: "true" }, 1),
+  );
   // No label of the allowlist (project, runai/queue, user): the series carries only the pod's identity.
-  out.push(sample(KSM.podLabels, base, 1));
-  for (const condition of CONDITION_STATUSES) out.push(sample(KSM.podScheduled, { ...base, condition }, condition === "true" ? 1 : 0));
+  out.push(shared.sample(KSM.podLabels, base, 1));
+  for (const condition of CONDITION_STATUSES)
+    out.push(shared.sample(KSM.podScheduled, { ...base, condition }, condition === "true" ? 1 : 0));
   const ready = rebooting ? "false" : "true";
-  for (const condition of CONDITION_STATUSES) out.push(sample(KSM.podReady, { ...base, condition }, condition === ready ? 1 : 0));
+  for (const condition of CONDITION_STATUSES) out.push(shared.sample(KSM.podReady, { ...base, condition }, condition === ready ? 1 : 0));
   for (const c of w.containers) {
     const container = { ...base, container: c.name };
     out.push(
-      sample(
+      shared.sample(
         KSM.containerInfo,
         {
           ...container,
@@ -142,23 +146,23 @@ function podSamples(pod: SystemPod, rebooting: boolean, restarts: number, second
         1,
       ),
     );
-    out.push(sample(KSM.podRestarts, container, restarts, pod.createdAt));
-    out.push(sample(KSM.containerReady, container, 1));
-    out.push(sample(KSM.containerRunning, container, 1));
-    out.push(sample(KSM.containerWaiting, container, 0));
-    out.push(sample(KSM.containerTerminated, container, 0));
+    out.push(shared.sample(KSM.podRestarts, container, restarts, pod.createdAt));
+    out.push(shared.sample(KSM.containerReady, container, 1));
+    out.push(shared.sample(KSM.containerRunning, container, 1));
+    out.push(shared.sample(KSM.containerWaiting, container, 0));
+    out.push(shared.sample(KSM.containerTerminated, container, 0));
     const resource = { ...container, node: pod.node };
     if (c.requests?.cpuMilli !== undefined)
-      out.push(sample(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, c.requests.cpuMilli / 1000));
+      out.push(shared.sample(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, c.requests.cpuMilli / 1000));
     if (c.requests?.memoryBytes !== undefined)
-      out.push(sample(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, c.requests.memoryBytes));
+      out.push(shared.sample(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, c.requests.memoryBytes));
     if (c.limits?.cpuMilli !== undefined)
-      out.push(sample(KSM.podResourceLimits, { ...resource, resource: "cpu", unit: "core" }, c.limits.cpuMilli / 1000));
+      out.push(shared.sample(KSM.podResourceLimits, { ...resource, resource: "cpu", unit: "core" }, c.limits.cpuMilli / 1000));
     if (c.limits?.memoryBytes !== undefined)
-      out.push(sample(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, c.limits.memoryBytes));
+      out.push(shared.sample(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, c.limits.memoryBytes));
   }
-  out.push(sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
-  out.push(sample(KSM.podStartTime, base, Math.floor(seconds(pod.startedAt))));
+  out.push(shared.sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
+  out.push(shared.sample(KSM.podStartTime, base, Math.floor(seconds(pod.startedAt))));
   return out;
 }
 
@@ -171,10 +175,11 @@ function scaled(value: number | `${number}%`, replicas: number, roundUp: boolean
 
 /** A controller's series: `ready` of its pods on nodes that are up (a DaemonSet's desired are its pods, a Deployment's its replicas). */
 function controllerSamples(controller: ControllerObject, ready: number, createdS: number, out: Sample[]): void {
+  const shared = new SharedLabelSets();
   const w = controller.workload;
   if (controller.kind === "ReplicaSet") {
     out.push(
-      sample(
+      shared.sample(
         KSM.replicaSetOwner,
         {
           namespace: w.namespace,
@@ -192,16 +197,16 @@ function controllerSamples(controller: ControllerObject, ready: number, createdS
     const labels = { namespace: w.namespace, daemonset: w.name };
     const desired = controller.pods.length;
     out.push(
-      sample(KSM.daemonSetCreated, labels, createdS),
-      sample(KSM.daemonSetCurrent, labels, desired),
-      sample(KSM.daemonSetDesired, labels, desired),
-      sample(KSM.daemonSetAvailable, labels, ready),
-      sample(KSM.daemonSetMisscheduled, labels, 0),
-      sample(KSM.daemonSetReady, labels, ready),
-      sample(KSM.daemonSetUnavailable, labels, desired - ready),
-      sample(KSM.daemonSetObservedGeneration, labels, 1),
-      sample(KSM.daemonSetUpdated, labels, desired),
-      sample(KSM.daemonSetGeneration, labels, 1),
+      shared.sample(KSM.daemonSetCreated, labels, createdS),
+      shared.sample(KSM.daemonSetCurrent, labels, desired),
+      shared.sample(KSM.daemonSetDesired, labels, desired),
+      shared.sample(KSM.daemonSetAvailable, labels, ready),
+      shared.sample(KSM.daemonSetMisscheduled, labels, 0),
+      shared.sample(KSM.daemonSetReady, labels, ready),
+      shared.sample(KSM.daemonSetUnavailable, labels, desired - ready),
+      shared.sample(KSM.daemonSetObservedGeneration, labels, 1),
+      shared.sample(KSM.daemonSetUpdated, labels, desired),
+      shared.sample(KSM.daemonSetGeneration, labels, 1),
     );
     return;
   }
@@ -211,25 +216,25 @@ function controllerSamples(controller: ControllerObject, ready: number, createdS
   // Available while at least replicas − maxUnavailable are (the deployment controller's MinimumReplicasAvailable).
   const available = ready >= replicas - maxUnavailable ? "true" : "false";
   out.push(
-    sample(KSM.deploymentCreated, labels, createdS),
-    sample(KSM.deploymentReplicas, labels, replicas),
-    sample(KSM.deploymentReady, labels, ready),
-    sample(KSM.deploymentAvailable, labels, ready),
-    sample(KSM.deploymentUnavailable, labels, replicas - ready),
-    sample(KSM.deploymentUpdated, labels, replicas),
-    sample(KSM.deploymentObservedGeneration, labels, 1),
+    shared.sample(KSM.deploymentCreated, labels, createdS),
+    shared.sample(KSM.deploymentReplicas, labels, replicas),
+    shared.sample(KSM.deploymentReady, labels, ready),
+    shared.sample(KSM.deploymentAvailable, labels, ready),
+    shared.sample(KSM.deploymentUnavailable, labels, replicas - ready),
+    shared.sample(KSM.deploymentUpdated, labels, replicas),
+    shared.sample(KSM.deploymentObservedGeneration, labels, 1),
   );
   for (const [condition, status] of [
     ["Available", available],
     ["Progressing", "true"],
   ] as const)
     for (const s of CONDITION_STATUSES)
-      out.push(sample(KSM.deploymentCondition, { ...labels, condition, status: s }, s === status ? 1 : 0));
-  out.push(sample(KSM.deploymentSpecReplicas, labels, replicas), sample(KSM.deploymentPaused, labels, 0));
+      out.push(shared.sample(KSM.deploymentCondition, { ...labels, condition, status: s }, s === status ? 1 : 0));
+  out.push(shared.sample(KSM.deploymentSpecReplicas, labels, replicas), shared.sample(KSM.deploymentPaused, labels, 0));
   if (w.rollingUpdate !== undefined)
     out.push(
-      sample(KSM.deploymentMaxUnavailable, labels, maxUnavailable),
-      sample(KSM.deploymentMaxSurge, labels, scaled(w.rollingUpdate.maxSurge, replicas, true)),
+      shared.sample(KSM.deploymentMaxUnavailable, labels, maxUnavailable),
+      shared.sample(KSM.deploymentMaxSurge, labels, scaled(w.rollingUpdate.maxSurge, replicas, true)),
     );
-  out.push(sample(KSM.deploymentGeneration, labels, 1));
+  out.push(shared.sample(KSM.deploymentGeneration, labels, 1));
 }

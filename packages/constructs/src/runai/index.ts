@@ -11,6 +11,7 @@ import { systemPodIp } from "../addresses.js";
 import {
   KeptLabelSets,
   type MetricConstruct,
+  SharedLabelSets,
   type SubjectLabelSets,
   seriesLabels,
   type TargetSamples,
@@ -184,23 +185,25 @@ export class RunaiConstruct implements MetricConstruct {
   private nodeSeriesOf(node: DeepReadonly<Node>, clusterId: string): NodeSeries {
     let series = this.nodeSeries.get(node);
     if (series === undefined) {
+      // A GPU's five families carry the same labels, and so do the node's own: one label set each.
+      const shared = new SharedLabelSets();
       const labels = { clusterId, node: node.name };
       series = {
         gpus: node.gpus.map((gpu): GpuSeries => {
           const gpuLabels = { ...labels, gpu: String(gpu.index) };
           return {
-            allocated: seriesLabels(RUNAI.allocatedPerGpu, gpuLabels),
-            lastUtilization: seriesLabels(RUNAI.lastUtilizationTimePerGpu, gpuLabels),
-            utilization: seriesLabels(RUNAI.gpuUtilizationPerGpu, gpuLabels),
-            memoryUsed: seriesLabels(RUNAI.gpuMemoryUsedPerGpu, gpuLabels),
-            memoryTotal: seriesLabels(RUNAI.gpuMemoryTotalPerGpu, gpuLabels),
+            allocated: shared.of(RUNAI.allocatedPerGpu, gpuLabels),
+            lastUtilization: shared.of(RUNAI.lastUtilizationTimePerGpu, gpuLabels),
+            utilization: shared.of(RUNAI.gpuUtilizationPerGpu, gpuLabels),
+            memoryUsed: shared.of(RUNAI.gpuMemoryUsedPerGpu, gpuLabels),
+            memoryTotal: shared.of(RUNAI.gpuMemoryTotalPerGpu, gpuLabels),
           };
         }),
-        utilization: seriesLabels(RUNAI.gpuUtilizationPerNode, labels),
-        memoryUsed: seriesLabels(RUNAI.gpuMemoryUsedPerNode, labels),
-        memoryTotal: seriesLabels(RUNAI.gpuMemoryTotalPerNode, labels),
-        allocated: seriesLabels(RUNAI.allocatedPerNode, labels),
-        mig: seriesLabels(RUNAI.migModeGpuCount, labels),
+        utilization: shared.of(RUNAI.gpuUtilizationPerNode, labels),
+        memoryUsed: shared.of(RUNAI.gpuMemoryUsedPerNode, labels),
+        memoryTotal: shared.of(RUNAI.gpuMemoryTotalPerNode, labels),
+        allocated: shared.of(RUNAI.allocatedPerNode, labels),
+        mig: shared.of(RUNAI.migModeGpuCount, labels),
         counts: new Map(),
       };
       this.nodeSeries.set(node, series);
