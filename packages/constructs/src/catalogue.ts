@@ -254,16 +254,6 @@ export function seriesLabels(family: MetricFamily, labels: Readonly<Record<strin
   return kept;
 }
 
-/** Builds a sample from raw labels (filtered by seriesLabels). */
-export function sample(
-  family: MetricFamily,
-  labels: Readonly<Record<string, string | undefined>>,
-  value: number,
-  startMs?: number,
-): Sample {
-  return new SeriesSample(family, seriesLabels(family, labels), value, startMs);
-}
-
 /**
  * What a source keeps by key from one collect to the next: a key a collect meets keeps its value,
  * and a key a collect does not meet is forgotten at the end of the next.
@@ -420,7 +410,7 @@ function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<stri
 export class SharedLabelSets {
   private readonly byText = new Map<string, Readonly<Record<string, string>>>();
 
-  /** A sample of `family` (sample()), on the label set its labels share with the subject's other series. */
+  /** A sample of `family` from raw labels (filtered by seriesLabels), on the label set its labels share with the subject's other series. */
   sample(family: MetricFamily, raw: Readonly<Record<string, string | undefined>>, value: number, startMs?: number): Sample {
     return new SeriesSample(family, this.of(family, raw), value, startMs);
   }
