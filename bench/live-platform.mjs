@@ -257,13 +257,16 @@ other threads 2.80–4.24 s before, 3.38–3.91 s after), the resident set at th
 467–488 MiB; this bench, run on the commit before just after the table's run, measured 8.3 % over
 OTLP/HTTP and 23.1 % over gRPC, against the table's 7.3 and 19.8 %. What the helper threads do now is mostly full collections marking what the run holds
 (about 200 MB after one: the kept points and samples, the label sets and their kept bytes, an
-object each), which only fewer objects would cut (a target's values in typed arrays rather than a
-Sample and a DataPoint per series). Where the resident set goes (a sampling heap profile of live
+object each), which only fewer objects would cut (a target's values in typed arrays rather than an
+object per series). Where the resident set goes (a sampling heap profile of live
 objects by where they were made, from the start of a run of platform.yaml's metrics and logs in one
-process, after a simulated day and eight scrapes, 2026-12-07): 220 MiB of heap in use, of which the
-kept DataPoints and their lists 48 MiB, the label sets' kept OTLP attribute bytes 37 MiB, the kept
-Samples about 25 MiB, the maps that keep label sets 14 MiB and the label sets themselves 10 MiB; and
-54 MiB outside the heap, the request slabs waiting for delivery. That is with a subject's families
+process, after a simulated day and eight scrapes, 2026-12-07): 208 MiB of heap in use, of which the
+label sets' kept OTLP attribute bytes 36 MiB, the kept Samples about 35 MiB (each also its series'
+DataPoint where the target adds no labels: catalogue.ts \`PointSample\`), the DataPoints of the
+kubelet's series (which carry their target's metrics_path) and every family's lists of points 26 MiB,
+the maps that keep label sets 15 MiB and the label sets themselves 10 MiB; and 54 MiB outside the
+heap, the request slabs waiting for delivery. A separate DataPoint for every series took 48 MiB
+(220 MiB of heap in all). That is with a subject's families
 whose series carry the same labels sharing one label set (catalogue.ts \`KeptLabelSets\`,
 \`SharedLabelSets\`: a platform scrape's 231,000 label sets were 157,000 different ones): before, 237
 MiB of heap, 48 MiB of it kept bytes and 14 MiB label sets (the resident set of that process went

@@ -9,6 +9,8 @@ export {
   type MetricConstruct,
   type MetricFamily,
   type MetricType,
+  type PointSample,
+  pointOf,
   type Sample,
   type ScrapeTarget,
   SERIES_LABELS,

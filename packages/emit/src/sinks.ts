@@ -6,6 +6,7 @@
  */
 import { ExportResultCode } from "@opentelemetry/core";
 import type { DataPoint, MetricData, PushMetricExporter, ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import { pointCopied } from "./staleness.js";
 import { type EncodedScrape, encodeScrape, POINTS_PER_LINE, type WireFormat } from "./wire.js";
 
 export interface MetricsSink {
@@ -140,11 +141,7 @@ export function metricsKept(metrics: ResourceMetrics): ResourceMetrics {
         (metric) =>
           ({
             ...metric,
-            dataPoints: (metric.dataPoints as DataPoint<unknown>[]).map((point) => ({
-              ...point,
-              startTime: [point.startTime[0], point.startTime[1]],
-              endTime: [point.endTime[0], point.endTime[1]],
-            })),
+            dataPoints: (metric.dataPoints as DataPoint<number>[]).map(pointCopied),
           }) as MetricData,
       ),
     })),

@@ -36,6 +36,19 @@ function stalePoint(attributes: LabelSet, endTime: HrTime, startTime: HrTime): S
   return { attributes, startTime, endTime, value: Number.NaN, [NO_RECORDED_VALUE]: true };
 }
 
+/**
+ * A point of its own, for a sink that keeps it: the same attributes and value, its times copied, a
+ * stale marker still one; only a DataPoint's fields, whatever else its object holds (a sample that is
+ * its series' point, catalogue.ts PointSample).
+ */
+export function pointCopied(point: DataPoint<number>): DataPoint<number> {
+  const startTime: HrTime = [point.startTime[0], point.startTime[1]];
+  const endTime: HrTime = [point.endTime[0], point.endTime[1]];
+  return isNoRecordedValue(point)
+    ? stalePoint(point.attributes as LabelSet, endTime, startTime)
+    : { attributes: point.attributes, startTime, endTime, value: point.value };
+}
+
 const NONE_STALE: readonly StalePoint[] = Object.freeze([]);
 
 /** How far ahead a label set is looked for when the two scrapes' series stop lining up. */

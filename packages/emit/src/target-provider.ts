@@ -10,7 +10,7 @@
  * rewritten after collection.
  */
 
-import { type MetricFamily, type Sample, type ScrapeTarget, SERIES_LABELS } from "@gpusynth/constructs";
+import { type MetricFamily, pointOf, type Sample, type ScrapeTarget, SERIES_LABELS } from "@gpusynth/constructs";
 import type { UnixMs } from "@gpusynth/sim";
 import { type HrTime, ValueType } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -49,9 +49,10 @@ type HeldPoint = DataPoint<number> & { value: number };
  * The target's current scrape, as MetricData built straight from its samples.
  *
  * A series keeps its DataPoint from one scrape to the next, its value set in place, as a
- * Prometheus exporter keeps its series: sources list their series in a stable order and keep a
- * series' label set while its subject lives (catalogue.ts), so the point in the same place of
- * the family's previous scrape is found without a lookup. What a collect hands over is therefore
+ * Prometheus exporter keeps its series. Where the target adds no labels, the series' Sample is its
+ * DataPoint (catalogue.ts PointSample), its value set by its source. Otherwise the point in the
+ * same place of the family's previous scrape is found without a lookup: sources list their series
+ * in a stable order and keep a series' label set while its subject lives. What a collect hands over is therefore
  * valid until the target's next scrape: the OTLP encoders and the SDK's exporters read it at once
  * (sinks.ts gives a stock exporter, which may keep it, a copy).
  */
@@ -126,7 +127,16 @@ class ScrapeProducer implements MetricProducer {
         }
         before = previous.get(family) ?? NO_POINTS;
       }
-      // The same series in the same place as at the last scrape keeps its point.
+      // A series whose labels the target leaves as they are is its own point, its time the scrape's.
+      if (labels === sample.labels) {
+        const own = pointOf(sample);
+        if (own !== undefined) {
+          own.endTime = time;
+          points[listed++] = own as HeldPoint;
+          continue;
+        }
+      }
+      // Otherwise the same series in the same place as at the last scrape keeps its point.
       const held = before[listed];
       if (held !== undefined && held.attributes === labels) {
         held.value = sample.value;

@@ -65,6 +65,14 @@ describe("sinks", () => {
       );
     expect(new Set(metricLines.map((line) => written(line)[0]?.[0])).size).toBeGreaterThan(1);
     expect(exported.map(kept)).toEqual(metricLines.map(written));
+    // What it keeps are DataPoints and nothing more (a series' Sample that is its point hands over
+    // its point's fields alone), as the SDK's own reader would hand it.
+    const fields = new Set(
+      exported.flatMap((rm) =>
+        rm.scopeMetrics.flatMap((sm) => sm.metrics.flatMap((m) => m.dataPoints.map((p) => Object.keys(p).join(",")))),
+      ),
+    );
+    expect([...fields]).toEqual(["attributes,startTime,endTime,value"]);
     expect(logs.getFinishedLogRecords().length).toBe(result.logRecords);
     expect(logLines.length).toBeGreaterThan(0);
   });
