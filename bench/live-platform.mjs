@@ -254,8 +254,9 @@ lines' text, flattened as it is encoded). Measured in turns over 120 s after the
 two runs of each, per thread from /proc): the share of a core stayed within this machine's noise
 (7.5 and 8.6 % before, 8.0 and 7.9 % after; main thread 6.06–6.15 s before, 5.54–6.20 s after; the
 other threads 2.80–4.24 s before, 3.38–3.91 s after), the resident set at the end went from 491–569 to
-467–488 MiB; this bench, run on the commit before just after the table's run, measured 8.3 % over
-OTLP/HTTP and 23.1 % over gRPC, against the table's 7.3 and 19.8 %. What the helper threads do now is mostly full collections marking what the run holds
+467–488 MiB; this bench measured 7.3 % over OTLP/HTTP and 19.8 % over gRPC with the Samples kept,
+and 8.3 and 23.1 % on the commit before, run just after. The table is of the state after that (the
+label sets shared, each Sample its own DataPoint: see below). What the helper threads do now is mostly full collections marking what the run holds
 (about 200 MB after one: the kept points and samples, the label sets and their kept bytes, an
 object each), which only fewer objects would cut (a target's values in typed arrays rather than an
 object per series). Where the resident set goes (a sampling heap profile of live
