@@ -130,16 +130,16 @@ export class TargetSeries {
   }
 }
 
-/** Each of a source's targets' series by a key naming the target (a node's exporter), made the first time. */
+/** Each of a source's targets' series, by the target (which the source keeps for its node's life), made the first time. */
 export class SeriesByTarget {
-  private readonly byKey = new Map<string, TargetSeries>();
+  private readonly byTarget = new Map<ScrapeTarget, TargetSeries>();
 
   /** The target's series, its collect begun (TargetSeries.begin). */
-  begin(key: string): TargetSeries {
-    let series = this.byKey.get(key);
+  begin(target: ScrapeTarget): TargetSeries {
+    let series = this.byTarget.get(target);
     if (series === undefined) {
       series = new TargetSeries();
-      this.byKey.set(key, series);
+      this.byTarget.set(target, series);
     }
     return series.begin();
   }

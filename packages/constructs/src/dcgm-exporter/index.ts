@@ -89,7 +89,7 @@ export class DcgmConstruct implements MetricConstruct {
       for (const node of pool.nodes) {
         if (node.status === "rebooting" || (share !== undefined && !share.ownsNode(node.name))) continue;
         const target = this.target(node.name);
-        const series = this.series.begin(node.name);
+        const series = this.series.begin(target);
         for (const gpu of node.gpus) {
           if (gpu.health !== "ok") continue;
           this.gpuSamples(series, pool, node, gpu, this.activity.read(gpu, pool.model, view.now));

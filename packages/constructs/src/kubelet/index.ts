@@ -122,12 +122,14 @@ export class KubeletConstruct implements MetricConstruct {
         if (node.status === "rebooting" || (share !== undefined && !share.ownsNode(node.name))) continue;
         const containers = this.containers.on(node.name, view.now);
         const cgroups = this.cgroups(containers, view.now);
-        const cadvisor = this.series.begin(`${node.name}${CADVISOR_PATH}`);
+        const cadvisorTarget = this.target(node.name, CADVISOR_PATH);
+        const cadvisor = this.series.begin(cadvisorTarget);
         this.samples(cadvisor, cgroups, Math.floor(seconds(view.now)), seconds);
-        result.push({ target: this.target(node.name, CADVISOR_PATH), samples: cadvisor.end() });
-        const own = this.series.begin(`${node.name}${KUBELET_METRICS_PATH}`);
+        result.push({ target: cadvisorTarget, samples: cadvisor.end() });
+        const ownTarget = this.target(node.name, KUBELET_METRICS_PATH);
+        const own = this.series.begin(ownTarget);
         this.ownSamples(own, node.name, containers.length);
-        result.push({ target: this.target(node.name, KUBELET_METRICS_PATH), samples: own.end() });
+        result.push({ target: ownTarget, samples: own.end() });
       }
     return result;
   }
@@ -245,7 +247,7 @@ export class KubeletConstruct implements MetricConstruct {
   private readonly labelsOf = new WeakMap<NodeContainer, CgroupLabels>();
   /** Per cgroup (by its record): the values of its families that never change while the record lives (null: no series). */
   private readonly keptOf = new WeakMap<object, Map<MetricFamily, number | null>>();
-  /** Each node's endpoints' series, by path, kept from one scrape to the next. */
+  /** Each node's two endpoints' series, kept from one scrape to the next. */
   private readonly series = new SeriesByTarget();
 
   private samples(samples: TargetSeries, cgroups: readonly Cgroup[], nowSeconds: number, seconds: (t: number) => number): void {

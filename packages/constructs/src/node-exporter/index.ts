@@ -68,9 +68,10 @@ export class NodeExporterConstruct implements MetricConstruct {
           running: this.containers.on(node.name, view.now),
           stopped: this.containers.stoppedOn(node.name),
         };
-        const series = this.series.begin(node.name);
+        const target = this.target(node.name);
+        const series = this.series.begin(target);
         this.samples(series, host, containers, view);
-        result.push({ target: this.target(node.name), samples: series.end() });
+        result.push({ target, samples: series.end() });
       }
     return result;
   }
