@@ -185,7 +185,8 @@ export class RunaiConstruct implements MetricConstruct {
   private nodeSeriesOf(node: DeepReadonly<Node>, clusterId: string): NodeSeries {
     let series = this.nodeSeries.get(node);
     if (series === undefined) {
-      // A GPU's five families carry the same labels, and so do the node's own: one label set each.
+      // A GPU's five families carry the same labels (two in one order, three in another), and the
+      // node's own five theirs: a label set for each.
       const shared = new SharedLabelSets();
       const labels = { clusterId, node: node.name };
       series = {
