@@ -33,7 +33,13 @@ export default defineConfig({
     // The suite allocates fast (frames, OTLP requests, event logs): a young generation of 64 MiB
     // instead of V8's 16 MiB lets most of it die unscavenged; it cut the suite's CPU time by a
     // tenth (garbage collection was a quarter of it in a profile of every worker).
-    execArgv: ["--max-semi-space-size=64"],
+    //
+    // And one thread per worker collects its garbage: four workers on two cores leave V8's parallel
+    // and concurrent collector threads no idle core, only their coordination to pay for. Measured on
+    // 2 cores in turns, two full suites of each (2026-12-07): 265 and 266 s of CPU with the helpers,
+    // 251 and 254 s without; later runs of this machine drifted by a tenth between runs, so the
+    // gain is a few per cent at most (bench/results/live-platform.md measured more on the live run).
+    execArgv: ["--max-semi-space-size=64", "--single-threaded-gc"],
     // Tests run in a random order within each file (`just test` prints the seed); files start
     // longest first (vitest's cache of the last run's durations, else vitest.durations.json: a
     // fresh clone has no cache), so no long file starts last.

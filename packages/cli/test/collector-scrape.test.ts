@@ -48,7 +48,8 @@ interface MetricsRequest {
 
 const attributes = (list: KeyValue[] | undefined): Record<string, unknown> =>
   Object.fromEntries((list ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
-const sorted = (record: Record<string, unknown>) => JSON.stringify(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+/** A label set's text, its keys in code-unit order (the same set written in any order gives the same text). */
+const sorted = (record: Record<string, unknown>) => JSON.stringify(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /** One family of one target, as a consumer sees it over the whole run. */
 interface Family {

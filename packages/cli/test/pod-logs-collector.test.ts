@@ -46,10 +46,10 @@ interface LogsRequest {
   }>;
 }
 
-/** Attributes by key, in key order (the SDK and the collector order them differently). */
+/** Attributes by key, in code-unit order of their keys (the SDK and the collector order them differently). */
 const attributes = (list: JsonRecord["attributes"]) =>
   Object.fromEntries(
-    (list ?? []).map((a) => [a.key, a.value.stringValue]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+    (list ?? []).map((a) => [a.key, a.value.stringValue]).sort(([a], [b]) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0)),
   ) as Record<string, string | undefined>;
 
 /**
