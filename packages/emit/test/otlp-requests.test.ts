@@ -7,10 +7,11 @@
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { emitOffline, encodeLogs, encodeMetrics, type LogsSink, type MetricsSink, metricsKept } from "@gpusynth/emit";
+import { emitOffline, encodeLogs, encodeMetrics, type LogsSink, MetricsEncoder, type MetricsSink, metricsKept } from "@gpusynth/emit";
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { beforeAll, describe, expect, it } from "vitest";
+import { pointsOf, splitMetrics } from "../src/delivery/requests.js";
 
 const require = createRequire(import.meta.url);
 // biome-ignore lint/suspicious/noExplicitAny: generated protobuf code has no types we can import
@@ -101,24 +102,52 @@ describe("OTLP requests under a size limit", () => {
     }
   });
 
-  it("cuts a target far over the limit by its first points' size, keeping every point in order", () => {
-    // Run:ai's exporter at 100,000 GPUs is one target of ~800k points: here, lab's largest ×12.
+  /** The largest scrape with each metric's points `times` over: a larger target of the same shape. */
+  const repeated = (times: number): ResourceMetrics => {
     const scrape = largest as ResourceMetrics;
-    const big: ResourceMetrics = {
+    return {
       resource: scrape.resource,
       scopeMetrics: scrape.scopeMetrics.map((sm) => ({
         scope: sm.scope,
-        metrics: sm.metrics.map((m) => ({ ...m, dataPoints: Array.from({ length: 12 }, () => m.dataPoints).flat() }) as typeof m),
+        metrics: sm.metrics.map((m) => ({ ...m, dataPoints: Array.from({ length: times }, () => m.dataPoints).flat() }) as typeof m),
       })),
     };
+  };
+
+  it("cuts a target far over the limit by its first points' size, keeping every point in order", () => {
+    // Run:ai's exporter at 100,000 GPUs is one target of ~800k points: here, the largest target
+    // repeated to over 20,000.
+    const big = repeated(Math.ceil(20_000 / largestPoints));
     const whole = encodeMetrics(big, "protobuf", 1 << 30);
-    expect(whole.requests[0]?.items).toBeGreaterThan(1024);
+    expect(whole.requests[0]?.items).toBeGreaterThan(8 * 1024);
     const limit = Math.floor((whole.requests[0]?.bytes ?? 0) / 7);
     const split = encodeMetrics(big, "protobuf", limit, "target");
     expect(split.oversized).toBe(0);
     for (const r of split.requests) expect(r.bytes).toBeLessThanOrEqual(limit);
     expect(split.requests.reduce((n, r) => n + r.items, 0)).toBe(whole.requests[0]?.items);
     expect(split.requests.flatMap((r) => metricPoints(r.body))).toEqual(metricPoints(whole.requests[0]?.body as Uint8Array));
+  });
+
+  it("encodes a target of a few thousand points once, and sizes only one far larger by its first points", () => {
+    // What the sink's encoding costs: node-exporter's targets hold 1,800 to 2,100 points in
+    // enterprise.yaml (8 series per logical CPU), two thirds of its points; encoding a sample of
+    // each to size it first cost a fifth of the sink's encoding (bench/results/emit-speed.md).
+    const encoder = new MetricsEncoder();
+    const encoded: number[] = [];
+    const counting = (part: ResourceMetrics) => {
+      encoded.push(pointsOf(part));
+      return encoder.encode(part) ?? new Uint8Array();
+    };
+    const nodeExporterSized = repeated(Math.ceil(2_048 / largestPoints));
+    const points = pointsOf(nodeExporterSized);
+    expect(points).toBeLessThan(8 * 1024);
+    expect(splitMetrics(nodeExporterSized, counting, 4 * 2 ** 20).requests).toHaveLength(1);
+    expect(encoded).toEqual([points]);
+    // A target of 20,000 points and more is sized by its first 1,024 before it is encoded whole or in parts.
+    encoded.length = 0;
+    const big = repeated(Math.ceil(20_000 / largestPoints));
+    splitMetrics(big, counting, 1 << 30);
+    expect(encoded).toEqual([1024, pointsOf(big)]);
   });
 
   it("batches log records by count and by size, in order", () => {

@@ -136,7 +136,7 @@ export function splitMetrics(
   const out = { requests: [], oversized: 0 };
   // A target far over the limit (Run:ai's exporter at 100,000 GPUs: ~800k points, ~150 MB) is cut
   // by the size its first points encode to, not encoded whole first only to learn its size.
-  if (points > SAMPLE_POINTS) {
+  if (points > SAMPLED_ABOVE) {
     const perPoint = encodeRange(0, SAMPLE_POINTS).byteLength / SAMPLE_POINTS;
     const parts = Math.ceil(((perPoint * points) / maxBytes) * 1.1);
     if (parts > 1) {
@@ -165,6 +165,15 @@ export function pointParts(metrics: ResourceMetrics, maxPoints: number): Resourc
 
 /** Points encoded to estimate a large target's size before cutting it into requests. */
 const SAMPLE_POINTS = 1_024;
+
+/**
+ * Targets of more points than this are sized by a sample first; a smaller one is encoded whole,
+ * and only one over the limit (over 512 bytes a point) is encoded again in parts. The sample costs
+ * at most an eighth of a sampled target's encoding: sampling every target over 1,024 points
+ * encoded a node-exporter of 2,048 (a node of 256 logical CPUs, 8 series each) half again, and
+ * node-exporter is two thirds of enterprise's points.
+ */
+const SAMPLED_ABOVE = 8 * SAMPLE_POINTS;
 
 /** How many data points a scrape holds. */
 export function pointsOf(metrics: ResourceMetrics): number {
