@@ -1192,7 +1192,9 @@ function freeOn(node: Node, freed: FreedGpus | undefined): number {
 
 /** The first `count` GPUs of a node that a pod may take (lowest index first). */
 function gpusOn(node: Node, count: number, freed: FreedGpus | undefined): Gpu[] {
-  return node.gpus.filter((gpu) => isAllocatable(gpu) && (gpu.holder === null || freed?.gpus.has(gpu) === true)).slice(0, count);
+  return node.gpus
+    .filter((gpu) => isAllocatable(gpu) && ((gpu.holder === null && gpu.reservedFor === null) || freed?.gpus.has(gpu) === true))
+    .slice(0, count);
 }
 
 /** A cycle's division when the run reports none. */

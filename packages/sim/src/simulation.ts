@@ -50,10 +50,12 @@ import {
   projectNamespace,
   type Queue,
   releaseGpu,
+  reserveGpu,
   setGpuHealth,
   setNodeStatus,
   setPluginHealth,
   takeGpu,
+  unreserveGpu,
   type Workload,
 } from "./world.js";
 
@@ -331,6 +333,8 @@ export class Simulation {
       case "pipeline-over":
         if (item.workload.pipelinedUntil !== null) {
           item.workload.pipelinedUntil = null;
+          for (const gpu of item.workload.reservedGpus) unreserveGpu(gpu);
+          item.workload.reservedGpus = [];
           this.requestCycle();
         }
         return;
@@ -484,6 +488,7 @@ export class Simulation {
       unschedulable: false,
       terminatingUntil: null,
       pipelinedUntil: null,
+      reservedGpus: [],
     };
     workload.pendingPods = this.createPods(workload);
     this.pending.add(workload);
@@ -644,6 +649,13 @@ export class Simulation {
     let until = this.nowMs;
     for (const { gpus } of assignments) for (const gpu of gpus) until = Math.max(until, gpu.holder?.workload.terminatingUntil ?? until);
     w.pipelinedUntil = until;
+    const reserved: Gpu[] = [];
+    for (const { gpus } of assignments)
+      for (const gpu of gpus) {
+        reserveGpu(gpu, w);
+        reserved.push(gpu);
+      }
+    w.reservedGpus = reserved;
     this.agenda.push(w.pipelinedUntil, { kind: "pipeline-over", workload: w });
     this.emit({
       t: this.nowMs,

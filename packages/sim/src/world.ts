@@ -34,6 +34,12 @@ export interface Gpu {
    */
   pluginHealthy: boolean;
   holder: Pod | null;
+  /**
+   * The pipelined job whose pod the scheduler places on this GPU while its victims terminate: KAI's
+   * allocate pipelines the job onto the same releasing GPUs in every session until it binds
+   * (actions/allocate), ahead of the victims' new pods, so no other pod is placed here meanwhile.
+   */
+  reservedFor: Workload | null;
   /** The most recent XID the GPU reported (0: none since the driver loaded). */
   lastXid: number;
   /**
@@ -231,6 +237,8 @@ export interface Workload {
   terminatingUntil: number | null;
   /** Pipelined onto GPUs its victims still hold: no action tries it again until then. */
   pipelinedUntil: number | null;
+  /** The GPUs it is pipelined onto, kept for it until then (Gpu.reservedFor). */
+  reservedGpus: readonly Gpu[];
 }
 
 /** The namespace Run:ai creates for a project and runs its workloads in: runai-<project>. */
@@ -278,6 +286,7 @@ export function buildPools(bp: Blueprint, rng: Rng): Pool[] {
           node,
           health: "ok",
           holder: null,
+          reservedFor: null,
           pluginHealthy: true,
           lastXid: 0,
           remappedRowsUncorrectable: 0,
@@ -359,7 +368,21 @@ export function isAllocatable(gpu: { readonly health: GpuHealth; readonly plugin
 }
 
 function isFree(gpu: Gpu): boolean {
-  return isAllocatable(gpu) && gpu.holder === null;
+  return isAllocatable(gpu) && gpu.holder === null && gpu.reservedFor === null;
+}
+
+/** The GPU is kept for a pipelined job: free to no other pod until unreserved. */
+export function reserveGpu(gpu: Gpu, w: Workload): void {
+  if (gpu.reservedFor !== null) throw new Error(`GPU ${gpu.uuid} on ${gpu.node.name} is already reserved for ${gpu.reservedFor.name}`);
+  const wasFree = isFree(gpu);
+  gpu.reservedFor = w;
+  if (wasFree) changeFree(gpu.node, -1);
+}
+
+export function unreserveGpu(gpu: Gpu): void {
+  const wasFree = isFree(gpu);
+  gpu.reservedFor = null;
+  if (!wasFree && isFree(gpu)) changeFree(gpu.node, 1);
 }
 
 export function takeGpu(gpu: Gpu, pod: Pod): void {
