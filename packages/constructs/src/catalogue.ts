@@ -391,7 +391,7 @@ export class KeptLabelSets {
     raw: Readonly<Record<string, string | undefined>>,
     value: number,
   ): void {
-    out.add(family, labelSetIn(sets, family, raw), value);
+    out.add(family, this.labelsIn(sets, family, raw), value);
   }
 }
 

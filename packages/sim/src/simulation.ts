@@ -645,16 +645,16 @@ export class Simulation {
 
   /** The preemptor waits until its victims have terminated, then binds in the cycle after. */
   private pipeline(w: Workload, pool: Pool, assignments: readonly PodAssignment[]): void {
-    // Until the last victim on its GPUs has terminated.
+    // Until the last victim on its GPUs has terminated; the GPUs are its own meanwhile.
     let until = this.nowMs;
-    for (const { gpus } of assignments) for (const gpu of gpus) until = Math.max(until, gpu.holder?.workload.terminatingUntil ?? until);
-    w.pipelinedUntil = until;
     const reserved: Gpu[] = [];
     for (const { gpus } of assignments)
       for (const gpu of gpus) {
+        until = Math.max(until, gpu.holder?.workload.terminatingUntil ?? until);
         reserveGpu(gpu, w);
         reserved.push(gpu);
       }
+    w.pipelinedUntil = until;
     w.reservedGpus = reserved;
     this.agenda.push(w.pipelinedUntil, { kind: "pipeline-over", workload: w });
     this.emit({

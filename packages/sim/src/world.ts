@@ -376,13 +376,13 @@ export function reserveGpu(gpu: Gpu, w: Workload): void {
   if (gpu.reservedFor !== null) throw new Error(`GPU ${gpu.uuid} on ${gpu.node.name} is already reserved for ${gpu.reservedFor.name}`);
   const wasFree = isFree(gpu);
   gpu.reservedFor = w;
-  if (wasFree) changeFree(gpu.node, -1);
+  freeMoved(gpu, wasFree);
 }
 
 export function unreserveGpu(gpu: Gpu): void {
   const wasFree = isFree(gpu);
   gpu.reservedFor = null;
-  if (!wasFree && isFree(gpu)) changeFree(gpu.node, 1);
+  freeMoved(gpu, wasFree);
 }
 
 export function takeGpu(gpu: Gpu, pod: Pod): void {
@@ -394,7 +394,7 @@ export function takeGpu(gpu: Gpu, pod: Pod): void {
 export function releaseGpu(gpu: Gpu): void {
   const wasFree = isFree(gpu);
   gpu.holder = null;
-  if (!wasFree && isFree(gpu)) changeFree(gpu.node, 1);
+  freeMoved(gpu, wasFree);
 }
 
 /** The device plugin marks the GPU (un)healthy: the kubelet's allocatable follows. */
@@ -416,6 +416,11 @@ function changeAllocatable(gpu: Gpu, change: () => void): void {
   const wasFree = isFree(gpu);
   change();
   gpu.node.pool.capacityVersion++;
+  freeMoved(gpu, wasFree);
+}
+
+/** After a change to the GPU: its node's free count follows where it became free or stopped being so. */
+function freeMoved(gpu: Gpu, wasFree: boolean): void {
   const nowFree = isFree(gpu);
   if (wasFree && !nowFree) changeFree(gpu.node, -1);
   else if (!wasFree && nowFree) changeFree(gpu.node, 1);
