@@ -630,10 +630,13 @@ export class Scheduler {
   private readonly queueTrees = new Map<string, QueueTree>();
 
   /**
-   * actions/allocate: repeatedly take the best queue's best job. Queue order after
-   * plugins/proportion/queue_order: queues not over their fair share first, then those the job
-   * keeps within deserved quota, then the smaller share (allocated + job) / max(deserved,
-   * fair share), then the older queue. Job order within a queue: higher priority, then older.
+   * actions/allocate: repeatedly take the best department's best project's best job, as
+   * actions/utils/job_order_by_queue.go walks the queue tree (a department is compared with the
+   * other departments by its own figures and its best project's next job; a project without a
+   * department stands alone). Queue order after plugins/proportion/queue_order, at each level:
+   * queues not over their fair share first, then those the job keeps within deserved quota, then
+   * the smaller share (allocated + job) / max(deserved, fair share), then the older queue. Job
+   * order within a queue: higher priority, then older.
    */
   private allocate(pending: readonly JobPlan[]): JobPlan[] {
     // Each queue's jobs in order (its line, kept from cycle to cycle and refilled).
@@ -649,27 +652,42 @@ export class Scheduler {
       if (line.jobs.length === 0) this.linesInUse.push(line);
       line.jobs.push(job);
     }
-    // The best queue's next job, repeatedly: a heap of queues by the queue_order key of their head jobs.
-    // Allocating only raises a queue's allocation, which only moves it back in the order, so a
-    // queue whose key went stale is re-queued when it surfaces (lazy re-validation).
-    const heads = this.heads;
-    for (const line of this.linesInUse) heads.push(line.keyedBy(line.jobs[0] as JobPlan));
+    // The best department's best queue's next job, repeatedly: a heap of departments, each with a
+    // heap of its queues, by the queue_order keys of their head jobs. Allocating only raises
+    // queues' allocations, which only moves them back in the order, so a key that went stale (a
+    // job bound in another pool's queue) is worked out again when it surfaces (lazy re-validation).
+    const departments = this.departments;
+    for (const line of this.linesInUse) {
+      const department = this.departmentLineOf(line.queue);
+      if (department.lines.size === 0) this.departmentsInUse.push(department);
+      department.lines.push(line.keyedBy(line.jobs[0] as JobPlan));
+    }
+    for (const department of this.departmentsInUse) departments.push(department.keyed());
+    this.departmentsInUse.length = 0;
     const left: JobPlan[] = [];
     // Smallest GPU count per pool that already failed to fit in this cycle: larger ones fail too.
     // What failed in an earlier cycle still fails while the pool's free GPUs have not moved since.
     const failedSize = new Map<Pool, number>();
     for (const [pool, failed] of this.failedFits) if (failed.version === pool.freeVersion) failedSize.set(pool, failed.gpus);
     for (;;) {
-      const line = heads.pop();
-      if (line === undefined) break;
+      const department = departments.pop();
+      if (department === undefined) break;
+      const line = department.lines.pop() as QueueLine;
       const job = line.job as JobPlan;
       if (!line.keyCurrent()) {
-        heads.push(line.keyedBy(job));
+        department.lines.push(line.keyedBy(job));
+        departments.push(department.keyed());
+        continue;
+      }
+      if (!department.keyCurrent(line)) {
+        department.lines.push(line);
+        departments.push(department.keyed());
         continue;
       }
       line.next++;
       if (!this.tryAllocate(job, failedSize)) left.push(job);
-      if (line.next < line.jobs.length) heads.push(line.keyedBy(line.jobs[line.next] as JobPlan));
+      if (line.next < line.jobs.length) department.lines.push(line.keyedBy(line.jobs[line.next] as JobPlan));
+      if (department.lines.size > 0) departments.push(department.keyed());
     }
     // Binds only took free GPUs since each failure: each still holds where the pools are now.
     for (const [pool, gpus] of failedSize) this.failedFits.set(pool, { version: pool.freeVersion, gpus });
@@ -677,10 +695,24 @@ export class Scheduler {
   }
   /** Per pool, the smallest single pod that failed to fit, and the pool's free version then. */
   private readonly failedFits = new Map<Pool, { readonly version: number; readonly gpus: number }>();
-  /** Each queue's line, made once; those filled this cycle; allocate's heap of them (empty between cycles). */
+  /** Each queue's line, made once; those filled this cycle. */
   private readonly lines = new Map<Queue, QueueLine>();
   private readonly linesInUse: QueueLine[] = [];
-  private readonly heads = new MinHeap<QueueLine>(lineBefore);
+  /** Each department's heap of its queues' lines, made once; allocate's heap of them (empty between cycles). */
+  private readonly departmentLines = new Map<Queue, DepartmentLine>();
+  private readonly departmentsInUse: DepartmentLine[] = [];
+  private readonly departments = new MinHeap<DepartmentLine>(keyBefore);
+
+  /** The line of a project queue's department, or the project's own where it has none. */
+  private departmentLineOf(queue: Queue): DepartmentLine {
+    const top = queue.parent ?? queue;
+    let department = this.departmentLines.get(top);
+    if (department === undefined) {
+      department = new DepartmentLine(top);
+      this.departmentLines.set(top, department);
+    }
+    return department;
+  }
 
   private tryAllocate(job: JobPlan, failedSize: Map<Pool, number>): boolean {
     // Most of a backlog's jobs meet their pools and queues as they left them: the same failure.
@@ -1085,23 +1117,36 @@ function queueDivision(q: Queue): QueueDivision {
 }
 
 /**
- * A queue's jobs in allocate's order, how many of them have been tried, and its key in allocate's
- * heap: queue_order's for the queue and its next job, compared in order, smaller first: over its
- * fair share, beyond its deserved quota with the job, its share with the job, then its age
- * (order). A line is in the heap at most once, so it carries its key itself, worked out again
- * before each push (keyedBy), and nothing is made per push.
+ * queue_order's key for a queue and the job it would take next, compared in order, smaller first:
+ * over its fair share, beyond its deserved quota with the job, its share with the job, then its
+ * age (order). A line is in its heap at most once, so it carries its key itself, worked out again
+ * before each push, and nothing is made per push.
  */
-class QueueLine {
-  readonly jobs: JobPlan[] = [];
-  next = 0;
-  /** The job the key was worked out for, and the queue's allocation then. */
-  job: JobPlan | undefined;
+abstract class QueueKey {
+  /** The queue's allocation when the key was worked out. */
   allocated = 0;
   overFairShare = 0;
   beyondDeserved = 0;
   share = 0;
 
   constructor(readonly queue: Queue) {}
+
+  protected keyFor(gpus: number): void {
+    const queue = this.queue;
+    const allocated = queue.allocated;
+    this.allocated = allocated;
+    this.overFairShare = allocated > queue.fairShare ? 1 : 0;
+    this.beyondDeserved = allocated + gpus > queue.deserved ? 1 : 0;
+    this.share = (allocated + gpus) / Math.max(queue.deserved, queue.fairShare, 1);
+  }
+}
+
+/** A project queue's jobs in allocate's order, how many of them have been tried, and its key for the next. */
+class QueueLine extends QueueKey {
+  readonly jobs: JobPlan[] = [];
+  next = 0;
+  /** The job the key was worked out for. */
+  job: JobPlan | undefined;
 
   clear(): void {
     this.jobs.length = 0;
@@ -1110,14 +1155,8 @@ class QueueLine {
   }
 
   keyedBy(job: JobPlan): this {
-    const queue = this.queue;
-    const allocated = queue.allocated;
-    const gpus = job.w.gpus;
     this.job = job;
-    this.allocated = allocated;
-    this.overFairShare = allocated > queue.fairShare ? 1 : 0;
-    this.beyondDeserved = allocated + gpus > queue.deserved ? 1 : 0;
-    this.share = (allocated + gpus) / Math.max(queue.deserved, queue.fairShare, 1);
+    this.keyFor(job.w.gpus);
     return this;
   }
 
@@ -1130,7 +1169,31 @@ class QueueLine {
   }
 }
 
-function lineBefore(a: QueueLine, b: QueueLine): boolean {
+/**
+ * A department's queues with jobs this cycle, and its key among the departments: its own figures
+ * with the job its best queue would take next (job_order_by_queue.go, getBestJobFromNode).
+ */
+class DepartmentLine extends QueueKey {
+  readonly lines = new MinHeap<QueueLine>(keyBefore);
+  /** The line and job the key was worked out for. */
+  private head: QueueLine | undefined;
+  private headJob: JobPlan | undefined;
+
+  keyed(): this {
+    const head = this.lines.peek() as QueueLine;
+    this.head = head;
+    this.headJob = head.job;
+    this.keyFor((head.job as JobPlan).w.gpus);
+    return this;
+  }
+
+  /** Whether the key is still the department's with `line` (just taken from its top, key current) next. */
+  keyCurrent(line: QueueLine): boolean {
+    return this.queue.allocated === this.allocated && this.head === line && this.headJob === line.job;
+  }
+}
+
+function keyBefore(a: QueueKey, b: QueueKey): boolean {
   if (a.overFairShare !== b.overFairShare) return a.overFairShare < b.overFairShare;
   if (a.beyondDeserved !== b.beyondDeserved) return a.beyondDeserved < b.beyondDeserved;
   if (a.share !== b.share) return a.share < b.share;

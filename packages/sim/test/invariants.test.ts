@@ -101,7 +101,8 @@ function watch(simulation: Simulation): { problems: string[]; checkView: () => v
           if (gpu.health !== "ok") problems.push(`GPU ${gpu.uuid} is ${gpu.health} but held by ${gpu.holder.name}`);
           if (!gpu.holder.gpus.includes(gpu)) problems.push(`GPU ${gpu.uuid} names a holder that does not list it`);
         }
-        const free = node.gpus.filter((g) => g.health === "ok" && g.pluginHealthy && g.holder === null).length;
+        // A GPU kept for a pipelined job (reservedFor) is free to no other pod until its victims have terminated.
+        const free = node.gpus.filter((g) => g.health === "ok" && g.pluginHealthy && g.holder === null && g.reservedFor === null).length;
         if (free !== node.freeGpus) problems.push(`node ${node.name} counts ${node.freeGpus} free GPUs, has ${free}`);
       }
       const allocated = view.queues.filter((q) => q.pool === pool.name && q.level === "project").reduce((sum, q) => sum + q.allocated, 0);

@@ -47,6 +47,22 @@ describe("over-quota borrowing and reclaim", () => {
   });
 });
 
+describe("queue order in allocate", () => {
+  // job_order_by_queue.go walks the queue tree: departments are compared first, each by its own
+  // figures with its best project's next job, then the projects within the chosen department.
+  const { events } = run(fixture("queue-order.yaml"), HOUR);
+
+  it("compares departments before their projects: the job within its department's deserved quota starts first", () => {
+    const started = only(events, "WorkloadStarted").filter((e) => e.t >= 10 * MINUTE);
+    expect(started[0]?.workload.name).toBe("b-team-train");
+    expect(started[0]?.t).toBeLessThanOrEqual(10 * MINUTE + 1_000);
+    // Department A's job comes second: no GPU is left, so it reclaims its own department's over-quota project.
+    const [reclaimed] = only(events, "WorkloadPreempted");
+    expect([reclaimed?.workload.name, reclaimed?.preemptor.name]).toEqual(["a-over-train", "a-within-train"]);
+    expect(started.map((e) => e.workload.name)).toContain("a-within-train");
+  });
+});
+
 describe("priority preemption inside a project", () => {
   const { blueprint, events } = run(fixture("preempt.yaml"), 4 * HOUR);
   const [low, high] = blueprint.submissions.map((s) => s.name) as [string, string];
