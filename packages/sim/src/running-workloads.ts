@@ -12,6 +12,8 @@ export class RunningWorkloads implements Iterable<Workload> {
   private readonly preemptibleByPool = new Map<string, Set<Workload>>();
   /** Pool → project → preemptible workloads in victim order. */
   private readonly byProject = new Map<string, Map<string, Workload[]>>();
+  /** Pool → how many times what reclaim and preempt read of its running workloads has changed. */
+  private readonly versions = new Map<string, number>();
 
   get size(): number {
     return this.all.size;
@@ -21,9 +23,19 @@ export class RunningWorkloads implements Iterable<Workload> {
     return this.all.values();
   }
 
+  /**
+   * Counts the changes to a pool's running workloads that reclaim and preempt read (which run
+   * there, their victim order, which are terminating): a failed attempt fails again while it
+   * holds, with the pool's free GPUs and its queues' figures.
+   */
+  versionIn(pool: string): number {
+    return this.versions.get(pool) ?? 0;
+  }
+
   /** A workload that just started: its pool, priority and runningSince are set. */
   add(w: Workload): void {
     this.all.add(w);
+    if (w.pool !== null) this.moved(w.pool);
     if (!w.preemptible || w.pool === null) return;
     let inPool = this.preemptibleByPool.get(w.pool);
     if (inPool === undefined) {
@@ -36,7 +48,9 @@ export class RunningWorkloads implements Iterable<Workload> {
 
   /** A workload that stopped running; `pool` is where it ran (the workload may have forgotten it). */
   delete(w: Workload, pool: string): void {
-    if (!this.all.delete(w) || !w.preemptible) return;
+    if (!this.all.delete(w)) return;
+    this.moved(pool);
+    if (!w.preemptible) return;
     this.preemptibleByPool.get(pool)?.delete(w);
     this.unfile(w, pool);
   }
@@ -44,8 +58,18 @@ export class RunningWorkloads implements Iterable<Workload> {
   /** A running workload whose victim order changed (a container restart resets runningSince). */
   reordered(w: Workload): void {
     if (!w.preemptible || w.pool === null || !this.all.has(w)) return;
+    this.moved(w.pool);
     this.unfile(w, w.pool);
     this.file(w, w.pool);
+  }
+
+  /** A running workload evicted: it holds its GPUs until it has terminated, and is no victim meanwhile. */
+  terminating(w: Workload): void {
+    if (w.pool !== null) this.moved(w.pool);
+  }
+
+  private moved(pool: string): void {
+    this.versions.set(pool, (this.versions.get(pool) ?? 0) + 1);
   }
 
   /** The preemptible workloads running in a pool, in no particular order. */

@@ -107,6 +107,13 @@ class JobPlan {
   allocateInputs: number[] | undefined;
   /** That failed attempt, as traced. */
   allocateFailure: CycleAttempt | undefined;
+  /**
+   * Per pool (by index), reclaim's last failed attempt there and what it read that can move
+   * (Scheduler.poolInputs): reclaim fails the same way while that holds.
+   */
+  readonly reclaimFailures: Array<{ readonly inputs: PoolInputs; readonly failure: CycleAttempt } | undefined> = [];
+  /** Preempt's last failed attempt, with allocate's reasons then and what it read of each pool. */
+  preemptFailure: { readonly reasons: PendingReason[]; readonly inputs: PoolInputs[]; readonly failure: CycleAttempt } | undefined;
 
   constructor(
     readonly w: Workload,
@@ -215,6 +222,8 @@ export class Scheduler {
     }
     this.updateFairShares(pending);
     const division = this.division();
+    // Those started last cycle may be victims from now on: what reclaim reads of their pools moved.
+    for (const w of this.startedThisCycle) if (w.pool !== null) this.eligibleMoved.set(w.pool, (this.eligibleMoved.get(w.pool) ?? 0) + 1);
     this.startedThisCycle.clear();
     const stillPending = this.allocate(pending);
     this.consolidate(stillPending);
@@ -571,12 +580,29 @@ export class Scheduler {
     return this.divisionList;
   }
 
-  /** Notes that a queue's revision moved, for the next division. */
+  /** Notes that a queue's revision moved, for the next division and for reclaim's and preempt's reuse (poolInputs). */
   private revisionMoved(q: Queue): void {
+    this.queueVersions.set(q.pool, (this.queueVersions.get(q.pool) ?? 0) + 1);
     if (this.movedMark[q.order] === 1) return;
     this.movedMark[q.order] = 1;
     this.movedQueues.push(q);
   }
+  /** Per pool, how many times any of its queues' figures moved (reclaim reads them all). */
+  private readonly queueVersions = new Map<string, number>();
+  /** Per pool, how many times workloads started in a cycle became victims at the next one (isVictimIn). */
+  private readonly eligibleMoved = new Map<string, number>();
+
+  /** What a reclaim or preempt attempt in `pool` reads that can move (beside the job's own, which do not). */
+  private poolInputs(pool: Pool, running: RunningWorkloads): PoolInputs {
+    return {
+      free: pool.freeVersion,
+      capacity: pool.capacityVersion,
+      running: running.versionIn(pool.name),
+      queues: this.queueVersions.get(pool.name) ?? 0,
+      eligible: this.eligibleMoved.get(pool.name) ?? 0,
+    };
+  }
+
   /** The queues whose revision moved since the last division, with a mark per queue. */
   private readonly movedQueues: Queue[] = [];
   private readonly movedMark: Uint8Array;
@@ -837,6 +863,13 @@ export class Scheduler {
       // Across departments the department queues are compared too (the level where paths diverge).
       const departmentWithinShare = queue.parent === null || queue.parent.allocated + w.gpus <= queue.parent.fairShare;
       const withinDeserved = queue.allocated + w.gpus <= queue.deserved;
+      // A backlog's jobs mostly meet a pool as they left it: then they fail as they did.
+      const inputs = this.poolInputs(pool, running);
+      const last = job.reclaimFailures[i];
+      if (last !== undefined && samePoolInputs(last.inputs, inputs)) {
+        this.trace.reclaim.push(last.failure);
+        continue;
+      }
       // Each candidate's over-service worked out once, not at every comparison of the sort.
       const candidates: Array<{ v: Workload; q: Queue; overService: number }> = [];
       for (const v of running.preemptibleIn(poolName)) {
@@ -855,7 +888,9 @@ export class Scheduler {
         return ok;
       });
       if (chosen === undefined) {
-        this.trace.reclaim.push({ workload: w, queue, outcome: "no-strategy", victims: NO_VICTIMS });
+        const failure: CycleAttempt = { workload: w, queue, outcome: "no-strategy", victims: NO_VICTIMS };
+        job.reclaimFailures[i] = { inputs, failure };
+        this.trace.reclaim.push(failure);
         continue;
       }
       this.trace.reclaim.push({
@@ -881,6 +916,17 @@ export class Scheduler {
 
   private tryPreempt(job: JobPlan, running: RunningWorkloads): boolean {
     const w = job.w;
+    // Allocate's reasons (the same array while its failure holds) and the job's pools as they were.
+    const inputs = job.pools.map((pool) => this.poolInputs(pool, running));
+    const last = job.preemptFailure;
+    if (
+      last !== undefined &&
+      last.reasons === job.reasons &&
+      last.inputs.every((held, i) => samePoolInputs(held, inputs[i] as PoolInputs))
+    ) {
+      this.trace.preempt.push(last.failure);
+      return false;
+    }
     // One attempt per job, as actions/preempt logs it: over quota when its non-preemptible quota
     // blocks it in every pool it asks for, else preempted in the first pool that works.
     let overQuota = true;
@@ -918,12 +964,14 @@ export class Scheduler {
       this.pipelineOrBind(w, pool, chosen);
       return true;
     }
-    this.trace.preempt.push({
+    const failure: CycleAttempt = {
       workload: w,
       queue: job.preferred,
       outcome: overQuota ? "over-quota" : "no-strategy",
       victims: NO_VICTIMS,
-    });
+    };
+    job.preemptFailure = { reasons: job.reasons, inputs, failure };
+    this.trace.preempt.push(failure);
     return false;
   }
 
@@ -1043,6 +1091,26 @@ function allocateInputsOf(job: JobPlan): number[] {
     for (let q: Queue | null = job.queues[i] as Queue; q !== null; q = q.parent) inputs.push(q.allocated, q.allocatedNonPreemptible);
   }
   return inputs;
+}
+
+/**
+ * What reclaim and preempt read of a pool that can move, as counts of changes: its free GPUs
+ * (placement), its nodes' status and GPUs' health, its running workloads (the candidates, their
+ * order, which terminate, which started this cycle), and its queues' figures (the job's fair share
+ * and quota, each candidate's queue's over-service). An attempt that failed fails the same way,
+ * with the same trace, while none has moved: outcomes and logs are those of attempting again.
+ */
+interface PoolInputs {
+  readonly free: number;
+  readonly capacity: number;
+  readonly running: number;
+  readonly queues: number;
+  /** Workloads started in a cycle are no victims in it (isVictimIn): they are from the next one. */
+  readonly eligible: number;
+}
+
+function samePoolInputs(a: PoolInputs, b: PoolInputs): boolean {
+  return a.free === b.free && a.capacity === b.capacity && a.running === b.running && a.queues === b.queues && a.eligible === b.eligible;
 }
 
 /** Whether allocateInputsOf(job) would give what the job's last failed attempt read. */

@@ -625,6 +625,7 @@ export class Simulation {
       terminatesAt,
     });
     victim.terminatingUntil = terminatesAt;
+    this.running.terminating(victim);
     victim.pendingSince = this.nowMs;
     victim.backoffUntil = null;
     // No end, crash or restart while it terminates.
