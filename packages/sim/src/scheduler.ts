@@ -603,6 +603,23 @@ export class Scheduler {
     };
   }
 
+  /** Whether `pool` is as poolInputs read it then. */
+  private poolHolds(pool: Pool, inputs: PoolInputs, running: RunningWorkloads): boolean {
+    return (
+      inputs.free === pool.freeVersion &&
+      inputs.capacity === pool.capacityVersion &&
+      inputs.running === running.versionIn(pool.name) &&
+      inputs.queues === (this.queueVersions.get(pool.name) ?? 0) &&
+      inputs.eligible === (this.eligibleMoved.get(pool.name) ?? 0)
+    );
+  }
+
+  /** Whether each of `pools` is as poolInputs read it then (a loop: no closure made per attempt). */
+  private poolsHold(pools: readonly Pool[], inputs: readonly PoolInputs[], running: RunningWorkloads): boolean {
+    for (let i = 0; i < pools.length; i++) if (!this.poolHolds(pools[i] as Pool, inputs[i] as PoolInputs, running)) return false;
+    return true;
+  }
+
   /** The queues whose revision moved since the last division, with a mark per queue. */
   private readonly movedQueues: Queue[] = [];
   private readonly movedMark: Uint8Array;
@@ -824,7 +841,7 @@ export class Scheduler {
    * Workloads are indivisible, so the last victim may take its queue below that line.
    */
   private reclaimFor(job: JobPlan, running: RunningWorkloads, failed: SignatureSkips): boolean {
-    return this.unlessSkipped("reclaim", job, failed, () => this.tryReclaim(job, running));
+    return this.unlessSkipped("reclaim", job, failed, running);
   }
 
   /**
@@ -832,7 +849,7 @@ export class Scheduler {
    * queue this cycle and `w` is no easier (reclaim.go, preempt.go): then the attempt is traced as
    * skipped. A failed attempt makes `w` the job later ones are compared with.
    */
-  private unlessSkipped(action: "reclaim" | "preempt", job: JobPlan, failed: SignatureSkips, attempt: () => boolean): boolean {
+  private unlessSkipped(action: "reclaim" | "preempt", job: JobPlan, failed: SignatureSkips, running: RunningWorkloads): boolean {
     const queue = job.preferred;
     const trace = this.trace[action];
     const harder = failed.notEasierThan(job, queue);
@@ -841,7 +858,8 @@ export class Scheduler {
       return false;
     }
     const before = trace.length;
-    const done = attempt();
+    // The action's method called here, not through a closure: a cycle attempts every pending job.
+    const done = action === "reclaim" ? this.tryReclaim(job, running) : this.tryPreempt(job, running);
     if (!done) {
       for (let i = before; i < trace.length; i++)
         if (trace[i]?.outcome === "no-strategy") {
@@ -864,9 +882,8 @@ export class Scheduler {
       const departmentWithinShare = queue.parent === null || queue.parent.allocated + w.gpus <= queue.parent.fairShare;
       const withinDeserved = queue.allocated + w.gpus <= queue.deserved;
       // A backlog's jobs mostly meet a pool as they left it: then they fail as they did.
-      const inputs = this.poolInputs(pool, running);
       const last = job.reclaimFailures[i];
-      if (last !== undefined && samePoolInputs(last.inputs, inputs)) {
+      if (last !== undefined && this.poolHolds(pool, last.inputs, running)) {
         this.trace.reclaim.push(last.failure);
         continue;
       }
@@ -889,7 +906,7 @@ export class Scheduler {
       });
       if (chosen === undefined) {
         const failure: CycleAttempt = { workload: w, queue, outcome: "no-strategy", victims: NO_VICTIMS };
-        job.reclaimFailures[i] = { inputs, failure };
+        job.reclaimFailures[i] = { inputs: this.poolInputs(pool, running), failure };
         this.trace.reclaim.push(failure);
         continue;
       }
@@ -911,19 +928,14 @@ export class Scheduler {
    * preemptible workloads of strictly lower priority, lowest priority and newest first.
    */
   private preemptFor(job: JobPlan, running: RunningWorkloads, failed: SignatureSkips): boolean {
-    return this.unlessSkipped("preempt", job, failed, () => this.tryPreempt(job, running));
+    return this.unlessSkipped("preempt", job, failed, running);
   }
 
   private tryPreempt(job: JobPlan, running: RunningWorkloads): boolean {
     const w = job.w;
     // Allocate's reasons (the same array while its failure holds) and the job's pools as they were.
-    const inputs = job.pools.map((pool) => this.poolInputs(pool, running));
     const last = job.preemptFailure;
-    if (
-      last !== undefined &&
-      last.reasons === job.reasons &&
-      last.inputs.every((held, i) => samePoolInputs(held, inputs[i] as PoolInputs))
-    ) {
+    if (last !== undefined && last.reasons === job.reasons && this.poolsHold(job.pools, last.inputs, running)) {
       this.trace.preempt.push(last.failure);
       return false;
     }
@@ -970,7 +982,7 @@ export class Scheduler {
       outcome: overQuota ? "over-quota" : "no-strategy",
       victims: NO_VICTIMS,
     };
-    job.preemptFailure = { reasons: job.reasons, inputs, failure };
+    job.preemptFailure = { reasons: job.reasons, inputs: job.pools.map((pool) => this.poolInputs(pool, running)), failure };
     this.trace.preempt.push(failure);
     return false;
   }
@@ -1107,10 +1119,6 @@ interface PoolInputs {
   readonly queues: number;
   /** Workloads started in a cycle are no victims in it (isVictimIn): they are from the next one. */
   readonly eligible: number;
-}
-
-function samePoolInputs(a: PoolInputs, b: PoolInputs): boolean {
-  return a.free === b.free && a.capacity === b.capacity && a.running === b.running && a.queues === b.queues && a.eligible === b.eligible;
 }
 
 /** Whether allocateInputsOf(job) would give what the job's last failed attempt read. */
