@@ -587,7 +587,7 @@ export class Scheduler {
     this.movedMark[q.order] = 1;
     this.movedQueues.push(q);
   }
-  /** Per pool, how many times any of its queues' figures moved (reclaim reads them all). */
+  /** Per pool, how many times any of its queues' figures moved (reclaim and preempt read them). */
   private readonly queueVersions = new Map<string, number>();
   /** Per pool, how many times workloads started in a cycle became victims at the next one (isVictimIn). */
   private readonly eligibleMoved = new Map<string, number>();
@@ -731,6 +731,7 @@ export class Scheduler {
       if (!this.tryAllocate(job, failedSize)) left.push(job);
       if (line.next < line.jobs.length) department.lines.push(line.keyedBy(line.jobs[line.next] as JobPlan));
       if (department.lines.size > 0) departments.push(department.keyed());
+      else department.emptied();
     }
     // Binds only took free GPUs since each failure: each still holds where the pools are now.
     for (const [pool, gpus] of failedSize) this.failedFits.set(pool, { version: pool.freeVersion, gpus });
@@ -1261,6 +1262,12 @@ class DepartmentLine extends QueueKey {
     this.headJob = head.job;
     this.keyFor((head.job as JobPlan).w.gpus);
     return this;
+  }
+
+  /** Its last queue's jobs are tried: it keeps no job alive until the next cycle. */
+  emptied(): void {
+    this.head = undefined;
+    this.headJob = undefined;
   }
 
   /** Whether the key is still the department's with `line` (just taken from its top, key current) next. */
