@@ -888,12 +888,15 @@ export class Scheduler {
         this.trace.reclaim.push(last.failure);
         continue;
       }
-      // Each candidate's over-service worked out once, not at every comparison of the sort.
+      // Each candidate's over-service worked out once, not at every comparison of the sort. A
+      // queue that holds no more than it may keep before giving any victim (what it still holds
+      // only falls as its victims are chosen) gives none: its workloads are left out of the sort.
       const candidates: Array<{ v: Workload; q: Queue; overService: number }> = [];
       for (const v of running.preemptibleIn(poolName)) {
         if (!this.isVictimIn(v, poolName) || v.project === w.project) continue;
         if (!departmentWithinShare && v.department !== w.department) continue;
         const q = this.comparedQueue(v, queue);
+        if (q.allocated <= (withinDeserved ? q.deserved : Math.max(q.deserved, q.fairShare))) continue;
         candidates.push({ v, q, overService: overService(q) });
       }
       candidates.sort((a, b) => b.overService - a.overService || a.q.order - b.q.order || victimOrder(a.v, b.v));
