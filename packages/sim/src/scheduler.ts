@@ -215,6 +215,7 @@ export class Scheduler {
     // gpusynth does not place it among the others in the queue order).
     const pending: JobPlan[] = [];
     this.trace = { allocate: [], consolidation: [], reclaim: [], preempt: [] };
+    this.acted = false;
     for (const w of waiting) {
       const plan = this.planOf(w);
       if (w.pipelinedUntil === null) pending.push(plan);
@@ -234,11 +235,8 @@ export class Scheduler {
     for (const job of afterPreempt) this.actions.unschedulable(job.w, job.reasons);
     // What the next session opens with when nothing else changes: after this cycle's binds and
     // pipelinings (the scheduler's idle cycles repeat it).
-    const acted = [this.trace.allocate, this.trace.reclaim, this.trace.preempt].some((list) =>
-      list.some((a) => a.victims.length > 0 || a.outcome === "allocated"),
-    );
     let divisionAfter = division;
-    if (acted) {
+    if (this.acted) {
       this.updateFairShares(pending.filter((job) => job.w.phase === "Pending" && job.w.pipelinedUntil === null));
       divisionAfter = this.division();
     }
@@ -340,6 +338,12 @@ export class Scheduler {
   private isVictimIn(v: Workload, pool: string): boolean {
     return v.pool === pool && v.phase === "Running" && v.terminatingUntil === null && !this.startedThisCycle.has(v);
   }
+
+  /**
+   * Whether this cycle bound a job in allocate or evicted victims: the division after it is then
+   * worked out again (set where it happens, not found by reading every attempt of the trace).
+   */
+  private acted = false;
 
   private trace: { allocate: CycleAttempt[]; consolidation: CycleAttempt[]; reclaim: CycleAttempt[]; preempt: CycleAttempt[] } = {
     allocate: [],
@@ -801,6 +805,7 @@ export class Scheduler {
       }
       this.bind(w, pool, pods);
       this.trace.allocate.push({ workload: w, queue, outcome: "allocated", victims: NO_VICTIMS });
+      this.acted = true;
       return true;
     }
     job.reasons = found;
@@ -921,6 +926,7 @@ export class Scheduler {
         victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
       });
       for (const victim of chosen.victims) this.actions.evict(victim, "reclaim", w);
+      if (chosen.victims.length > 0) this.acted = true;
       this.pipelineOrBind(w, pool, chosen);
       return true;
     }
@@ -977,6 +983,7 @@ export class Scheduler {
         victims: chosen.victims.map((v) => ({ workload: v, pods: [...v.pods] })),
       });
       for (const victim of chosen.victims) this.actions.evict(victim, "preempt", w);
+      if (chosen.victims.length > 0) this.acted = true;
       this.pipelineOrBind(w, pool, chosen);
       return true;
     }
