@@ -15,6 +15,7 @@ import { type RunningWorkloads, victimOrder } from "./running-workloads.js";
 import {
   type Gpu,
   isAllocatable,
+  isFree,
   type Node,
   type NodeResources,
   nodeResources,
@@ -1348,9 +1349,7 @@ function freeOn(node: Node, freed: FreedGpus | undefined): number {
 
 /** The first `count` GPUs of a node that a pod may take (lowest index first). */
 function gpusOn(node: Node, count: number, freed: FreedGpus | undefined): Gpu[] {
-  return node.gpus
-    .filter((gpu) => isAllocatable(gpu) && ((gpu.holder === null && gpu.reservedFor === null) || freed?.gpus.has(gpu) === true))
-    .slice(0, count);
+  return node.gpus.filter((gpu) => isFree(gpu) || (freed?.gpus.has(gpu) === true && isAllocatable(gpu))).slice(0, count);
 }
 
 /** A cycle's division when the run reports none. */

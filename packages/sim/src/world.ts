@@ -367,7 +367,8 @@ export function isAllocatable(gpu: { readonly health: GpuHealth; readonly plugin
   return gpu.health === "ok" && gpu.pluginHealthy;
 }
 
-function isFree(gpu: Gpu): boolean {
+/** A GPU a new pod may take: allocatable, held by no pod and kept for no pipelined job. */
+export function isFree(gpu: Gpu): boolean {
   return isAllocatable(gpu) && gpu.holder === null && gpu.reservedFor === null;
 }
 
