@@ -331,6 +331,19 @@ place. V8's memory reducer is not what starts them (\`--no-memory-reducer\`: 5 f
 against 4 to 6 with it), nor is a larger growing factor a lever (\`--heap-growing-percent=100\`: 3,
 the same share of a core within this machine's noise, 50 MiB more resident).
 
+What the process holds outside its heap (2026-12-07, \`process.memoryUsage()\` every 5 s of the same
+run in one process, after the warm-up): 136–197 MiB of external memory, 102–173 MiB of it array
+buffers, mostly the requests queued for delivery. A live scrape's exports waited for room only at
+the queue's bound (64 MiB), and encoding outruns the socket, so every scrape filled the queue to it.
+They now wait while what the transport can have in flight is queued (four requests of up to 4 MiB:
+packages/emit/src/delivery/otlp-delivery.ts, \`roomBytes\`; past the scrape's wait the bound is still the
+buffer for a receiver that is down or slow). In two runs of each, array buffers went from 116–146 to
+79–94 MiB and the resident set from 459–490 to 439–459 MiB, while V8 kept a larger heap
+(heapTotal 253–255 → 284–287 MiB: fewer of its collections started by outside memory). Measured
+from outside as this bench does, in turns (60 s after the warm-up, two runs of each), the resident
+set moved within its noise (means of 474 and 425 MiB before, 523 and 385 after), and the share of a
+core too. The table above was measured before this change.
+
 Reproduce: \`node bench/live-platform.mjs\` (part of \`npx just bench\`).
 `,
 );

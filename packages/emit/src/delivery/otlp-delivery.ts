@@ -77,9 +77,17 @@ abstract class OtlpDelivery {
     await this.room(this.options.config.queueBytes);
   }
 
-  /** Waits until `bytes` more fit within the queue's bound, or `deadlineMs` (none: no wait, the queue drops the oldest). */
+  /**
+   * Waits until `bytes` more fit within the bytes an export waits for (the queue's bound, or a live
+   * scrape's window), or `deadlineMs` (none: no wait, the queue drops the oldest beyond its bound).
+   */
   protected async room(bytes: number, deadlineMs = this.roomDeadline()): Promise<void> {
-    if (deadlineMs !== undefined) await this.queue.room(Math.max(0, this.options.config.queueBytes - bytes), deadlineMs);
+    if (deadlineMs !== undefined) await this.queue.room(Math.max(0, this.roomBytes() - bytes), deadlineMs);
+  }
+
+  /** How many bytes may be queued or in flight before an export waits: the queue's bound. */
+  protected roomBytes(): number {
+    return this.options.config.queueBytes;
   }
 
   /** Until when an export may wait for room: a paced delivery's, up to the export timeout. */
@@ -246,6 +254,20 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
     if (this.options.paced === true || this.options.scrapeRoomMs === undefined) return super.roomDeadline();
     this.scrapeDeadlineMs ??= Date.now() + this.options.scrapeRoomMs;
     return this.scrapeDeadlineMs;
+  }
+
+  /**
+   * A live scrape's exports wait while what the transport can have in flight at once is queued or
+   * in flight (MAX_IN_FLIGHT requests of the largest size), not the queue's whole bound: encoding
+   * outruns any socket, so waiting at the bound filled the queue to it every scrape (platform.yaml's
+   * scrape is about 100 MiB) and the run held that much memory outside its heap for requests that
+   * only waited their turn. Past its wait (scrapeRoomMs) a scrape queues up to the bound as before,
+   * so a receiver that is down or slow finds the same buffer.
+   */
+  protected override roomBytes(): number {
+    const bound = super.roomBytes();
+    if (this.options.paced === true || this.options.scrapeRoomMs === undefined) return bound;
+    return Math.min(bound, MAX_IN_FLIGHT * this.options.config.maxRequestBytes);
   }
 }
 
