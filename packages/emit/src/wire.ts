@@ -7,7 +7,15 @@
  */
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { metricsJson } from "./delivery/json-metrics.js";
-import { type Encoded, type Encoding, encodeMetrics, pointParts, pointsOf, type RequestMemory } from "./delivery/requests.js";
+import {
+  type Encoded,
+  type Encoding,
+  encodeMetrics,
+  encodeMetricsParts,
+  pointParts,
+  pointsOf,
+  type RequestMemory,
+} from "./delivery/requests.js";
 
 export type WireFormat =
   /** OTLP export requests of at most `maxRequestBytes`, keyed by target (delivery/requests.ts). */
@@ -44,6 +52,18 @@ export function encodeScrape(format: WireFormat, metrics: ResourceMetrics, memor
     return { kind: "otlp", encoded, points };
   }
   return { kind: "otlp-json-line", lines: pointParts(metrics, format.pointsPerLine).map((part) => `${metricsJson(part)}\n`), points };
+}
+
+/**
+ * A target's OTLP requests part by part (requests.ts, encodeMetricsParts), each encoded once the
+ * part before has been taken: for a sink that waits between parts to bound what it holds.
+ */
+export function encodeOtlpParts(
+  format: Extract<WireFormat, { kind: "otlp" }>,
+  metrics: ResourceMetrics,
+  memory?: RequestMemory,
+): Generator<Encoded> {
+  return encodeMetricsParts(metrics, format.encoding, format.maxRequestBytes, targetKeyOf(metrics), memory);
 }
 
 /** One key per scrape target: its requests are delivered in order. */

@@ -9,7 +9,7 @@ import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import type { LogsSink } from "../logs-pipeline.js";
 import type { OtlpProtocol } from "../otlp.js";
 import type { EncodedMetricsSink } from "../sinks.js";
-import { type EncodedScrape, encodeScrape, type WireFormat } from "../wire.js";
+import { type EncodedScrape, encodeOtlpParts, type WireFormat } from "../wire.js";
 import { type DeliveryConfig, FLUSH_ON_EXIT_MS, MAX_IN_FLIGHT } from "./config.js";
 import { OtlpTransport, type Signal } from "./otlp-transport.js";
 import { type DeliveryEvents, DeliveryQueue, type DeliveryStats, forEachKey } from "./queue.js";
@@ -199,7 +199,7 @@ class Gathered {
 }
 
 export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsSink {
-  readonly wireFormat: WireFormat;
+  readonly wireFormat: Extract<WireFormat, { kind: "otlp" }>;
 
   /** Small protobuf requests waiting to go out together (Gathered); JSON bodies do not concatenate. */
   private readonly gathered: Gathered | undefined;
@@ -232,7 +232,9 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
   }
 
   async export(metrics: ResourceMetrics): Promise<boolean> {
-    await this.enqueuePaced(requestsOf(encodeScrape(this.wireFormat, metrics, this.slabs)));
+    // A large target's requests a part at a time, each after the wait for room: the slabs hold one
+    // part of it rather than all of it.
+    for (const part of encodeOtlpParts(this.wireFormat, metrics, this.slabs)) await this.enqueuePaced(part);
     return true;
   }
 

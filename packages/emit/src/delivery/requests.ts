@@ -114,9 +114,25 @@ export function encodeMetrics(
   key?: string,
   memory: RequestMemory = encoding === "json" ? OWN_BYTES : COPY_OUT,
 ): Encoded {
+  return allOf(encodeMetricsParts(metrics, encoding, maxBytes, key, memory));
+}
+
+/**
+ * encodeMetrics part by part: the requests of a target cut by its first points' size come a part
+ * (a request or two) at a time, each encoded only when the one before has been taken, so a consumer
+ * that waits between parts (a live scrape's delivery, otlp-delivery.ts) holds one part's bytes
+ * rather than the whole target's (Run:ai's exporter of platform.yaml: about 40 MB).
+ */
+export function encodeMetricsParts(
+  metrics: ResourceMetrics,
+  encoding: Encoding,
+  maxBytes: number,
+  key?: string,
+  memory: RequestMemory = encoding === "json" ? OWN_BYTES : COPY_OUT,
+): Generator<Encoded> {
   // Only gpusynth's protobuf encoder writes into the memory's room; JSON is made anew and copied in.
   const room = encoding === "protobuf" ? () => memory.room?.() : () => undefined;
-  return splitMetrics(metrics, (part) => serializeMetrics(part, encoding, room()), maxBytes, key, memory);
+  return splitMetricsParts(metrics, (part) => serializeMetrics(part, encoding, room()), maxBytes, key, memory);
 }
 
 /** encodeMetrics with the serializer given (its bytes valid until its next call): the same split whichever encodes the parts. */
@@ -127,13 +143,33 @@ export function splitMetrics(
   key?: string,
   memory: RequestMemory = COPY_OUT,
 ): Encoded {
+  return allOf(splitMetricsParts(metrics, encode, maxBytes, key, memory));
+}
+
+/** The requests of every part, in order. */
+function allOf(parts: Iterable<Encoded>): Encoded {
+  const all: { requests: EncodedRequest[]; oversized: number } = { requests: [], oversized: 0 };
+  for (const { requests, oversized } of parts) {
+    for (const request of requests) all.requests.push(request);
+    all.oversized += oversized;
+  }
+  return all;
+}
+
+/** splitMetrics part by part (encodeMetricsParts). */
+function* splitMetricsParts(
+  metrics: ResourceMetrics,
+  encode: (part: ResourceMetrics) => Uint8Array,
+  maxBytes: number,
+  key?: string,
+  memory: RequestMemory = COPY_OUT,
+): Generator<Encoded> {
   const points = pointsOf(metrics);
   let spans: MetricSpan[] | undefined;
   const encodeRange = (from: number, to: number) => {
     spans ??= spansOf(metrics);
     return encode(pointRange(metrics, spans, from, to));
   };
-  const out = { requests: [], oversized: 0 };
   // A target far over the limit (Run:ai's exporter at 100,000 GPUs: ~800k points, ~150 MB) is cut
   // by the size its first points encode to, not encoded whole first only to learn its size.
   if (points > SAMPLED_ABOVE) {
@@ -141,13 +177,17 @@ export function splitMetrics(
     const parts = Math.ceil(((perPoint * points) / maxBytes) * 1.1);
     if (parts > 1) {
       const size = Math.ceil(points / parts);
-      for (let start = 0; start < points; start += size)
+      for (let start = 0; start < points; start += size) {
+        const out = { requests: [], oversized: 0 };
         encodeWithin(encodeRange, memory, maxBytes, key, start, Math.min(points, start + size), out);
-      return out;
+        yield out;
+      }
+      return;
     }
   }
+  const out = { requests: [], oversized: 0 };
   encodeWithin(encodeRange, memory, maxBytes, key, 0, points, out, encode(metrics));
-  return out;
+  yield out;
 }
 
 /**
