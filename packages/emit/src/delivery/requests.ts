@@ -146,14 +146,18 @@ export function splitMetrics(
   return allOf(splitMetricsParts(metrics, encode, maxBytes, key, memory));
 }
 
-/** The requests of every part, in order. */
+/** The requests of every part, in order (most targets are one part: its own, uncopied). */
 function allOf(parts: Iterable<Encoded>): Encoded {
-  const all: { requests: EncodedRequest[]; oversized: number } = { requests: [], oversized: 0 };
+  let all: { requests: EncodedRequest[]; oversized: number } | undefined;
   for (const { requests, oversized } of parts) {
+    if (all === undefined) {
+      all = { requests, oversized };
+      continue;
+    }
     for (const request of requests) all.requests.push(request);
     all.oversized += oversized;
   }
-  return all;
+  return all ?? { requests: [], oversized: 0 };
 }
 
 /** splitMetrics part by part (encodeMetricsParts). */
