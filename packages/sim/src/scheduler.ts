@@ -109,12 +109,12 @@ class JobPlan {
   /** That failed attempt, as traced. */
   allocateFailure: CycleAttempt | undefined;
   /**
-   * Per pool (by index), reclaim's last failed attempt there and what it read that can move
-   * (Scheduler.poolInputs): reclaim fails the same way while that holds.
+   * Per pool (by index), reclaim's last failed attempt there and the pool's version then
+   * (Scheduler.poolVersion): reclaim fails the same way while it holds.
    */
-  readonly reclaimFailures: Array<{ readonly inputs: PoolInputs; readonly failure: CycleAttempt } | undefined> = [];
-  /** Preempt's last failed attempt, with allocate's reasons then and what it read of each pool. */
-  preemptFailure: { readonly reasons: PendingReason[]; readonly inputs: PoolInputs[]; readonly failure: CycleAttempt } | undefined;
+  readonly reclaimFailures: Array<{ readonly version: number; readonly failure: CycleAttempt } | undefined> = [];
+  /** Preempt's last failed attempt, with allocate's reasons then and each pool's version. */
+  preemptFailure: { readonly reasons: PendingReason[]; readonly versions: number[]; readonly failure: CycleAttempt } | undefined;
 
   constructor(
     readonly w: Workload,
@@ -585,7 +585,7 @@ export class Scheduler {
     return this.divisionList;
   }
 
-  /** Notes that a queue's revision moved, for the next division and for reclaim's and preempt's reuse (poolInputs). */
+  /** Notes that a queue's revision moved, for the next division and for reclaim's and preempt's reuse (poolVersion). */
   private revisionMoved(q: Queue): void {
     this.queueVersions.set(q.pool, (this.queueVersions.get(q.pool) ?? 0) + 1);
     if (this.movedMark[q.order] === 1) return;
@@ -597,31 +597,28 @@ export class Scheduler {
   /** Per pool, how many times workloads started in a cycle became victims at the next one (isVictimIn). */
   private readonly eligibleMoved = new Map<string, number>();
 
-  /** What a reclaim or preempt attempt in `pool` reads that can move (beside the job's own, which do not). */
-  private poolInputs(pool: Pool, running: RunningWorkloads): PoolInputs {
-    return {
-      free: pool.freeVersion,
-      capacity: pool.capacityVersion,
-      running: running.versionIn(pool.name),
-      queues: this.queueVersions.get(pool.name) ?? 0,
-      eligible: this.eligibleMoved.get(pool.name) ?? 0,
-    };
-  }
-
-  /** Whether `pool` is as poolInputs read it then. */
-  private poolHolds(pool: Pool, inputs: PoolInputs, running: RunningWorkloads): boolean {
+  /**
+   * What a reclaim or preempt attempt in `pool` reads that can move (beside the job's own, which do
+   * not), as one count of changes: its free GPUs (placement), its nodes' status and GPUs' health,
+   * its running workloads (the candidates, their order, which terminate), its queues' figures (the
+   * job's fair share and quota, each candidate's over-service), and the workloads started in a
+   * cycle, which are victims from the next one (isVictimIn). Each count only grows, so their sum
+   * is the same only while none has moved: an attempt that failed then fails the same way, with
+   * the same trace, and outcomes and logs are those of attempting again.
+   */
+  private poolVersion(pool: Pool, running: RunningWorkloads): number {
     return (
-      inputs.free === pool.freeVersion &&
-      inputs.capacity === pool.capacityVersion &&
-      inputs.running === running.versionIn(pool.name) &&
-      inputs.queues === (this.queueVersions.get(pool.name) ?? 0) &&
-      inputs.eligible === (this.eligibleMoved.get(pool.name) ?? 0)
+      pool.freeVersion +
+      pool.capacityVersion +
+      running.versionIn(pool.name) +
+      (this.queueVersions.get(pool.name) ?? 0) +
+      (this.eligibleMoved.get(pool.name) ?? 0)
     );
   }
 
-  /** Whether each of `pools` is as poolInputs read it then (a loop: no closure made per attempt). */
-  private poolsHold(pools: readonly Pool[], inputs: readonly PoolInputs[], running: RunningWorkloads): boolean {
-    for (let i = 0; i < pools.length; i++) if (!this.poolHolds(pools[i] as Pool, inputs[i] as PoolInputs, running)) return false;
+  /** Whether each of `pools` has the version it had then. */
+  private poolsHold(pools: readonly Pool[], versions: readonly number[], running: RunningWorkloads): boolean {
+    for (let i = 0; i < pools.length; i++) if (this.poolVersion(pools[i] as Pool, running) !== versions[i]) return false;
     return true;
   }
 
@@ -890,7 +887,7 @@ export class Scheduler {
       const withinDeserved = queue.allocated + w.gpus <= queue.deserved;
       // A backlog's jobs mostly meet a pool as they left it: then they fail as they did.
       const last = job.reclaimFailures[i];
-      if (last !== undefined && this.poolHolds(pool, last.inputs, running)) {
+      if (last !== undefined && this.poolVersion(pool, running) === last.version) {
         this.trace.reclaim.push(last.failure);
         continue;
       }
@@ -916,7 +913,7 @@ export class Scheduler {
       });
       if (chosen === undefined) {
         const failure: CycleAttempt = { workload: w, queue, outcome: "no-strategy", victims: NO_VICTIMS };
-        job.reclaimFailures[i] = { inputs: this.poolInputs(pool, running), failure };
+        job.reclaimFailures[i] = { version: this.poolVersion(pool, running), failure };
         this.trace.reclaim.push(failure);
         continue;
       }
@@ -946,7 +943,7 @@ export class Scheduler {
     const w = job.w;
     // Allocate's reasons (the same array while its failure holds) and the job's pools as they were.
     const last = job.preemptFailure;
-    if (last !== undefined && last.reasons === job.reasons && this.poolsHold(job.pools, last.inputs, running)) {
+    if (last !== undefined && last.reasons === job.reasons && this.poolsHold(job.pools, last.versions, running)) {
       this.trace.preempt.push(last.failure);
       return false;
     }
@@ -994,7 +991,7 @@ export class Scheduler {
       outcome: overQuota ? "over-quota" : "no-strategy",
       victims: NO_VICTIMS,
     };
-    job.preemptFailure = { reasons: job.reasons, inputs: job.pools.map((pool) => this.poolInputs(pool, running)), failure };
+    job.preemptFailure = { reasons: job.reasons, versions: job.pools.map((pool) => this.poolVersion(pool, running)), failure };
     this.trace.preempt.push(failure);
     return false;
   }
@@ -1115,22 +1112,6 @@ function allocateInputsOf(job: JobPlan): number[] {
     for (let q: Queue | null = job.queues[i] as Queue; q !== null; q = q.parent) inputs.push(q.allocated, q.allocatedNonPreemptible);
   }
   return inputs;
-}
-
-/**
- * What reclaim and preempt read of a pool that can move, as counts of changes: its free GPUs
- * (placement), its nodes' status and GPUs' health, its running workloads (the candidates, their
- * order, which terminate, which started this cycle), and its queues' figures (the job's fair share
- * and quota, each candidate's queue's over-service). An attempt that failed fails the same way,
- * with the same trace, while none has moved: outcomes and logs are those of attempting again.
- */
-interface PoolInputs {
-  readonly free: number;
-  readonly capacity: number;
-  readonly running: number;
-  readonly queues: number;
-  /** Workloads started in a cycle are no victims in it (isVictimIn): they are from the next one. */
-  readonly eligible: number;
 }
 
 /** Whether allocateInputsOf(job) would give what the job's last failed attempt read. */

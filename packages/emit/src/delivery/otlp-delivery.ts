@@ -253,9 +253,15 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
   private scrapeDeadlineMs: number | undefined;
 
   protected override roomDeadline(): number | undefined {
-    if (this.options.paced === true || this.options.scrapeRoomMs === undefined) return super.roomDeadline();
-    this.scrapeDeadlineMs ??= Date.now() + this.options.scrapeRoomMs;
+    const scrapeRoomMs = this.liveScrapeRoomMs();
+    if (scrapeRoomMs === undefined) return super.roomDeadline();
+    this.scrapeDeadlineMs ??= Date.now() + scrapeRoomMs;
     return this.scrapeDeadlineMs;
+  }
+
+  /** A live run's scrape time to wait for room (scrapeRoomMs); undefined for a paced delivery or one that never waits. */
+  private liveScrapeRoomMs(): number | undefined {
+    return this.options.paced === true ? undefined : this.options.scrapeRoomMs;
   }
 
   /**
@@ -268,8 +274,7 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
    */
   protected override roomBytes(): number {
     const bound = super.roomBytes();
-    if (this.options.paced === true || this.options.scrapeRoomMs === undefined) return bound;
-    return Math.min(bound, MAX_IN_FLIGHT * this.options.config.maxRequestBytes);
+    return this.liveScrapeRoomMs() === undefined ? bound : Math.min(bound, MAX_IN_FLIGHT * this.options.config.maxRequestBytes);
   }
 }
 
