@@ -42,8 +42,26 @@ class OnDemandReader extends MetricReader {
   protected override async onShutdown(): Promise<void> {}
 }
 
-/** A point whose value the producer sets again at the next scrape of its series. */
-type HeldPoint = DataPoint<number> & { value: number };
+/** A point of a scrape: a series' sample that is its own point, a LabelledPoint, a report's or a stale one. */
+type HeldPoint = DataPoint<number>;
+
+/**
+ * The point of a series whose target adds labels to its sample's (the kubelet's metrics_path),
+ * kept from one scrape to the next: its value is its sample's, read where it is written, rather
+ * than a copy (a number field V8 keeps in a box of its own: an object more per series).
+ */
+class LabelledPoint implements DataPoint<number> {
+  readonly startTime = NO_TIME;
+  constructor(
+    readonly attributes: Readonly<Record<string, string>>,
+    readonly endTime: HrTime,
+    public sample: Sample,
+  ) {}
+
+  get value(): number {
+    return this.sample.value;
+  }
+}
 
 /**
  * The target's current scrape, as MetricData built straight from its samples.
@@ -138,10 +156,10 @@ class ScrapeProducer implements MetricProducer {
       }
       // Otherwise the same series in the same place as at the last scrape keeps its point.
       const held = before[listed];
-      if (held !== undefined && held.attributes === labels) {
-        held.value = sample.value;
+      if (held instanceof LabelledPoint && held.attributes === labels) {
+        held.sample = sample;
         points[listed++] = held;
-      } else points[listed++] = { attributes: labels, startTime: NO_TIME, endTime: time, value: sample.value };
+      } else points[listed++] = new LabelledPoint(labels, time, sample);
     }
     if (family !== undefined) counts.set(family, listed);
     // A list written over from the start ends where this scrape's points do (V8 shortens it in place).
