@@ -66,10 +66,11 @@ class LabelledPoint implements DataPoint<number> {
 /**
  * The target's current scrape, as MetricData built straight from its samples.
  *
- * A series keeps its DataPoint from one scrape to the next, its value set in place, as a
- * Prometheus exporter keeps its series. Where the target adds no labels, the series' Sample is its
- * DataPoint (catalogue.ts PointSample), its value set by its source. Otherwise the point in the
- * same place of the family's previous scrape is found without a lookup: sources list their series
+ * A series keeps its DataPoint from one scrape to the next, as a Prometheus exporter keeps its
+ * series. Where the target adds no labels, the series' Sample is its DataPoint (catalogue.ts
+ * PointSample), its value set by its source. Otherwise its point (LabelledPoint) reads its sample's
+ * value, and the point in the same place of the family's previous scrape is found without a
+ * lookup: sources list their series
  * in a stable order and keep a series' label set while its subject lives. What a collect hands over is therefore
  * valid until the target's next scrape: the OTLP encoders and the SDK's exporters read it at once
  * (sinks.ts gives a stock exporter, which may keep it, a copy).
