@@ -46,9 +46,9 @@ class OnDemandReader extends MetricReader {
 type HeldPoint = DataPoint<number>;
 
 /**
- * The point of a series whose target adds labels to its sample's (the kubelet's metrics_path),
- * kept from one scrape to the next: its value is its sample's, read where it is written, rather
- * than a copy (a number field V8 keeps in a box of its own: an object more per series).
+ * The point of a series whose sample is not one a source keeps (a plain Sample: a test's), kept
+ * from one scrape to the next: its value is its sample's, read where it is written, rather than a
+ * copy (a number field V8 keeps in a box of its own).
  */
 class LabelledPoint implements DataPoint<number> {
   readonly startTime = NO_TIME;
@@ -67,10 +67,10 @@ class LabelledPoint implements DataPoint<number> {
  * The target's current scrape, as MetricData built straight from its samples.
  *
  * A series keeps its DataPoint from one scrape to the next, as a Prometheus exporter keeps its
- * series. Where the target adds no labels, the series' Sample is its DataPoint (catalogue.ts
- * PointSample), its value set by its source. Otherwise its point (LabelledPoint) reads its sample's
- * value, and the point in the same place of the family's previous scrape is found without a
- * lookup: sources list their series
+ * series: its Sample is its DataPoint (catalogue.ts PointSample), its value set by its source, its
+ * attributes (the labels with the target's) and time by the scrape. A sample of a source that keeps
+ * none (a test's) gets a LabelledPoint, which reads its value; the point in the same place of the
+ * family's previous scrape is found without a lookup: sources list their series
  * in a stable order and keep a series' label set while its subject lives. What a collect hands over is therefore
  * valid until the target's next scrape: the OTLP encoders and the SDK's exporters read it at once
  * (sinks.ts gives a stock exporter, which may keep it, a copy).
@@ -146,16 +146,16 @@ class ScrapeProducer implements MetricProducer {
         }
         before = previous.get(family) ?? NO_POINTS;
       }
-      // A series whose labels the target leaves as they are is its own point, its time the scrape's.
-      if (labels === sample.labels) {
-        const own = pointOf(sample);
-        if (own !== undefined) {
-          own.endTime = time;
-          points[listed++] = own as HeldPoint;
-          continue;
-        }
+      // A series' sample is its own point: its attributes the labels the target gives it (its own
+      // labels where it adds none), its time the scrape's. A sample is its target's alone.
+      const own = pointOf(sample);
+      if (own !== undefined) {
+        own.attributes = labels;
+        own.endTime = time;
+        points[listed++] = own as HeldPoint;
+        continue;
       }
-      // Otherwise the same series in the same place as at the last scrape keeps its point.
+      // A sample of a source that keeps no Sample of its own (a test's): the same series in the same place as at the last scrape keeps its point.
       const held = before[listed];
       if (held instanceof LabelledPoint && held.attributes === labels) {
         held.sample = sample;
