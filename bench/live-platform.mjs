@@ -469,17 +469,21 @@ A series' value is no longer a field of its Sample (2026-12-07): V8 keeps a numb
 ever held a fraction in a box of its own, so each of the 439,000 Samples a platform run keeps and
 each of the 145,000 points the kubelet's series keep (target-provider.ts) had one more object for
 every full collection to mark. The values now sit in their keeper's list of numbers (catalogue.ts
-\`SeriesSample\`, which V8 keeps unboxed in one block), and the kubelet's points read their sample's
-(\`LabelledPoint\`). In a heap snapshot of the run after 70 s, 556,000 boxed numbers became 351,000
+\`SeriesSample\`, which V8 keeps unboxed in one block), and the kubelet's points read their sample's.
+In a heap snapshot of the run after 70 s, 556,000 boxed numbers became 351,000
 (the rest the simulation's: the GPUs' physics, the workloads' rhythms) and 2.71 million objects 2.54
 million; measured in turns, two runs of each over 60 s after the warm-up and its first two
 intervals: 5.5 and 5.3 % of a core before, 4.9 and 4.7 % after (V8's helpers 1.51 and 1.41 s against
-1.06 and 1.05 s; 4 full collections each before, 2 and 3 after). What that snapshot holds now:
-452,000 Samples (40 MB), 432,000 plain objects (the label sets and the SDK's per-family descriptors
-and MetricData), 334,000 strings (53 MB: label values and the label sets' kept bytes), 152,000
-property arrays (label sets with more labels than an object holds in itself), 137,000 kubelet
-points, 134,000 strings still in the pieces they were concatenated from (pod names and UIDs above
-all), and 61 MB of array buffers outside the heap (the requests waiting for delivery).
+1.06 and 1.05 s; 4 full collections each before, 2 and 3 after). The kubelet's series' Samples are
+now their points too, the scrape setting their attributes (their labels with the target's
+metrics_path) as it sets their time (target-provider.ts): 2.50 million objects became 2.31 million.
+What that snapshot holds now: 437,000 Samples (38 MB: 88 bytes each, Node.js builds V8 without
+pointer compression), 414,000 plain objects (the label sets and the SDK's per-family descriptors
+and MetricData), 328,000 strings (52 MB: label values and the label sets' kept bytes), 320,000
+boxed numbers (the simulation's), 149,000 property arrays (label sets with more labels than an
+object holds in itself), 127,000 strings still in the pieces they were concatenated from (pod names
+above all), and about 55 MB of array buffers outside the heap (the request slabs: six of 8 MiB, all
+taken by the first scrape after the warm-up and kept for reuse).
 
 Reproduce: \`node bench/live-platform.mjs\` (part of \`npx just bench\`).
 `,
