@@ -482,8 +482,8 @@ pointer compression), 414,000 plain objects (the label sets and the SDK's per-fa
 and MetricData), 328,000 strings (52 MB: label values and the label sets' kept bytes), 320,000
 boxed numbers (the simulation's), 149,000 property arrays (label sets with more labels than an
 object holds in itself), 127,000 strings still in the pieces they were concatenated from (pod names
-above all), and about 55 MB of array buffers outside the heap (the request slabs: six of 8 MiB, all
-taken by the first scrape after the warm-up and kept for reuse).
+above all), and about 55 MB of array buffers outside the heap (the request slabs: six of 8 MiB, five
+taken by the first scrape after the warm-up and one by the second, all kept for reuse).
 
 Reproduce: \`node bench/live-platform.mjs\` (part of \`npx just bench\`).
 `,
