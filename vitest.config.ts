@@ -21,11 +21,15 @@ export default defineConfig({
     // A file's beforeAll drives a whole scenario: on a loaded 2-core machine it may take longer
     // than vitest's default 10 s, as long as a test.
     hookTimeout: 60_000,
-    // Many files wait on child processes and wall-clock pacing: two workers more than cores, so a
-    // 2-core machine computes in two files while two others wait. The suite now keeps both cores
-    // busy throughout: on 2 cores four workers took the same 132 s as five, with 5 s less CPU
-    // (each worker imports and warms up the sources anew), which `just check`'s other steps use.
-    maxWorkers: availableParallelism() + 2,
+    // Many files wait on child processes and wall-clock pacing (the live runs, the collectors and
+    // Prometheus they feed): about four at a time, whatever the core count. Four workers more than
+    // cores leave about a worker per core computing while they wait. Measured on 2 cores
+    // (2026-12-07, each file's process.cpuUsage() and reaped children): with two more than cores,
+    // the first 35 s kept one core busy, the four longest files (all waiting) having started
+    // together. Whole suites in turns, three of each: four more than cores 94.6 s (median; 185 s
+    // of CPU), two more 105.1 s (179 s). Eight workers on 2 cores took 93 s once and 13 s more
+    // CPU than six: each worker imports and warms up the sources anew.
+    maxWorkers: availableParallelism() + 4,
     // A worker's files share its module cache instead of importing the SDK and the sources anew
     // for each file (a third of the suite's CPU time). The sources keep no global state: no
     // OpenTelemetry global provider, every run built from its own ClusterRun.
@@ -34,7 +38,7 @@ export default defineConfig({
     // instead of V8's 16 MiB lets most of it die unscavenged; it cut the suite's CPU time by a
     // tenth (garbage collection was a quarter of it in a profile of every worker).
     //
-    // And one thread per worker collects its garbage: four workers on two cores leave V8's parallel
+    // And one thread per worker collects its garbage: six workers on two cores leave V8's parallel
     // and concurrent collector threads no idle core, only their coordination to pay for. Measured on
     // 2 cores in turns, two full suites of each (2026-12-07): 265 and 266 s of CPU with the helpers,
     // 251 and 254 s without; later runs of this machine drifted by a tenth between runs, so the
