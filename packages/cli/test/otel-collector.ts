@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawnSync } from "node:child_process";
 import { COLLECTOR_READY, startServer } from "../../../scripts/local-servers.mjs";
+import { goServerEnv } from "../../emit/test/go-server-env.js";
 import { builtTool } from "./built-tools.js";
 
 export const otelcolBinary = builtTool("otelcol");
@@ -58,7 +59,7 @@ export class Collector {
       command: binary,
       ports: names,
       args: () => [...configs, QUIET].flatMap((c) => ["--config", c]),
-      env: (ports) => ({ ...process.env, ...endpointsOf(ports), ...env }),
+      env: (ports) => goServerEnv({ ...endpointsOf(ports), ...env }),
       ready: COLLECTOR_READY,
     });
     const kill = () => child.kill("SIGKILL");

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer, victoriaServer } from "../../../scripts/local-servers.mjs";
+import { goServerEnv } from "../../emit/test/go-server-env.js";
 import { ownedProcess } from "../../emit/test/prometheus-server.js";
 import { builtTool } from "./built-tools.js";
 
@@ -26,6 +27,7 @@ export class VictoriaLogs {
           name: "VictoriaLogs",
           command: victoriaLogsBinary,
           args: (port) => [`-httpListenAddr=127.0.0.1:${port}`, `-storageDataPath=${dir}`],
+          env: () => goServerEnv(),
         }),
       );
       return new VictoriaLogs(`http://127.0.0.1:${ports.http}`, ownedProcess(child, dir));
