@@ -72,6 +72,34 @@ describe("request slabs", () => {
     slabs.release(body);
   });
 
+  it("joins bodies written one after another at the ends of its rooms without a copy, and copies bodies that do not lie so", () => {
+    const slabs = new RequestSlabs(64);
+    const written = (length: number, fill: number) => {
+      const room = slabs.room();
+      room.fill(fill, room.length - length);
+      return slabs.hold(room.subarray(room.length - length));
+    };
+    const [a, b, c] = [written(6, 1), written(4, 2), written(8, 3)];
+    expect([slabs.apart(a, b), slabs.apart(b, c), slabs.apart(a, c), slabs.apart(b, a)]).toEqual([false, false, true, true]);
+    const joined = slabs.holdJoined([a, b, c]);
+    // The memory the three span: the last written lies first.
+    expect([joined.buffer, joined.byteOffset, joined.byteLength]).toEqual([a.buffer, c.byteOffset, 18]);
+    expect(content(joined)).toEqual([...bytes(8, 3), ...bytes(4, 2), ...bytes(6, 1)]);
+    // Out of that order, or with another body carved between them, they are copied, in the order given.
+    const copied = slabs.holdJoined([c, b, a]);
+    expect(copied.byteOffset + copied.byteLength).toBeLessThanOrEqual(c.byteOffset);
+    expect(content(copied)).toEqual([...bytes(8, 3), ...bytes(4, 2), ...bytes(6, 1)]);
+    const [d, e, f] = [written(2, 4), written(3, 5), written(2, 6)];
+    expect(slabs.apart(d, f)).toBe(true);
+    const apart = slabs.holdJoined([d, f]);
+    expect(content(apart)).toEqual([...bytes(2, 4), ...bytes(2, 6)]);
+    // The joined body is held on its own: with everything else released, its slab is not carved
+    // again (a slab that held nothing would be, from its end, where the joined body lies).
+    for (const body of [a, b, c, copied, d, e, f, apart]) slabs.release(body);
+    for (let i = 0; i < 16; i++) slabs.release(slabs.hold(Uint8Array.from(bytes(8, 9))));
+    expect(content(joined)).toEqual([...bytes(8, 3), ...bytes(4, 2), ...bytes(6, 1)]);
+  });
+
   it("keeps a body of a worker's shared slab there, which the worker does not carve again until its request is done", () => {
     const worker = new SharedSlabs(64);
     const [a, b] = [worker.hold(Uint8Array.from(bytes(24, 1))), worker.hold(Uint8Array.from(bytes(24, 2)))];

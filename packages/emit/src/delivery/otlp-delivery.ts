@@ -161,7 +161,9 @@ abstract class OtlpDelivery {
  * batching exporter sends them. A large cluster's scrape is thousands of targets of tens of KiB;
  * one request each spent a fifth of a live platform run's main thread in the transport's
  * per-request work (grpc-js, http2, the HTTP agent). The request holds every target's key, so a
- * target's data still goes out in order (queue.ts).
+ * target's data still goes out in order (queue.ts). Its body is no copy where the bodies lie back to
+ * back in the slabs, as the run's own encoder leaves them: the memory they span
+ * (RequestSlabs.holdJoined). A worker thread's bodies are copied together.
  */
 class Gathered {
   private parts: EncodedRequest[] = [];
@@ -177,6 +179,11 @@ class Gathered {
   /** Whether `request` fits beside what is gathered. */
   fits(request: EncodedRequest): boolean {
     return this.gatheredBytes + request.bytes <= this.maxBytes;
+  }
+
+  /** The request gathered last, if any. */
+  get last(): EncodedRequest | undefined {
+    return this.parts[this.parts.length - 1];
   }
 
   add(request: EncodedRequest): void {
@@ -222,7 +229,11 @@ export class OtlpMetricsDelivery extends OtlpDelivery implements EncodedMetricsS
       super.enqueueOne(request);
       return;
     }
-    if (!gathered.fits(request)) this.sendGathered();
+    // A request whose body does not lie just below the last one's in the slabs (the slab it was
+    // encoded into ran short, and the next one was taken) starts the next gathering: what is
+    // gathered is then sent as the memory it spans, never copied.
+    const last = gathered.last;
+    if (!gathered.fits(request) || (last !== undefined && this.slabs.apart(last.body, request.body))) this.sendGathered();
     gathered.add(request);
   }
 

@@ -12,8 +12,9 @@
  * Bodies are carved one after another, from a slab's end towards its start, so a slab comes back
  * when every request carved from it is done. The protobuf encoder writes a request back to front
  * into the slab's free part (`room`), so most bodies are already where they are to stay and are
- * not copied at all. A body a worker thread encoded into its shared slabs (shared-slabs.ts) stays
- * there too, retained until its request is done. A request that never is (the run ended with it
+ * not copied at all, and a request gathered from a scrape's bodies that lie back to back is the
+ * memory they span (holdJoined). A body a worker thread encoded into its shared slabs
+ * (shared-slabs.ts) stays there too, retained until its request is done. A request that never is (the run ended with it
  * queued) keeps only its own slab from reuse, and the garbage collector takes that slab with the
  * request.
  */
@@ -81,11 +82,42 @@ export class RequestSlabs implements RequestMemory {
   };
 
   /**
-   * `parts` one after another, kept in slab memory as one body (a request of several targets'
-   * bodies); the parts themselves stay held until released.
+   * `parts` kept in slab memory as one body (a request of several targets' bodies); the parts
+   * themselves stay held until released. Where they lie back to back in one slab, each carved just
+   * below the one before it in `parts` (the encoder writes a scrape's bodies one after another at
+   * the end of the slab's free part), the body is the memory they span, without a copy: it holds
+   * them in the reverse order, which a request does not mind (its ResourceMetrics are independent
+   * of one another). Otherwise they are copied in, in order.
    */
   holdJoined(parts: readonly Uint8Array[]): Uint8Array {
-    return this.copiedIn(parts);
+    return this.spanned(parts) ?? this.copiedIn(parts);
+  }
+
+  /**
+   * Whether `next` and `previous`, both held in slabs here, do not lie back to back (`next` just
+   * below `previous` in one slab): a body joined from both would be a copy (holdJoined).
+   */
+  apart(previous: Uint8Array, next: Uint8Array): boolean {
+    const slab = this.slabOf.get(previous);
+    const nextSlab = this.slabOf.get(next);
+    if (slab === undefined || nextSlab === undefined) return false;
+    return nextSlab !== slab || next.byteOffset + next.byteLength !== previous.byteOffset;
+  }
+
+  /** The body spanning `parts` where each lies just below the one before it in one slab, held; else undefined. */
+  private spanned(parts: readonly Uint8Array[]): Uint8Array | undefined {
+    const first = parts[0];
+    const slab = first === undefined ? undefined : this.slabOf.get(first);
+    if (first === undefined || slab === undefined) return undefined;
+    const memory = slab.memory;
+    let start = first.byteOffset;
+    for (let i = 1; i < parts.length; i++) {
+      const part = parts[i] as Uint8Array;
+      if (this.slabOf.get(part) !== slab || part.byteOffset + part.byteLength !== start) return undefined;
+      start = part.byteOffset;
+    }
+    const from = start - memory.byteOffset;
+    return this.carved(slab, memory.subarray(from, first.byteOffset + first.byteLength - memory.byteOffset));
   }
 
   /** `parts` copied one after another into a body carved from a slab (one larger than a slab: an array of its own). */
