@@ -493,7 +493,11 @@ bodies span, which the encoder wrote one below the other (RequestSlabs.holdJoine
 where a slab ran short and the next was taken): the metrics take four slabs and never copy a
 request (\`copiedIn\` had been 3 % of the main thread's busy time in a profile). Read through the
 inspector every 5 s for 90 s after the warm-up, one run of each on the same machine: array buffers
-44 MiB on average (50 at most) after, 53 (62) before.
+44 MiB on average (50 at most) after, 53 (62) before. The share of a core moved within this
+machine's spread: over 60 s after the first two intervals, three runs of each in turns on the
+Xeon of the table above, 3.7, 5.9 and 4.7 % before, 4.7, 3.5 and 5.1 % after (the table's run
+before this one, 3.8 %, was on an AMD EPYC). A scrape now makes more, smaller requests (409 in
+the table's 120 s against 346), the gatherings ending at the slabs' ends.
 
 Reproduce: \`node bench/live-platform.mjs\` (part of \`npx just bench\`).
 `,
