@@ -98,6 +98,13 @@ test: build
     echo "test order: shuffled with seed $seed (rerun this order: just race $seed)"; \
     vitest run --sequence.seed="$seed" --reporter=default --reporter=json --outputFile=.vitest-report.json
 
+# Where the suite's CPU goes: each test file's CPU, its children's and its wall time, and how many
+# cores the files kept busy over the run (vitest.file-cost.ts, scripts/test-cost.mjs).
+test-cost: build
+    rm -f .test-cost.tsv
+    GPUSYNTH_TEST_COST="$PWD/.test-cost.tsv" vitest run
+    node scripts/test-cost.mjs .test-cost.tsv
+
 # Replays the order a seed gives (the seed `just test` printed); without one, a new random order.
 race seed="": build
     GPUSYNTH_TEST_SEED="{{seed}}" just test

@@ -48,5 +48,7 @@ export default defineConfig({
     // longest first (vitest's cache of the last run's durations, else vitest.durations.json: a
     // fresh clone has no cache), so no long file starts last.
     sequence: { shuffle: { files: false, tests: true }, sequencer: LongestFirst },
+    // `just test-cost`: each file's CPU, its children's and its wall time, into the file named.
+    setupFiles: process.env.GPUSYNTH_TEST_COST === undefined ? [] : ["./vitest.file-cost.ts"],
   },
 });
