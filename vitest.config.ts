@@ -24,7 +24,7 @@ export default defineConfig({
     // Many files wait on child processes and wall-clock pacing (the live runs, the collectors and
     // Prometheus they feed): about four at a time, whatever the core count. Four workers more than
     // cores leave about a worker per core computing while they wait. Measured on 2 cores
-    // (2026-12-07, each file's process.cpuUsage() and reaped children): with two more than cores,
+    // (2026-12-07, `just test-cost`: each file's CPU and its children's): with two more than cores,
     // the first 35 s kept one core busy, the four longest files (all waiting) having started
     // together. Whole suites in turns, three of each: four more than cores 94.6 s (median; 185 s
     // of CPU), two more 105.1 s (179 s). Eight workers on 2 cores took 93 s once and 13 s more
