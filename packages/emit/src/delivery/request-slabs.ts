@@ -109,15 +109,13 @@ export class RequestSlabs implements RequestMemory {
     const first = parts[0];
     const slab = first === undefined ? undefined : this.slabOf.get(first);
     if (first === undefined || slab === undefined) return undefined;
-    const memory = slab.memory;
-    let start = first.byteOffset;
     for (let i = 1; i < parts.length; i++) {
       const part = parts[i] as Uint8Array;
-      if (this.slabOf.get(part) !== slab || part.byteOffset + part.byteLength !== start) return undefined;
-      start = part.byteOffset;
+      if (!this.slabOf.has(part) || this.apart(parts[i - 1] as Uint8Array, part)) return undefined;
     }
-    const from = start - memory.byteOffset;
-    return this.carved(slab, memory.subarray(from, first.byteOffset + first.byteLength - memory.byteOffset));
+    const last = parts[parts.length - 1] as Uint8Array;
+    const memory = slab.memory;
+    return this.carved(slab, memory.subarray(last.byteOffset - memory.byteOffset, first.byteOffset + first.byteLength - memory.byteOffset));
   }
 
   /** `parts` copied one after another into a body carved from a slab (one larger than a slab: an array of its own). */
