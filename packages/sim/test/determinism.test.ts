@@ -16,38 +16,105 @@ const golden = JSON.parse(readFileSync(new URL("./golden/event-logs.json", impor
 >;
 
 /**
- * An event's JSON, exactly as JSON.stringify writes it (scripts/gen-golden.mjs hashes that). A
- * scheduling cycle lists every pending job's attempt and every queue, and repeats the objects of
- * those that did not change from one cycle to the next: each such object is written once and its
- * text reused — most of the stress fixture's 110 MB a day.
+ * The event log's bytes, hashed a chunk at a time: each event's JSON line, exactly as
+ * `JSON.stringify(event)` and a newline write it (scripts/gen-golden.mjs hashes that), copied into
+ * a 1 MiB buffer that is hashed whenever it fills. A scheduling cycle lists every pending job's
+ * attempt and every queue, and repeats the objects of those that did not change from one cycle to
+ * the next (most of the stress fixture's 110 MB a day): each such object's text is encoded once
+ * and its bytes copied again. Hashing each line's text instead cost more than the simulation: the
+ * cycle's text built by concatenation, then flattened and encoded again by `hash.update`.
  */
-const written = new WeakMap<object, string>();
-function eventJson(event: DomainEvent): string {
-  if (event.kind !== "SchedulingCycle") return JSON.stringify(event);
-  const parts: string[] = [];
-  for (const [key, value] of Object.entries(event)) {
-    if (value === undefined) continue;
-    parts.push(`${JSON.stringify(key)}:${Array.isArray(value) ? `[${value.map(objectJson).join(",")}]` : JSON.stringify(value)}`);
+class EventLogHash {
+  private readonly hash = createHash("sha256");
+  private readonly chunk = Buffer.allocUnsafe(2 ** 20);
+  private at = 0;
+  private readonly encoded = new WeakMap<object, Buffer>();
+  private static readonly text = new Map<string, Buffer>();
+
+  add(event: DomainEvent): void {
+    if (event.kind !== "SchedulingCycle") {
+      this.putText(JSON.stringify(event));
+    } else {
+      let first = true;
+      for (const [key, value] of Object.entries(event)) {
+        if (value === undefined) continue;
+        this.put(EventLogHash.bytes(first ? "{" : ","));
+        first = false;
+        this.put(EventLogHash.bytes(`${JSON.stringify(key)}:`));
+        if (!Array.isArray(value)) {
+          this.putText(JSON.stringify(value));
+          continue;
+        }
+        this.put(EventLogHash.bytes("["));
+        value.forEach((item: unknown, i) => {
+          if (i > 0) this.put(EventLogHash.bytes(","));
+          this.putItem(item);
+        });
+        this.put(EventLogHash.bytes("]"));
+      }
+      this.put(EventLogHash.bytes("}"));
+    }
+    this.put(EventLogHash.bytes("\n"));
   }
-  return `{${parts.join(",")}}`;
-}
-function objectJson(value: unknown): string {
-  if (typeof value !== "object" || value === null) return JSON.stringify(value);
-  let text = written.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    written.set(value, text);
+
+  digest(): string {
+    this.hash.update(this.chunk.subarray(0, this.at));
+    return this.hash.digest("hex");
   }
-  return text;
+
+  /** A list's item: an object's bytes are encoded once and kept while the simulation keeps it. */
+  private putItem(item: unknown): void {
+    if (typeof item !== "object" || item === null) {
+      this.putText(JSON.stringify(item));
+      return;
+    }
+    let bytes = this.encoded.get(item);
+    if (bytes === undefined) {
+      bytes = Buffer.from(JSON.stringify(item), "utf8");
+      this.encoded.set(item, bytes);
+    }
+    this.put(bytes);
+  }
+
+  private putText(text: string): void {
+    // At most three bytes per UTF-16 unit.
+    if (text.length * 3 > this.chunk.length - this.at) this.flush();
+    if (text.length * 3 > this.chunk.length) this.hash.update(text);
+    else this.at += this.chunk.write(text, this.at, "utf8");
+  }
+
+  private put(bytes: Uint8Array): void {
+    if (bytes.length > this.chunk.length - this.at) this.flush();
+    if (bytes.length > this.chunk.length) this.hash.update(bytes);
+    else {
+      this.chunk.set(bytes, this.at);
+      this.at += bytes.length;
+    }
+  }
+
+  private flush(): void {
+    this.hash.update(this.chunk.subarray(0, this.at));
+    this.at = 0;
+  }
+
+  /** The punctuation's and keys' bytes, made once. */
+  private static bytes(text: string): Buffer {
+    let bytes = EventLogHash.text.get(text);
+    if (bytes === undefined) {
+      bytes = Buffer.from(text, "utf8");
+      EventLogHash.text.set(text, bytes);
+    }
+    return bytes;
+  }
 }
 
-/** Each event's JSON line, hashed as it comes: the log is never held (the stress fixture's is over 100 MB). */
+/** The event log's hash, taken as the events come: the log is never held (the stress fixture's is over 100 MB). */
 function eventLogHash(file: string, days: number, seed?: number): string {
   const simulation = new Simulation(loadBlueprint(repoFile(file)).blueprint, seed === undefined ? {} : { seed });
-  const hash = createHash("sha256");
-  simulation.onEvent((event) => hash.update(`${eventJson(event)}\n`));
+  const log = new EventLogHash();
+  simulation.onEvent((event) => log.add(event));
   simulation.runUntil(days * DAY);
-  return hash.digest("hex");
+  return log.digest();
 }
 
 describe.each(Object.entries(golden))("determinism: %s", (file, { days, seeds }) => {
