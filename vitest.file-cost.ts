@@ -3,10 +3,13 @@
  * vitest.config.ts adds when GPUSYNTH_TEST_COST names a file, which gets one line a test file —
  * the worker's own CPU (process.cpuUsage), the CPU of the children it reaped meanwhile (the
  * gpusynth runs, collectors and Prometheus servers the file started: /proc/self/stat's cutime and
- * cstime), its wall time, when it started and which worker ran it. A profile of the loaded suite
+ * cstime), its wall time, when it started, which worker ran it, and the worker's garbage collection
+ * meanwhile (the pauses a PerformanceObserver reports: with --single-threaded-gc, vitest.config.ts,
+ * all of the collector's work is in them). A profile of the loaded suite
  * cannot say this: it counts a process's waits for a core as its own time (docs/contributing.md).
  */
 import { appendFileSync, readFileSync } from "node:fs";
+import { PerformanceObserver } from "node:perf_hooks";
 import { afterAll, beforeAll, expect } from "vitest";
 
 const out = process.env.GPUSYNTH_TEST_COST;
@@ -25,21 +28,43 @@ function reapedChildrenMs(): number {
   }
 }
 
-let start: { file: string; cpu: NodeJS.CpuUsage; children: number; wall: number; at: number } | undefined;
+/**
+ * The worker's garbage collection pauses so far, ms: one observer a worker, whatever number of
+ * files it runs. Node.js makes a collection's entry on the event loop's next turn, which a file
+ * computing between awaits does not give it: `settled` lets them all through before reading.
+ */
+const gc = ((globalThis as { __gpusynthGc?: { ms: number; observer: PerformanceObserver } }).__gpusynthGc ??= (() => {
+  const total = { ms: 0, observer: new PerformanceObserver((list) => count(list.getEntries())) };
+  const count = (entries: PerformanceEntryList) => {
+    for (const entry of entries) total.ms += entry.duration;
+  };
+  total.observer.observe({ entryTypes: ["gc"] });
+  return total;
+})());
+async function settledGcMs(): Promise<number> {
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const entry of gc.observer.takeRecords()) gc.ms += entry.duration;
+  return gc.ms;
+}
 
-beforeAll(() => {
+let start: { file: string; cpu: NodeJS.CpuUsage; children: number; gcMs: number; wall: number; at: number } | undefined;
+
+beforeAll(async () => {
+  const gcMs = await settledGcMs();
   start = {
     file: expect.getState().testPath ?? "unknown",
     cpu: process.cpuUsage(),
     children: reapedChildrenMs(),
+    gcMs,
     wall: performance.now(),
     at: Date.now(),
   };
 });
 
 // Registered before the file's own hooks, so it runs after them: the file's teardown counts.
-afterAll(() => {
+afterAll(async () => {
   if (start === undefined || out === undefined) return;
+  const gcMs = await settledGcMs();
   const cpu = process.cpuUsage(start.cpu);
   const row = [
     start.file,
@@ -48,6 +73,7 @@ afterAll(() => {
     Math.round(performance.now() - start.wall),
     start.at,
     process.pid,
+    Math.round(gcMs - start.gcMs),
   ];
   appendFileSync(out, `${row.join("\t")}\n`);
 });

@@ -13,8 +13,16 @@ const files = readFileSync(path, "utf8")
   .trim()
   .split("\n")
   .map((line) => {
-    const [file, own, children, wall, at, worker] = line.split("\t");
-    return { file: relative(root, file ?? ""), own: Number(own), children: Number(children), wall: Number(wall), at: Number(at), worker };
+    const [file, own, children, wall, at, worker, gc] = line.split("\t");
+    return {
+      file: relative(root, file ?? ""),
+      own: Number(own),
+      children: Number(children),
+      wall: Number(wall),
+      at: Number(at),
+      worker,
+      gc: Number(gc ?? 0),
+    };
   });
 const seconds = (ms) => (ms / 1000).toFixed(1);
 const sum = (key) => files.reduce((total, f) => total + f[key], 0);
@@ -23,12 +31,14 @@ const endedAt = Math.max(...files.map((f) => f.at + f.wall));
 
 console.log(
   `${files.length} files over ${seconds(endedAt - startedAt)} s in ${new Set(files.map((f) => f.worker)).size} workers: ` +
-    `their own CPU ${seconds(sum("own"))} s, their children's ${seconds(sum("children"))} s ` +
+    `their own CPU ${seconds(sum("own"))} s (garbage collection pauses ${seconds(sum("gc"))} s of wall time: with six workers on two cores, a pause also waits for a core), their children's ${seconds(sum("children"))} s ` +
     "(module imports between files and vitest's own process are not counted)",
 );
-console.log("\nown s  children s  wall s  file");
+console.log("\nown s  gc wall s  children s  wall s  file");
 for (const f of [...files].sort((a, b) => b.own + b.children - (a.own + a.children)).slice(0, Number(shown)))
-  console.log(`${seconds(f.own).padStart(5)}  ${seconds(f.children).padStart(10)}  ${seconds(f.wall).padStart(6)}  ${f.file}`);
+  console.log(
+    `${seconds(f.own).padStart(5)}  ${seconds(f.gc).padStart(9)}  ${seconds(f.children).padStart(10)}  ${seconds(f.wall).padStart(6)}  ${f.file}`,
+  );
 
 // Each file's CPU spread evenly over its wall time, summed in 5 s bins: the cores kept busy.
 const BIN_MS = 5000;

@@ -48,8 +48,17 @@ interface MetricsRequest {
 
 const attributes = (list: KeyValue[] | undefined): Record<string, unknown> =>
   Object.fromEntries((list ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
-/** A label set's text, its keys in code-unit order (the same set written in any order gives the same text). */
-const sorted = (record: Record<string, unknown>) => JSON.stringify(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+/**
+ * A point's label set as text, its keys in code-unit order (the same set written in any order
+ * gives the same text), made straight from the attribute list: the files hold hundreds of
+ * thousands of points, and a record made of each first cost a fifth of reading them.
+ */
+const labelSetText = (list: KeyValue[] | undefined): string =>
+  JSON.stringify(
+    (list ?? [])
+      .map((a) => [a.key, Object.values(a.value)[0]])
+      .sort(([a], [b]) => ((a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0)),
+  );
 
 /** One family of one target, as a consumer sees it over the whole run. */
 interface Family {
@@ -97,7 +106,7 @@ function read(file: string) {
             series: new Set<string>(),
           };
           for (const p of points) {
-            family.series.add(sorted(attributes(p.attributes)));
+            family.series.add(labelSetText(p.attributes));
             const start = p.startTimeUnixNano === undefined || p.startTimeUnixNano === "0" ? "none" : "set";
             // The file exporter's JSON leaves a zero value out, as proto3 JSON does: no asInt is a double.
             const value = p.asInt !== undefined ? "int" : "double";
