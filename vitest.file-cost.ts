@@ -9,7 +9,7 @@
  * cannot say this: it counts a process's waits for a core as its own time (docs/contributing.md).
  */
 import { appendFileSync, readFileSync } from "node:fs";
-import { PerformanceObserver } from "node:perf_hooks";
+import { type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
 import { afterAll, beforeAll, expect } from "vitest";
 
 const out = process.env.GPUSYNTH_TEST_COST;
@@ -35,7 +35,7 @@ function reapedChildrenMs(): number {
  */
 const gc = ((globalThis as { __gpusynthGc?: { ms: number; observer: PerformanceObserver } }).__gpusynthGc ??= (() => {
   const total = { ms: 0, observer: new PerformanceObserver((list) => count(list.getEntries())) };
-  const count = (entries: PerformanceEntryList) => {
+  const count = (entries: readonly PerformanceEntry[]) => {
     for (const entry of entries) total.ms += entry.duration;
   };
   total.observer.observe({ entryTypes: ["gc"] });
