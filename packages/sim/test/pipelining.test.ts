@@ -8,7 +8,7 @@
  */
 import type { DomainEvent } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
-import { DAY, fixture, repoFile, run } from "./helpers.js";
+import { DAY, fixture, repoFile, runKeeping } from "./helpers.js";
 
 /** Every start of another workload's pod on a GPU a pipelined job holds, before its victims are gone. */
 function startsOnPipelinedGpus(events: readonly DomainEvent[]): string[] {
@@ -35,7 +35,7 @@ describe("a pipelined job's GPUs", () => {
     ["blueprints/enterprise.yaml", repoFile("blueprints/enterprise.yaml"), 2, undefined],
     ["the stress fixture at seed 43", fixture("stress.yaml"), 1, 43],
   ])("go to no other pod while its victims terminate (%s)", (_name, file, days, seed) => {
-    const { events } = run(file, days * DAY, seed);
+    const { events } = runKeeping(["WorkloadPipelined", "WorkloadStarted"], file, days * DAY, seed);
     expect(events.some((e) => e.kind === "WorkloadPipelined")).toBe(true);
     expect(startsOnPipelinedGpus(events).slice(0, 5)).toEqual([]);
   });

@@ -5,7 +5,7 @@
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { type DomainEvent, Simulation } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
-import { eventsOf, fixture, HOUR, MINUTE, only, run } from "./helpers.js";
+import { eventsOf, fixture, HOUR, MINUTE, only, run, runKeeping } from "./helpers.js";
 
 describe("over-quota borrowing and reclaim", () => {
   const { blueprint, events } = run(fixture("reclaim.yaml"), 6 * HOUR);
@@ -238,8 +238,7 @@ describe("GPU faults", () => {
 
 describe("how evicted pods terminate", () => {
   // A day of the stress fixture: hundreds of reclaims and preemptions of every workload type.
-  const { blueprint, events } = run(fixture("stress.yaml"), 24 * HOUR, 11);
-  const evictions = only(events, "WorkloadPreempted");
+  const { blueprint, events: evictions } = runKeeping(["WorkloadPreempted"], fixture("stress.yaml"), 24 * HOUR, 11);
   const grace = blueprint.time.terminationGracePeriod;
   const took = (e: (typeof evictions)[number]) => e.terminatesAt - e.t;
 
