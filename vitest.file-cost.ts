@@ -31,16 +31,23 @@ function reapedChildrenMs(): number {
 /**
  * The worker's garbage collection pauses so far, ms: one observer a worker, whatever number of
  * files it runs. Node.js makes a collection's entry on the event loop's next turn, which a file
- * computing between awaits does not give it: `settled` lets them all through before reading.
+ * computing between awaits does not give it: settledGcMs lets them all through before reading.
  */
-const gc = ((globalThis as { __gpusynthGc?: { ms: number; observer: PerformanceObserver } }).__gpusynthGc ??= (() => {
-  const total = { ms: 0, observer: new PerformanceObserver((list) => count(list.getEntries())) };
+interface GcPauses {
+  ms: number;
+  readonly observer: PerformanceObserver;
+}
+const workerGlobal = globalThis as { __gpusynthGc?: GcPauses };
+function observeGc(): GcPauses {
+  const pauses: GcPauses = { ms: 0, observer: new PerformanceObserver((list) => count(list.getEntries())) };
   const count = (entries: readonly PerformanceEntry[]) => {
-    for (const entry of entries) total.ms += entry.duration;
+    for (const entry of entries) pauses.ms += entry.duration;
   };
-  total.observer.observe({ entryTypes: ["gc"] });
-  return total;
-})());
+  pauses.observer.observe({ entryTypes: ["gc"] });
+  return pauses;
+}
+if (workerGlobal.__gpusynthGc === undefined) workerGlobal.__gpusynthGc = observeGc();
+const gc: GcPauses = workerGlobal.__gpusynthGc;
 async function settledGcMs(): Promise<number> {
   await new Promise((resolve) => setImmediate(resolve));
   for (const entry of gc.observer.takeRecords()) gc.ms += entry.duration;
