@@ -82,12 +82,6 @@ files: no resolution, a read each, and V8 compiles the functions that run. What 
 itself (about 0.05 s for \`node -e 0\`), compiling what each command runs, and the command's own work.
 The test suite starts the command about fifty times.
 
-Since 2026-12-07 the SDK's gRPC exporter, with grpc-js, protobufjs and proto-loader (about 0.9 MB
-of the bundle's 2.3 MB that \`run\` loaded), is loaded only by a run that sends OTLP over gRPC
-(packages/emit/src/delivery/otlp-transport.ts, \`loadGrpc\`): rolldown puts it in a chunk of its
-own. Measured in turns against the commit before, ten runs of each on this machine: \`run --help\`
-0.162 → 0.146 s of CPU, the offline lab run above 0.247 → 0.226 s.
-
 Reproduce: \`npx just bench\` (or \`npm run bench\`).
 `,
 );

@@ -22,6 +22,7 @@
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
 import { OTLPExporterBase } from "@opentelemetry/otlp-exporter-base";
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from "@opentelemetry/otlp-exporter-base/node-http";
+import { convertLegacyOtlpGrpcOptions, createOtlpGrpcExportDelegate } from "@opentelemetry/otlp-grpc-exporter-base";
 import {
   type ISerializer,
   JsonLogsSerializer,
@@ -68,36 +69,17 @@ function itemCounter(signal: Signal) {
   return { name, countItems: (request: EncodedRequest) => request.items };
 }
 
-type GrpcExporterBase = typeof import("@opentelemetry/otlp-grpc-exporter-base");
-let grpcExporterBase: Promise<GrpcExporterBase> | undefined;
-/**
- * The SDK's gRPC export machinery, loaded the first time a gRPC transport is made: with it come
- * grpc-js, protobufjs and proto-loader, most of the code the command loads, which every run over
- * OTLP/HTTP (the default) or without OTLP at all would otherwise compile at its start.
- */
-function loadGrpc(): Promise<GrpcExporterBase> {
-  grpcExporterBase ??= import("@opentelemetry/otlp-grpc-exporter-base");
-  return grpcExporterBase;
-}
-
 let channels = 0;
 
-function createExporter(
-  signal: Signal,
-  protocol: OtlpProtocol,
-  url: string | undefined,
-  timeoutMillis: number,
-  grpc: GrpcExporterBase | undefined,
-) {
+function createExporter(signal: Signal, protocol: OtlpProtocol, url: string | undefined, timeoutMillis: number) {
   const serializer = passThrough(signal, protocol);
   const config = { ...(url === undefined ? {} : { url }), timeoutMillis, userAgent: `gpusynth (channel ${++channels})` };
   const identifier = signal === "metrics" ? "METRICS" : "LOGS";
   if (protocol === "grpc") {
-    if (grpc === undefined) throw new Error("the gRPC exporter was not loaded");
     const service = GRPC_SERVICE[signal];
     return new OTLPExporterBase(
-      grpc.createOtlpGrpcExportDelegate(
-        grpc.convertLegacyOtlpGrpcOptions(config, identifier),
+      createOtlpGrpcExportDelegate(
+        convertLegacyOtlpGrpcOptions(config, identifier),
         serializer,
         `otlp_grpc_${signal === "metrics" ? "metric" : "log"}_exporter`,
         itemCounter(signal),
@@ -140,8 +122,6 @@ function isTimeout(error: Error): boolean {
 export class OtlpTransport {
   private exporter: OTLPExporterBase<EncodedRequest> | undefined;
   private probeTimeoutMs: number;
-  /** The gRPC machinery, loading from the start where the protocol is gRPC (loadGrpc). */
-  private readonly grpcLoading: Promise<GrpcExporterBase> | undefined;
 
   constructor(
     private readonly signal: Signal,
@@ -150,19 +130,16 @@ export class OtlpTransport {
     private readonly timeoutMs: number = DEFAULT_TIMEOUT_MS,
   ) {
     this.probeTimeoutMs = Math.min(PROBE_TIMEOUT_MS, timeoutMs);
-    this.grpcLoading = protocol === "grpc" ? loadGrpc() : undefined;
   }
 
   /** One attempt; see the file's comment for what a probe does. */
   async send(request: EncodedRequest, attempt: { readonly probe: boolean }): Promise<Outcome> {
-    // Awaited before an exporter is looked for, so that sends waiting on it together make one.
-    const loaded = this.grpcLoading === undefined ? undefined : await this.grpcLoading;
     if (!attempt.probe) {
-      this.exporter ??= createExporter(this.signal, this.protocol, this.url, this.timeoutMs, loaded);
+      this.exporter ??= createExporter(this.signal, this.protocol, this.url, this.timeoutMs);
       return exportOnce(this.exporter, request);
     }
     const grpc = this.protocol === "grpc";
-    const probe = createExporter(this.signal, this.protocol, this.url, grpc ? this.timeoutMs : this.probeTimeoutMs, loaded);
+    const probe = createExporter(this.signal, this.protocol, this.url, grpc ? this.timeoutMs : this.probeTimeoutMs);
     const outcome = await exportOnce(probe, request);
     if (outcome.kind === "retry") {
       if (isTimeout(outcome.error)) this.probeTimeoutMs = Math.min(this.probeTimeoutMs * 2, this.timeoutMs);
