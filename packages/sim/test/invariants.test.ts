@@ -2,10 +2,10 @@
  * Invariants over long random runs with many seeds: whatever the arrivals, faults and
  * preemptions, the cluster's bookkeeping must stay physically possible.
  */
-import { devicePluginIgnores, loadBlueprint } from "@gpusynth/blueprint";
-import { type DomainEvent, Simulation } from "@gpusynth/sim";
+import { devicePluginIgnores } from "@gpusynth/blueprint";
+import type { DomainEvent, Simulation } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
-import { DAY, fixture, HOUR, repoFile } from "./helpers.js";
+import { DAY, fixture, HOUR, repoFile, runKeeping } from "./helpers.js";
 
 type Phase = "Pending" | "Running" | "Completed" | "Failed" | "Cancelled";
 
@@ -136,8 +136,8 @@ function checkedRun(file: string, days: number, seed: number): Checked {
   const key = `${file}@${seed}`;
   let checked = checkedRuns.get(key);
   if (checked === undefined) {
-    // Watched as it runs: its events are not kept (helpers' `run` keeps them all, days of cycles).
-    const simulation = new Simulation(loadBlueprint(file).blueprint, { seed });
+    // Watched as it runs, none of its events kept (days of scheduling cycles).
+    const { simulation } = runKeeping([], file, 0, seed);
     const { problems, checkView, counts } = watch(simulation);
     const kinds = new Set<string>();
     simulation.onEvent((event) => kinds.add(event.kind === "WorkloadCancelled" ? `${event.kind}/${event.whilePending}` : event.kind));
