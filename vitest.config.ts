@@ -22,14 +22,17 @@ export default defineConfig({
     // than vitest's default 10 s, as long as a test.
     hookTimeout: 60_000,
     // Many files wait on child processes and wall-clock pacing (the live runs, the collectors and
-    // Prometheus they feed): about four at a time, whatever the core count. Four workers more than
-    // cores leave about a worker per core computing while they wait. Measured on 2 cores
-    // (2026-12-07, `just test-cost`: each file's CPU and its children's): with two more than cores,
-    // the first 35 s kept one core busy, the four longest files (all waiting) having started
-    // together. Whole suites in turns, three of each: four more than cores 94.6 s (median; 185 s
-    // of CPU), two more 105.1 s (179 s). Eight workers on 2 cores took 93 s once and 13 s more
-    // CPU than six: each worker imports and warms up the sources anew.
-    maxWorkers: availableParallelism() + 4,
+    // Prometheus they feed): about four at a time, whatever the core count, and the longest of
+    // them start together. Five workers more than cores leave a worker or more per core computing
+    // while they wait. Measured on 2 cores (2026-12-07, `just test-cost`: each file's CPU and its
+    // children's): with two more than cores, the first 35 s kept one core busy (the four longest
+    // files, all waiting, having started together); with four more, the first 35 s kept 1.8 cores
+    // busy. Whole suites in turns: four more than cores 94.6 s (median of three; 185 s of CPU), two
+    // more 105.1 s (179 s); later, six pairs of five more against four: faster by 3.2 to 3.8 s in
+    // four, slower by 0.4 and 1.3 s in two (mean 2 s), the same CPU (185 to 196 s each). Eight
+    // workers on 2 cores took 93 s once and 13 s more CPU than six: each worker imports and warms up
+    // the sources anew.
+    maxWorkers: availableParallelism() + 5,
     // A worker's files share its module cache instead of importing the SDK and the sources anew
     // for each file (a third of the suite's CPU time). The sources keep no global state: no
     // OpenTelemetry global provider, every run built from its own ClusterRun.
