@@ -31,35 +31,36 @@ function reapedChildrenMs(): number {
 /**
  * The worker's garbage collection pauses so far, ms: one observer a worker, whatever number of
  * files it runs. Node.js makes a collection's entry on the event loop's next turn, which a file
- * computing between awaits does not give it: settledGcMs lets them all through before reading.
+ * computing between awaits does not give it: `settledMs` lets them all through before reading.
  */
-interface GcPauses {
-  ms: number;
-  readonly observer: PerformanceObserver;
+class GcPauses {
+  private ms = 0;
+  private readonly observer = new PerformanceObserver((list) => this.add(list.getEntries()));
+
+  constructor() {
+    this.observer.observe({ entryTypes: ["gc"] });
+  }
+
+  async settledMs(): Promise<number> {
+    await new Promise((resolve) => setImmediate(resolve));
+    this.add(this.observer.takeRecords());
+    return this.ms;
+  }
+
+  private add(entries: readonly PerformanceEntry[]): void {
+    for (const entry of entries) this.ms += entry.duration;
+  }
 }
 const workerGlobal = globalThis as { __gpusynthGc?: GcPauses };
-function observeGc(): GcPauses {
-  const pauses: GcPauses = { ms: 0, observer: new PerformanceObserver((list) => count(list.getEntries())) };
-  const count = (entries: readonly PerformanceEntry[]) => {
-    for (const entry of entries) pauses.ms += entry.duration;
-  };
-  pauses.observer.observe({ entryTypes: ["gc"] });
-  return pauses;
-}
-if (workerGlobal.__gpusynthGc === undefined) workerGlobal.__gpusynthGc = observeGc();
-const gc: GcPauses = workerGlobal.__gpusynthGc;
-async function settledGcMs(): Promise<number> {
-  await new Promise((resolve) => setImmediate(resolve));
-  for (const entry of gc.observer.takeRecords()) gc.ms += entry.duration;
-  return gc.ms;
-}
+workerGlobal.__gpusynthGc ??= new GcPauses();
+const gc = workerGlobal.__gpusynthGc;
 
 /**
  * Counted from here, where vitest evaluates this file again for each test file before it collects
- * the file's tests: work a file does while it is collected (a run in a \`describe\` body) counts.
+ * the file's tests: work a file does while it is collected (a run in a `describe` body) counts.
  */
 const start = {
-  gcMs: await settledGcMs(),
+  gcMs: await gc.settledMs(),
   cpu: process.cpuUsage(),
   children: reapedChildrenMs(),
   wall: performance.now(),
@@ -74,7 +75,7 @@ beforeAll(() => {
 // Registered before the file's own hooks, so it runs after them: the file's teardown counts.
 afterAll(async () => {
   if (file === undefined || out === undefined) return;
-  const gcMs = await settledGcMs();
+  const gcMs = await gc.settledMs();
   const cpu = process.cpuUsage(start.cpu);
   const row = [
     file,

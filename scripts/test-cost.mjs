@@ -31,7 +31,7 @@ const endedAt = Math.max(...files.map((f) => f.at + f.wall));
 
 console.log(
   `${files.length} files over ${seconds(endedAt - startedAt)} s in ${new Set(files.map((f) => f.worker)).size} workers: ` +
-    `their own CPU ${seconds(sum("own"))} s (garbage collection pauses ${seconds(sum("gc"))} s of wall time: with six workers on two cores, a pause also waits for a core), their children's ${seconds(sum("children"))} s ` +
+    `their own CPU ${seconds(sum("own"))} s (garbage collection pauses ${seconds(sum("gc"))} s of wall time: with more workers than cores, a pause also waits for a core), their children's ${seconds(sum("children"))} s ` +
     "(vitest's own process is not counted; each worker's first file carries the import of the sources and the SDK)",
 );
 console.log("\nown s  gc wall s  children s  wall s  file");

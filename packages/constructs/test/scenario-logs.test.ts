@@ -31,8 +31,9 @@ function linesFound(scenario: string, hours: number, expected: readonly Expected
       const level = body.indexOf("\t");
       const caller = body.indexOf("\t", level + 1);
       const message = body.indexOf("\t", caller + 1);
+      const callerText = body.slice(caller + 1, message);
       for (const line of expected) {
-        if (found.has(line) || body.slice(caller + 1, message) !== line[0]) continue;
+        if (found.has(line) || callerText !== line[0]) continue;
         if (line[1].test(body.slice(message + 1).replace(/.\[\d+m/g, ""))) found.add(line);
       }
     }
