@@ -14,7 +14,6 @@
  * mark, which gpusynth's encoders (metrics-encoder.ts, json-metrics.ts) write as the flag.
  */
 
-import type { MetricFamily } from "@gpusynth/constructs";
 import type { HrTime } from "@opentelemetry/api";
 import type { DataPoint } from "@opentelemetry/sdk-metrics";
 import { labelsText } from "./exposition.js";
@@ -124,22 +123,4 @@ export function staleOf(
   // A label set seen on both sides out of line, or built anew with the same labels, is the same series.
   const still = new Set(arrived.map(textOf));
   return gone.filter((labels) => !still.has(textOf(labels))).map((labels) => stalePoint(labels, endTime, startTime));
-}
-
-/**
- * Each family's stale points: the previous scrape's points of the family against `current`'s
- * (this scrape's, undefined for a family with none now, whose series are all stale).
- */
-export function staleByFamily(
-  previous: ReadonlyMap<MetricFamily, readonly Series[]>,
-  current: (family: MetricFamily) => readonly Series[] | undefined,
-  endTime: HrTime,
-  startTime: HrTime,
-): Map<MetricFamily, readonly StalePoint[]> {
-  const stale = new Map<MetricFamily, readonly StalePoint[]>();
-  for (const [family, points] of previous) {
-    const ended = staleOf(points, current(family) ?? [], endTime, startTime);
-    if (ended.length > 0) stale.set(family, ended);
-  }
-  return stale;
 }

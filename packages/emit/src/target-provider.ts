@@ -27,7 +27,7 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import { RECEIVER_SCOPE_NAME, RECEIVER_SCOPE_VERSION, SCRAPE_REPORT, targetResourceAttributes } from "./receiver.js";
 import type { TargetScrape } from "./service-monitors.js";
-import { staleByFamily } from "./staleness.js";
+import { staleOf } from "./staleness.js";
 
 const NO_TIME: HrTime = [0, 0];
 const NO_SAMPLES: readonly Sample[] = Object.freeze([]);
@@ -35,6 +35,14 @@ const NO_POINTS: readonly HeldPoint[] = Object.freeze([]);
 const SCOPE = { name: RECEIVER_SCOPE_NAME, version: RECEIVER_SCOPE_VERSION };
 /** The reader keeps its MeterProvider's Resource and never reads a producer's: one empty one serves all. */
 const UNREAD_RESOURCE = resourceFromAttributes({});
+/** A collect with no metric (a target that left with no series): the SDK's reader reads it, never changes it. */
+const NOTHING_COLLECTED: CollectionResult = Object.freeze({
+  resourceMetrics: Object.freeze({
+    resource: UNREAD_RESOURCE,
+    scopeMetrics: Object.freeze([]) as unknown as ResourceMetrics["scopeMetrics"],
+  }),
+  errors: Object.freeze([]) as unknown as unknown[],
+});
 
 /** A reader collected on demand: gpusynth decides when a target is "scraped". */
 class OnDemandReader extends MetricReader {
@@ -44,6 +52,11 @@ class OnDemandReader extends MetricReader {
 
 /** A point of a scrape: a series' sample that is its own point, a LabelledPoint, a report's or a stale one. */
 type HeldPoint = DataPoint<number>;
+
+/** A point of the scrape report's (up, the samples scraped and kept), its value set at each scrape. */
+interface ReportPoint extends DataPoint<number> {
+  value: number;
+}
 
 /**
  * The point of a series whose sample is not one a source keeps (a plain Sample: a test's), kept
@@ -64,6 +77,58 @@ class LabelledPoint implements DataPoint<number> {
 }
 
 /**
+ * One family of the target, from one scrape to the next: its points listed now, those of the
+ * scrape before (what a series missing now is stale against, and what a series still there reuses),
+ * and its MetricData. Made the first time the family is scraped and kept, so a scrape of a steady
+ * target makes no map, list or MetricData: a platform scrape's 1,500 targets made three maps each,
+ * their iterators and a list of their entries, and kept the maps until the next scrape (promoted to
+ * V8's old generation, to be marked by the next full collection).
+ */
+class FamilySlot {
+  /** This scrape's points, as far as `count`: the list of the scrape before last's, written over. */
+  points: HeldPoint[] = [];
+  /** The last scrape's points (while this scrape has not listed the family, they are still in `points`). */
+  before: HeldPoint[] = [];
+  count = 0;
+  /** The last scrape that listed the family (ScrapeProducer.scrapes). */
+  listedAt = -1;
+  readonly metric: MetricData;
+
+  constructor(readonly family: MetricFamily) {
+    const descriptor = { name: family.name, description: family.help, unit: "", valueType: ValueType.DOUBLE };
+    const aggregationTemporality = AggregationTemporality.CUMULATIVE;
+    const dataPoints: DataPoint<number>[] = [];
+    this.metric =
+      family.type === "counter"
+        ? { descriptor, dataPointType: DataPointType.SUM, aggregationTemporality, isMonotonic: true, dataPoints }
+        : { descriptor, dataPointType: DataPointType.GAUGE, aggregationTemporality, dataPoints };
+  }
+
+  /** Lists the family in scrape `scrape`, the first time in it: the last scrape's points become `before`. */
+  list(scrape: number): void {
+    if (this.listedAt === scrape - 1) {
+      const spare = this.before;
+      this.before = this.points;
+      this.points = spare;
+    } else this.before.length = 0; // Not listed the scrape before: nothing is stale against it, nothing reused.
+    this.listedAt = scrape;
+    this.count = 0;
+  }
+
+  /** The family's MetricData in this scrape, which lists it: its points, then a stale marker for each series of the scrape before missing now. */
+  metricNow(time: HrTime): MetricData {
+    const ended = staleOf(this.before, this.points, time, NO_TIME);
+    return this.metricWith(ended.length === 0 ? this.points : [...this.points, ...ended]);
+  }
+
+  /** The family's MetricData, holding `points`. */
+  metricWith(points: DataPoint<number>[]): MetricData {
+    (this.metric as { dataPoints: DataPoint<number>[] }).dataPoints = points;
+    return this.metric;
+  }
+}
+
+/**
  * The target's current scrape, as MetricData built straight from its samples.
  *
  * A series keeps its DataPoint from one scrape to the next, as a Prometheus exporter keeps its
@@ -78,16 +143,20 @@ class LabelledPoint implements DataPoint<number> {
 class ScrapeProducer implements MetricProducer {
   private samples: readonly Sample[] = [];
   private timeMs = 0;
-  /** The previous scrape's points by family, its stale ones apart: what a series missing now is stale against, and what a series still there reuses. */
-  private previous = new Map<MetricFamily, HeldPoint[]>();
+  /** How many scrapes the target has had: which scrape listed a family last (FamilySlot.listedAt). */
+  private scrapes = 0;
+  /** Each family the target has listed, by the family. */
+  private readonly slots = new Map<MetricFamily, FamilySlot>();
   /**
-   * The lists of the scrape before that, which this scrape writes its points over: a platform
-   * scrape's 412,000 points listed in new arrays each time lived until the next scrape, so every
-   * list was promoted to V8's old generation, and garbage there.
+   * The families this scrape lists, in the order they first come (as far as `listedCount`), and
+   * those the scrape before listed: two lists, swapped, each written over from its start. (Emptied
+   * with `length = 0`, V8 would let go of a list's storage, and grow it anew at every scrape.)
    */
-  private recycled = new Map<MetricFamily, HeldPoint[]>();
-  /** Each family's MetricData, its points set at each scrape (valid until the next, as the points are). */
-  private readonly metrics = new Map<MetricFamily, MetricData>();
+  private listed: FamilySlot[] = [];
+  private listedCount = 0;
+  private listedBefore: FamilySlot[] = [];
+  /** This scrape's MetricData, in the receiver's order; the scrape before's is written over. */
+  private readonly metrics: MetricData[] = [];
   /** Every point's end time, the scrape's: one array, set at each scrape. */
   private readonly time: [number, number] = [0, 0];
 
@@ -97,6 +166,8 @@ class ScrapeProducer implements MetricProducer {
    * labels keeps its bytes in the encoders as every other series does.
    */
   private readonly reportLabels: Readonly<Record<string, string>> = Object.create(SERIES_LABELS);
+  /** The report's three points (up, samples scraped, samples after relabelling), made at the first scrape the target answers. */
+  private report: { up: ReportPoint; scraped: ReportPoint; kept: ReportPoint } | undefined;
 
   constructor(private readonly scrape: TargetScrape) {}
 
@@ -109,20 +180,35 @@ class ScrapeProducer implements MetricProducer {
     this.answered = answered;
   }
 
+  /** The family's slot, listed in this scrape: its points' list ready to be written from `count`. */
+  private slotListed(family: MetricFamily, scrape: number): FamilySlot {
+    let slot = this.slots.get(family);
+    if (slot === undefined) {
+      slot = new FamilySlot(family);
+      this.slots.set(family, slot);
+    }
+    if (slot.listedAt !== scrape) {
+      slot.list(scrape);
+      this.listed[this.listedCount++] = slot;
+    }
+    return slot;
+  }
+
   async collect(): Promise<CollectionResult> {
     const time = this.time;
     const seconds = Math.floor(this.timeMs / 1000);
     time[0] = seconds;
     time[1] = Math.round((this.timeMs - seconds * 1000) * 1e6);
-    const previous = this.previous;
-    const recycled = this.recycled;
-    const byFamily = new Map<MetricFamily, HeldPoint[]>();
-    /** How many points a family has listed, kept when another family's come between. */
-    const counts = new Map<MetricFamily, number>();
-    // A family's samples mostly come together: its lists are looked up when the family changes.
-    let family: MetricFamily | undefined;
-    let points: HeldPoint[] = [];
-    let listed = 0;
+    const scrape = ++this.scrapes;
+    const listedBefore = this.listed;
+    const listed = this.listedBefore;
+    this.listed = listed;
+    this.listedCount = 0;
+    this.listedBefore = listedBefore;
+    // A family's samples mostly come together: its slot is looked up when the family changes.
+    let slot: FamilySlot | undefined;
+    let points = NO_POINTS as HeldPoint[];
+    let count = 0;
     let before: readonly HeldPoint[] = NO_POINTS;
     let kept = 0;
     // An index, not an iterator: for…of made an iterator result per sample here (1.2 million a hyperscale shard's scrape).
@@ -132,19 +218,12 @@ class ScrapeProducer implements MetricProducer {
       const labels = this.scrape.labelsOf(sample.family.name, sample.labels);
       if (labels === undefined) continue;
       kept++;
-      if (sample.family !== family) {
-        if (family !== undefined) counts.set(family, listed);
-        family = sample.family;
-        const known = byFamily.get(family);
-        if (known === undefined) {
-          points = recycled.get(family) ?? [];
-          byFamily.set(family, points);
-          listed = 0;
-        } else {
-          points = known;
-          listed = counts.get(family) ?? 0;
-        }
-        before = previous.get(family) ?? NO_POINTS;
+      if (sample.family !== slot?.family) {
+        if (slot !== undefined) slot.count = count;
+        slot = this.slotListed(sample.family, scrape);
+        points = slot.points;
+        count = slot.count;
+        before = slot.before;
       }
       // A series' sample is its own point: its attributes the labels the target gives it (its own
       // labels where it adds none), its time the scrape's. A sample is its target's alone.
@@ -152,67 +231,76 @@ class ScrapeProducer implements MetricProducer {
       if (own !== undefined) {
         own.attributes = labels;
         own.endTime = time;
-        points[listed++] = own as HeldPoint;
+        points[count++] = own as HeldPoint;
         continue;
       }
       // A sample of a source that keeps no Sample of its own (a test's): the same series in the same place as at the last scrape keeps its point.
-      const held = before[listed];
+      const held = before[count];
       if (held instanceof LabelledPoint && held.attributes === labels) {
         held.sample = sample;
-        points[listed++] = held;
-      } else points[listed++] = new LabelledPoint(labels, time, sample);
+        points[count++] = held;
+      } else points[count++] = new LabelledPoint(labels, time, sample);
     }
-    if (family !== undefined) counts.set(family, listed);
+    if (slot !== undefined) slot.count = count;
     // A list written over from the start ends where this scrape's points do (V8 shortens it in place).
-    for (const [f, list] of byFamily) list.length = counts.get(f) ?? 0;
-    // The scrape loop's report on the scrape, with the target's labels alone.
-    const report = new Map<MetricFamily, HeldPoint[]>();
-    if (this.answered) {
-      const labels = this.scrape.labelsOf(SCRAPE_REPORT.up.name, this.reportLabels) ?? this.reportLabels;
-      for (const [family, value] of [
-        [SCRAPE_REPORT.up, 1],
-        [SCRAPE_REPORT.samplesScraped, this.samples.length],
-        [SCRAPE_REPORT.samplesPostRelabeling, kept],
-      ] as const)
-        report.set(family, [{ attributes: labels, startTime: NO_TIME, endTime: time, value }]);
+    const sampled = this.listedCount;
+    for (let i = 0; i < sampled; i++) {
+      const s = listed[i] as FamilySlot;
+      s.points.length = s.count;
     }
-    // As the receiver's scrape loop appends them: a family's stale markers after its scraped
-    // series, then the families no series of which is left, then the report (scrape/scrape.go:
-    // append, then report).
-    const stale = staleByFamily(previous, (family) => byFamily.get(family) ?? report.get(family), time, NO_TIME);
+    // The scrape loop's report on the scrape, with the target's labels alone.
+    if (this.answered) {
+      const report = this.reportPoints();
+      report.up.value = 1;
+      report.scraped.value = this.samples.length;
+      report.kept.value = kept;
+      this.listReport(SCRAPE_REPORT.up, report.up, scrape);
+      this.listReport(SCRAPE_REPORT.samplesScraped, report.scraped, scrape);
+      this.listReport(SCRAPE_REPORT.samplesPostRelabeling, report.kept, scrape);
+    }
     // The samples are read: kept until the next scrape, a scrape's hundreds of thousands would all
     // outlive V8's young generation, to be marked by every full collection in between.
     this.samples = NO_SAMPLES;
-    const metrics = [...byFamily].map(([family, points]) => {
-      const ended = stale.get(family);
-      return this.metricOf(family, ended === undefined ? points : [...points, ...ended]);
-    });
-    for (const [family, ended] of stale) if (!byFamily.has(family)) metrics.push(this.metricOf(family, [...ended]));
-    for (const [family, points] of report) {
-      metrics.push(this.metricOf(family, points));
-      byFamily.set(family, points);
+    listed.length = this.listedCount;
+    // As the receiver's scrape loop appends them: a family's stale markers after its scraped
+    // series, then the families no series of which is left, then the report (scrape/scrape.go:
+    // append, then report).
+    const metrics = this.metrics;
+    let n = 0;
+    for (let i = 0; i < sampled; i++) metrics[n++] = (listed[i] as FamilySlot).metricNow(time);
+    for (let i = 0; i < listedBefore.length; i++) {
+      const s = listedBefore[i] as FamilySlot;
+      if (s.listedAt === scrape) continue;
+      // Listed the scrape before and not now: every series of it is stale.
+      const ended = staleOf(s.points, NO_POINTS, time, NO_TIME);
+      if (ended.length > 0) metrics[n++] = s.metricWith([...ended]);
     }
-    this.recycled = previous;
-    this.previous = byFamily;
-    const resourceMetrics: ResourceMetrics = {
-      resource: UNREAD_RESOURCE,
-      scopeMetrics: metrics.length === 0 ? [] : [{ scope: SCOPE, metrics }],
-    };
-    return { resourceMetrics, errors: [] };
+    for (let i = sampled; i < listed.length; i++) metrics[n++] = (listed[i] as FamilySlot).metricNow(time);
+    metrics.length = n;
+    return n === 0 ? NOTHING_COLLECTED : this.collected;
   }
 
-  private metricOf(family: MetricFamily, dataPoints: DataPoint<number>[]): MetricData {
-    let metric = this.metrics.get(family);
-    if (metric === undefined) {
-      const descriptor = { name: family.name, description: family.help, unit: "", valueType: ValueType.DOUBLE };
-      const aggregationTemporality = AggregationTemporality.CUMULATIVE;
-      metric =
-        family.type === "counter"
-          ? { descriptor, dataPointType: DataPointType.SUM, aggregationTemporality, isMonotonic: true, dataPoints }
-          : { descriptor, dataPointType: DataPointType.GAUGE, aggregationTemporality, dataPoints };
-      this.metrics.set(family, metric);
-    } else (metric as { dataPoints: DataPoint<number>[] }).dataPoints = dataPoints;
-    return metric;
+  /** What every collect that lists a metric hands over: the list `metrics`, written over by each. */
+  private readonly collected: CollectionResult = {
+    resourceMetrics: { resource: UNREAD_RESOURCE, scopeMetrics: [{ scope: SCOPE, metrics: this.metrics }] },
+    errors: [],
+  };
+
+  /** Lists a family of the scrape report, its one point `point`. */
+  private listReport(family: MetricFamily, point: ReportPoint, scrape: number): void {
+    const slot = this.slotListed(family, scrape);
+    slot.points[0] = point;
+    slot.points.length = 1;
+    slot.count = 1;
+  }
+
+  private reportPoints(): { up: ReportPoint; scraped: ReportPoint; kept: ReportPoint } {
+    if (this.report === undefined) {
+      const labels = this.scrape.labelsOf(SCRAPE_REPORT.up.name, this.reportLabels) ?? this.reportLabels;
+      const point = (): ReportPoint => ({ attributes: labels, startTime: NO_TIME, endTime: this.time, value: 0 });
+      this.report = { up: point(), scraped: point(), kept: point() };
+    }
+    return this.report;
   }
 }
 

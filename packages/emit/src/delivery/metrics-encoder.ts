@@ -225,12 +225,13 @@ export class MetricsEncoder {
     const w = this.writer;
     const entries = this.entries;
     const mark = w.mark();
-    entries.length = 0;
+    // Written over from the start (emptied with `length = 0`, V8 would let go of its storage).
+    let count = 0;
     for (const key in attributes) {
       if (!Object.hasOwn(attributes, key)) continue;
-      entries.push(this.pointAttribute(key, attributes[key]));
+      entries[count++] = this.pointAttribute(key, attributes[key]);
     }
-    for (let i = entries.length - 1; i >= 0; i--) w.latin1(entries[i] as string);
+    for (let i = count - 1; i >= 0; i--) w.latin1(entries[i] as string);
     // A series' label set keeps its bytes, in a slot hidden from walks of its keys and from spreads.
     if (Object.getPrototypeOf(attributes) === SERIES_LABELS)
       Object.defineProperty(attributes, KEPT_OTLP, { value: w.latin1Since(mark), enumerable: false });
