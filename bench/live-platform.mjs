@@ -448,7 +448,9 @@ used: each trades about a tenth of the CPU for 20 to 55 MiB more resident, and t
 turned off once the process runs. Nor did handing a frame's log records to their encoder before the
 scrape rather than after it help (two runs of each in turns: 39.5 and 35.5 MiB promoted against 31.6
 and 30.7, 4.44 and 5.33 s of CPU against 4.11 and 4.80): the records then meet the smallest young
-generation of the burst. What the scavenges promote is mostly what a frame keeps until the next
+generation of the burst. Nor did writing them only when a consumer reads them, after the scrape
+(two runs of each in turns, later in the cluster's day: 45.1 and 36.5 MiB promoted against 32.2 and
+29.9, 7.28 and 6.88 s of CPU against 6.86 and 5.94). What the scavenges promote is mostly what a frame keeps until the next
 (the GPUs' last readings, each target's lists) and the log records, alive while they are encoded.
 
 What the process holds outside its heap (2026-12-07, \`process.memoryUsage()\` every 5 s of the same
