@@ -2,8 +2,9 @@
  * Staleness as the collector's prometheus receiver reports it: a series the target exposed at its
  * previous scrape and no longer does is sent once more with the NoRecordedValue flag and no
  * value, in protobuf (decoded here with the code generated from the official OTLP .proto files)
- * and in JSON; a target that leaves ends all its series so; a label set rebuilt with the same
- * labels is the same series; a series keeps its point from one scrape to the next.
+ * and in JSON; a family ends once, and is new when it comes back; a target that leaves ends all
+ * its series so; a label set rebuilt with the same labels is the same series; a series keeps its
+ * point from one scrape to the next.
  */
 import { createRequire } from "node:module";
 import { type MetricFamily, type Sample, seriesLabels, type TargetSamples } from "@gpusynth/constructs";
@@ -115,6 +116,34 @@ describe("stale series, as the collector's prometheus receiver sends them", () =
     // Once: the next scrape has no stale point left.
     const [next] = await scrape([{ target: target("node-a"), samples: [sample(util, { gpu: "0" }, 0), idle] }], 30_000);
     expect(next?.protobuf.filter((p) => p.flags !== undefined)).toEqual([]);
+  });
+
+  it("ends a family once: back after a scrape without it, it is new, and its series listed apart are one metric", async () => {
+    const { scrape } = pipeline();
+    const on = (samples: Sample[], at: number) => scrape([{ target: target("node-a"), samples }], at);
+    await on([sample(util, { gpu: "0" }, 4), sample(xid, { gpu: "0" }, 0)], 0);
+    await on([sample(util, { gpu: "0" }, 5), sample(xid, { gpu: "0" }, 0)], 15_000);
+    const [gone] = await on([sample(util, { gpu: "0" }, 6)], 30_000);
+    expect(gone?.protobuf.filter((p) => p.flags !== undefined)).toEqual([{ metric: "DCGM_FI_DEV_XID_ERRORS", labels: "gpu=0", flags: 1 }]);
+    // Back with another GPU's series: GPU 0's ended a scrape ago and is not ended again.
+    const [back] = await on([sample(util, { gpu: "0" }, 7), sample(xid, { gpu: "1" }, 43)], 45_000);
+    expect(back?.protobuf).toEqual([
+      { metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=0", value: 7 },
+      { metric: "DCGM_FI_DEV_XID_ERRORS", labels: "gpu=1", value: 43 },
+      ...REPORT(2),
+    ]);
+    // A family's series apart in the list are written together, in the order they came.
+    const [apart] = await on([sample(util, { gpu: "0" }, 8), sample(xid, { gpu: "1" }, 43), sample(util, { gpu: "1" }, 9)], 60_000);
+    expect(apart?.protobuf).toEqual([
+      { metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=0", value: 8 },
+      { metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=1", value: 9 },
+      { metric: "DCGM_FI_DEV_XID_ERRORS", labels: "gpu=1", value: 43 },
+      ...REPORT(3),
+    ]);
+    // And GPU 1's utilisation, gone from the next scrape, is ended then.
+    const [after] = await on([sample(util, { gpu: "0" }, 8), sample(xid, { gpu: "1" }, 43)], 75_000);
+    expect(after?.protobuf.filter((p) => p.flags !== undefined)).toEqual([{ metric: "DCGM_FI_DEV_GPU_UTIL", labels: "gpu=1", flags: 1 }]);
+    expect(after?.json).toEqual(after?.protobuf);
   });
 
   it("takes a label set built anew with the same labels for the same series", async () => {
