@@ -36,13 +36,7 @@ const SCOPE = { name: RECEIVER_SCOPE_NAME, version: RECEIVER_SCOPE_VERSION };
 /** The reader keeps its MeterProvider's Resource and never reads a producer's: one empty one serves all. */
 const UNREAD_RESOURCE = resourceFromAttributes({});
 /** A collect with no metric (a target that left with no series): the SDK's reader reads it, never changes it. */
-const NOTHING_COLLECTED: CollectionResult = Object.freeze({
-  resourceMetrics: Object.freeze({
-    resource: UNREAD_RESOURCE,
-    scopeMetrics: Object.freeze([]) as unknown as ResourceMetrics["scopeMetrics"],
-  }),
-  errors: Object.freeze([]) as unknown as unknown[],
-});
+const NOTHING_COLLECTED: CollectionResult = { resourceMetrics: { resource: UNREAD_RESOURCE, scopeMetrics: [] }, errors: [] };
 
 /** A reader collected on demand: gpusynth decides when a target is "scraped". */
 class OnDemandReader extends MetricReader {
