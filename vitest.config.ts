@@ -68,7 +68,14 @@ export default defineConfig({
     // 2 cores in turns, two full suites of each (2026-12-07): 265 and 266 s of CPU with the helpers,
     // 251 and 254 s without; later runs of this machine drifted by a tenth between runs, so the
     // gain is a few per cent at most (bench/results/live-platform.md measured more on the live run).
-    execArgv: ["--max-semi-space-size=64", "--single-threaded-gc"],
+    //
+    // And the old generation starts at 512 MiB: V8 starts it small and marks the whole heap each
+    // time it grows past its limit, which a file's runs (a month of events, a platform scrape)
+    // cross many times over while their heap is mostly garbage. Measured on 2 cores in turns
+    // (2026-12-07): six CPU-bound files on two workers, 37.0 to 38.4 s of CPU against 39.2 to 40.6
+    // (four runs of each); whole suites 215.8 and 213.5 s of CPU (110.3 and 109.2 s wall) against
+    // 217.2 and 225.0 (112.6 and 114.9 s). 1,024 MiB did no better than 512.
+    execArgv: ["--max-semi-space-size=64", "--single-threaded-gc", "--initial-old-space-size=512"],
     // Tests run in a random order within each file (`just test` prints the seed); files start
     // longest first (vitest's cache of the last run's durations, else vitest.durations.json: a
     // fresh clone has no cache), so no long file starts last.
