@@ -4,6 +4,7 @@
  * address, and a timed stop.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +27,11 @@ export interface LiveProcess {
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
   /** Sends `signal` and resolves with the exit code and the milliseconds it took. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
+  /**
+   * The CPU time the process has used so far, ms (all its threads: /proc/<pid>/stat's utime and
+   * stime, in ticks of 10 ms); undefined where there is no /proc or the process has gone.
+   */
+  cpuMs(): number | undefined;
 }
 
 export function startLive(args: readonly string[], env: Record<string, string> = {}): LiveProcess {
@@ -78,7 +84,23 @@ export function startLive(args: readonly string[], env: Record<string, string> =
       const { code, at } = await exit;
       return { code, ms: at - sent };
     },
+    cpuMs: () => processCpuMs(child.pid),
   };
+}
+
+/** USER_HZ: Linux counts a process's CPU time in ticks of 10 ms. */
+const MS_PER_TICK = 10;
+
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // The fields after the command's closing parenthesis start with the state (field 3): utime and stime are fields 14 and 15.
+    const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * MS_PER_TICK : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Kills the process if a test left it running. */

@@ -100,8 +100,19 @@ describe("stopping a live run", () => {
     live = startLive(["--speed", "1e9", "--interval", "1s", "--listen", "127.0.0.1:0", lab]);
     const base = await live.scrapeUrl();
     for (let i = 0; i < 5; i++) {
-      const answer = await fetch(`${base}/sd`, { signal: AbortSignal.timeout(1000) });
+      // What the run must not do is keep simulating while a request waits: it answers after the
+      // few milliseconds of CPU a slice of its loop takes (0 to 10 ms measured; 110 to 130 for the
+      // first request, which meets the first frame; 550 with the loop yielding every 3 s instead of
+      // every 20 ms). Counted in its own CPU time, not the wall clock's: on a machine loaded by other
+      // processes (CI runs the lab beside the suite) a second of wall time may hold a tenth of a
+      // second of the run's CPU, and a 1 s bound on the answer failed there (2026-12-07).
+      const before = live.cpuMs();
+      const sent = Date.now();
+      const answer = await fetch(`${base}/sd`, { signal: AbortSignal.timeout(20_000) });
+      const after = live.cpuMs();
       expect(answer.status).toBe(200);
+      if (before !== undefined && after !== undefined) expect(after - before, "CPU ms the run spent before answering").toBeLessThan(300);
+      else expect(Date.now() - sent, "ms before the answer (no /proc to count the run's CPU)").toBeLessThan(1000);
       await sleep(200);
     }
     const { code, ms } = await live.stop("SIGINT");
