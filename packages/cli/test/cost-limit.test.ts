@@ -89,8 +89,8 @@ describe("the cost of a blueprint, estimated before it runs", () => {
       const answer = await fetch(`${base}/sd`, { signal: AbortSignal.timeout(10_000) });
       expect(answer.status).toBe(200);
     }
-    const { code, ms } = await live.stop("SIGINT");
+    const { code, ms, queuedMs } = await live.stop("SIGINT");
     expect(code).toBe(0);
-    expect(ms).toBeLessThanOrEqual(2000);
+    expect(ms - queuedMs, `ms to stop (${queuedMs} of ${ms} waiting for a CPU)`).toBeLessThanOrEqual(2000);
   }, 60_000);
 });

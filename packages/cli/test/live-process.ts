@@ -25,8 +25,13 @@ export interface LiveProcess {
   scrapeUrl(): Promise<string>;
   /** Resolves when the process exits, with its code and how long after `since` (ms). */
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-  /** Sends `signal` and resolves with the exit code and the milliseconds it took. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
+  /**
+   * Sends `signal` and resolves with the exit code, the milliseconds it took, and how many of them
+   * the process's main thread spent waiting for a CPU that other processes held (`queuedMs`, from
+   * /proc/<pid>/schedstat; 0 where there is none). A stop bounded in `ms - queuedMs` holds on a
+   * loaded machine, where CI runs the lab beside the suite.
+   */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number; queuedMs: number }>;
   /**
    * The CPU time the process has used so far, ms (all its threads: /proc/<pid>/stat's utime and
    * stime, in ticks of 10 ms); undefined where there is no /proc or the process has gone.
@@ -80,9 +85,16 @@ export function startLive(args: readonly string[], env: Record<string, string> =
     exited: () => exit,
     stop: async (signal = "SIGINT") => {
       const sent = Date.now();
+      // Sampled until it exits (its /proc entry goes with it): the last sample counts.
+      const queuedFrom = queuedMsOf(child.pid) ?? 0;
+      let queued = queuedFrom;
+      const sample = setInterval(() => {
+        queued = queuedMsOf(child.pid) ?? queued;
+      }, 20);
       child.kill(signal);
       const { code, at } = await exit;
-      return { code, ms: at - sent };
+      clearInterval(sample);
+      return { code, ms: at - sent, queuedMs: queued - queuedFrom };
     },
     cpuMs: () => processCpuMs(child.pid),
   };
@@ -98,6 +110,17 @@ function processCpuMs(pid: number | undefined): number | undefined {
     const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
     const ticks = Number(fields[11]) + Number(fields[12]);
     return Number.isFinite(ticks) ? ticks * MS_PER_TICK : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long the process's main thread has waited on a run queue for a CPU, ms (/proc/<pid>/schedstat's second field, ns). */
+function queuedMsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const waitedNs = Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]);
+    return Number.isFinite(waitedNs) ? waitedNs / 1e6 : undefined;
   } catch {
     return undefined;
   }
