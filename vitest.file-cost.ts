@@ -8,26 +8,12 @@
  * all of the collector's work is in them). A profile of the loaded suite
  * cannot say this: it counts a process's waits for a core as its own time (docs/contributing.md).
  */
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
 import { afterAll, beforeAll, expect } from "vitest";
+import { reapedChildrenMsOf } from "./packages/cli/test/proc-times.js";
 
 const out = process.env.GPUSYNTH_TEST_COST;
-/** USER_HZ: Linux reports children's times in ticks of 10 ms. */
-const MS_PER_TICK = 10;
-
-/** CPU ms of the children this process has reaped (0 where /proc is not there). */
-function reapedChildrenMs(): number {
-  try {
-    // The fields after the command's closing parenthesis start with the state (field 3):
-    // cutime and cstime are fields 16 and 17.
-    const fields = (readFileSync("/proc/self/stat", "utf8").split(") ")[1] ?? "").split(" ");
-    return (Number(fields[13]) + Number(fields[14])) * MS_PER_TICK;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * The worker's garbage collection pauses so far, ms: one observer a worker, whatever number of
  * files it runs. Node.js makes a collection's entry on the event loop's next turn, which a file
@@ -62,7 +48,7 @@ const gc = workerGlobal.__gpusynthGc;
 const start = {
   gcMs: await gc.settledMs(),
   cpu: process.cpuUsage(),
-  children: reapedChildrenMs(),
+  children: reapedChildrenMsOf("self") ?? 0,
   wall: performance.now(),
   at: Date.now(),
 };
@@ -80,7 +66,7 @@ afterAll(async () => {
   const row = [
     file,
     Math.round((cpu.user + cpu.system) / 1000),
-    reapedChildrenMs() - start.children,
+    (reapedChildrenMsOf("self") ?? 0) - start.children,
     Math.round(performance.now() - start.wall),
     start.at,
     process.pid,

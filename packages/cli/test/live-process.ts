@@ -4,13 +4,13 @@
  * address, and a timed stop.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { type Receiver, receivedPoints, receivedRecords } from "../../emit/test/otlp-receiver.js";
 import type { DeliveryJson } from "../src/commands/otlp-push.js";
+import { cpuMsOf, queuedMsOf } from "./proc-times.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = join(root, "packages/cli/bin/gpusynth.js");
@@ -96,34 +96,8 @@ export function startLive(args: readonly string[], env: Record<string, string> =
       clearInterval(sample);
       return { code, ms: at - sent, queuedMs: queued - queuedFrom };
     },
-    cpuMs: () => processCpuMs(child.pid),
+    cpuMs: () => cpuMsOf(child.pid),
   };
-}
-
-/** USER_HZ: Linux counts a process's CPU time in ticks of 10 ms. */
-const MS_PER_TICK = 10;
-
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    // The fields after the command's closing parenthesis start with the state (field 3): utime and stime are fields 14 and 15.
-    const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks * MS_PER_TICK : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** How long the process's main thread has waited on a run queue for a CPU, ms (/proc/<pid>/schedstat's second field, ns). */
-function queuedMsOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const waitedNs = Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]);
-    return Number.isFinite(waitedNs) ? waitedNs / 1e6 : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Kills the process if a test left it running. */
