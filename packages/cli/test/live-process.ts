@@ -37,6 +37,11 @@ export interface LiveProcess {
    * stime, in ticks of 10 ms); undefined where there is no /proc or the process has gone.
    */
   cpuMs(): number | undefined;
+  /**
+   * How long the process's main thread has waited for a CPU that other processes held, ms
+   * (/proc/<pid>/schedstat); undefined where there is no /proc or the process has gone.
+   */
+  queuedMs(): number | undefined;
 }
 
 export function startLive(args: readonly string[], env: Record<string, string> = {}): LiveProcess {
@@ -97,6 +102,7 @@ export function startLive(args: readonly string[], env: Record<string, string> =
       return { code, ms: at - sent, queuedMs: queued - queuedFrom };
     },
     cpuMs: () => cpuMsOf(child.pid),
+    queuedMs: () => queuedMsOf(child.pid),
   };
 }
 
