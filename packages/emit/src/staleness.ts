@@ -59,9 +59,9 @@ type LabelSet = DataPoint<number>["attributes"];
 /** A scrape's point of a series: its label set is what staleness compares. */
 type Series = { readonly attributes: LabelSet };
 
-/** The index of `labels` among the label sets of series[from, from + LOOKAHEAD), or -1. */
-function ahead(series: readonly Series[], from: number, labels: LabelSet): number {
-  const to = Math.min(series.length, from + LOOKAHEAD);
+/** The index of `labels` among the label sets of series[from, from + LOOKAHEAD), within the first `count`, or -1. */
+function ahead(series: readonly Series[], from: number, count: number, labels: LabelSet): number {
+  const to = Math.min(count, from + LOOKAHEAD);
   for (let k = from; k < to; k++) if ((series[k] as Series).attributes === labels) return k;
   return -1;
 }
@@ -69,8 +69,10 @@ function ahead(series: readonly Series[], from: number, labels: LabelSet): numbe
 const textOf = (labels: LabelSet): string => labelsText(labels as Record<string, string>);
 
 /**
- * The stale points of one family: the series of `previous` (the last scrape's points) that
- * `current` (this scrape's) no longer has, stamped `endTime`.
+ * The stale points of one family: the series of `previous` (the last scrape's points, as far as
+ * `previousCount`) that `current` (this scrape's, as far as `currentCount`) no longer has, stamped
+ * `endTime`. A scrape's list may hold more than its series past its count (its own stale markers,
+ * which are not series of the scrape).
  *
  * Sources keep a series' label set while its subject lives and list their series in a stable
  * order, so the two scrapes are walked side by side by identity, and where they stop lining up
@@ -80,21 +82,23 @@ const textOf = (labels: LabelSet): string => labelsText(labels as Record<string,
  */
 export function staleOf(
   previous: readonly Series[],
+  previousCount: number,
   current: readonly Series[],
+  currentCount: number,
   endTime: HrTime,
   startTime: HrTime,
 ): readonly StalePoint[] {
   // Mostly every series is still there, in its place: nothing is made for the family then (a
   // platform scrape walks about 45,000 families).
   let same = 0;
-  while (same < previous.length && same < current.length && (previous[same] as Series).attributes === (current[same] as Series).attributes)
+  while (same < previousCount && same < currentCount && (previous[same] as Series).attributes === (current[same] as Series).attributes)
     same++;
-  if (same === previous.length) return NONE_STALE;
+  if (same === previousCount) return NONE_STALE;
   const gone: LabelSet[] = [];
   const arrived: LabelSet[] = [];
   let i = same;
   let j = same;
-  while (i < previous.length && j < current.length) {
+  while (i < previousCount && j < currentCount) {
     const before = (previous[i] as Series).attributes;
     const now = (current[j] as Series).attributes;
     if (before === now) {
@@ -102,12 +106,12 @@ export function staleOf(
       j++;
       continue;
     }
-    const inserted = ahead(current, j + 1, before);
+    const inserted = ahead(current, j + 1, currentCount, before);
     if (inserted >= 0) {
       while (j < inserted) arrived.push((current[j++] as Series).attributes);
       continue;
     }
-    const removed = ahead(previous, i + 1, now);
+    const removed = ahead(previous, i + 1, previousCount, now);
     if (removed >= 0) {
       while (i < removed) gone.push((previous[i++] as Series).attributes);
       continue;
@@ -117,9 +121,9 @@ export function staleOf(
     i++;
     j++;
   }
-  while (i < previous.length) gone.push((previous[i++] as Series).attributes);
+  while (i < previousCount) gone.push((previous[i++] as Series).attributes);
   if (gone.length === 0) return NONE_STALE;
-  while (j < current.length) arrived.push((current[j++] as Series).attributes);
+  while (j < currentCount) arrived.push((current[j++] as Series).attributes);
   // A label set seen on both sides out of line, or built anew with the same labels, is the same series.
   const still = new Set(arrived.map(textOf));
   return gone.filter((labels) => !still.has(textOf(labels))).map((labels) => stalePoint(labels, endTime, startTime));

@@ -79,11 +79,15 @@ class LabelledPoint implements DataPoint<number> {
  * V8's old generation, to be marked by the next full collection).
  */
 class FamilySlot {
-  /** This scrape's points, as far as `count`: the list of the scrape before last's, written over. */
+  /**
+   * This scrape's points, as far as `count`, then its stale markers (metricNow): the list of the
+   * scrape before last's, written over.
+   */
   points: HeldPoint[] = [];
-  /** The last scrape's points (while this scrape has not listed the family, they are still in `points`). */
+  /** The last scrape's points, as far as `beforeCount` (while this scrape has not listed the family, they are still in `points`). */
   before: HeldPoint[] = [];
   count = 0;
+  beforeCount = 0;
   /** The last scrape that listed the family (ScrapeProducer.scrapes). */
   listedAt = -1;
   readonly metric: MetricData;
@@ -104,15 +108,35 @@ class FamilySlot {
       const spare = this.before;
       this.before = this.points;
       this.points = spare;
-    } else this.before.length = 0; // Not listed the scrape before: nothing is stale against it, nothing reused.
+      this.beforeCount = this.count;
+    } else {
+      // Not listed the scrape before: nothing is stale against it, nothing reused.
+      this.before.length = 0;
+      this.beforeCount = 0;
+    }
     this.listedAt = scrape;
     this.count = 0;
   }
 
-  /** The family's MetricData in this scrape, which lists it: its points, then a stale marker for each series of the scrape before missing now. */
+  /**
+   * The family's MetricData in this scrape, which lists it: its points, then a stale marker for
+   * each series of the scrape before missing now, written after them in the same list. (A list
+   * of both made anew held a copy of every point of a family that lost a series — a platform
+   * scrape's pods that ended touch hundreds of families — until the next scrape.)
+   */
   metricNow(time: HrTime): MetricData {
-    const ended = staleOf(this.before, this.points, time, NO_TIME);
-    return this.metricWith(ended.length === 0 ? this.points : [...this.points, ...ended]);
+    const points = this.points;
+    const ended = staleOf(this.before, this.beforeCount, points, this.count, time, NO_TIME);
+    let n = this.count;
+    for (let i = 0; i < ended.length; i++) points[n++] = ended[i] as HeldPoint;
+    // A list written over from the start ends where this scrape's points do (V8 shortens it in place).
+    points.length = n;
+    return this.metricWith(points);
+  }
+
+  /** The stale markers of every series of the last scrape that listed the family, which this one does not. */
+  allStale(time: HrTime): readonly DataPoint<number>[] {
+    return staleOf(this.points, this.count, NO_POINTS, 0, time, NO_TIME);
   }
 
   /** The family's MetricData, holding `points`. */
@@ -236,12 +260,7 @@ class ScrapeProducer implements MetricProducer {
       } else points[count++] = new LabelledPoint(labels, time, sample);
     }
     if (slot !== undefined) slot.count = count;
-    // A list written over from the start ends where this scrape's points do (V8 shortens it in place).
     const sampled = this.listedCount;
-    for (let i = 0; i < sampled; i++) {
-      const s = listed[i] as FamilySlot;
-      s.points.length = s.count;
-    }
     // The scrape loop's report on the scrape, with the target's labels alone.
     if (this.answered) {
       const report = this.reportPoints();
@@ -266,7 +285,7 @@ class ScrapeProducer implements MetricProducer {
       const s = listedBefore[i] as FamilySlot;
       if (s.listedAt === scrape) continue;
       // Listed the scrape before and not now: every series of it is stale.
-      const ended = staleOf(s.points, NO_POINTS, time, NO_TIME);
+      const ended = s.allStale(time);
       if (ended.length > 0) metrics[n++] = s.metricWith([...ended]);
     }
     for (let i = sampled; i < listed.length; i++) metrics[n++] = (listed[i] as FamilySlot).metricNow(time);
