@@ -28,6 +28,14 @@ export interface ClusterRunOptions {
   /** Collect every target's samples in each frame (default: yes). */
   readonly metrics?: boolean;
   /**
+   * Whether the GPUs' physics (`metrics.activity`) is read (default: yes): by the metrics and the
+   * control plane where the run has them, and by a caller that reads it itself (calibration, a
+   * report's timeline). A run that reads no GPU (a summary) says so, and keeps no GPU timelines:
+   * the model keeps each container's time on each GPU until a reading has summed its energy,
+   * about 50 MiB of heap a simulated day on platform.yaml: its 30-day summary run reached 3.2 GB.
+   */
+  readonly readsGpus?: boolean;
+  /**
    * Collect only these sources' targets, by area ("dcgm-exporter", "runai", …): a reader of one
    * source need not pay for the others' (default: every source the blueprint deploys). The others
    * still follow the simulation, so what the named ones report is what a whole frame holds.
@@ -92,10 +100,13 @@ export class ClusterRun {
     const pulls = new ImagePulls(imagesOf(blueprint));
     this.simulation.onEvent(pulls.record);
     this.shard = ShardFilter.of(options.shard ?? WHOLE_RUN, this.simulation.view());
+    this.collectMetrics = options.metrics ?? true;
+    if (options.readsGpus === false && (this.collectMetrics || options.controlPlane !== undefined))
+      throw new Error("a run that collects metrics or keeps the control plane reads its GPUs: readsGpus cannot be false");
     // Run:ai's per-GPU families and the control plane read every GPU; a shard's exporters its own.
     const everyGpu = this.shard.ownsClusterWide(RUNAI_PLACEMENT.clusterWide) || options.controlPlane !== undefined;
-    this.metrics = new ClusterMetrics(blueprint, this.clock, pulls, everyGpu ? undefined : (node) => this.shard.ownsNode(node));
-    this.collectMetrics = options.metrics ?? true;
+    const gpusRead = options.readsGpus === false ? () => false : everyGpu ? undefined : (node: string) => this.shard.ownsNode(node);
+    this.metrics = new ClusterMetrics(blueprint, this.clock, pulls, gpusRead);
     this.sources = options.sources === undefined ? undefined : this.metrics.sourcesNamed(options.sources);
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
     this.simulation.onEvent(this.metrics.record);

@@ -4,6 +4,8 @@
  * control plane observes at each frame. The same seed gives the same frames.
  */
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, driveAsync, every, type Frame, type LogRecordOut, type Sample } from "@gpusynth/constructs";
 import { type DomainEvent, simulatedMs } from "@gpusynth/sim";
@@ -12,6 +14,7 @@ import { describe, expect, it } from "vitest";
 const scenario = fileURLToPath(new URL("../../../blueprints/scenarios/preemption-storm.yaml", import.meta.url));
 const { blueprint } = loadBlueprint(scenario);
 const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
 
 /**
  * Where two runs' frames differ, sample by sample (target, series, value, counter start), as
@@ -210,6 +213,25 @@ describe("ClusterRun", () => {
     expect(seen.some((e) => e.kind === "WorkloadSubmitted")).toBe(true);
     expect(differences(second, first)).toEqual([]);
     expect(JSON.stringify(second.map((f) => f.logs))).toEqual(JSON.stringify(first.map((f) => f.logs)));
+  });
+
+  it("keeps nothing of a GPU's runs where nothing reads the GPUs, so a summary's heap does not grow with simulated time", () => {
+    const platform = loadBlueprint(fileURLToPath(new URL("../../../blueprints/platform.yaml", import.meta.url))).blueprint;
+    // A collection on demand, as V8 exposes it to a context made after the flag is set.
+    setFlagsFromString("--expose-gc");
+    const collect = runInNewContext("gc") as () => void;
+    const run = new ClusterRun(platform, { metrics: false, readsGpus: false });
+    const heapAt = (days: number) => {
+      run.advanceTo(simulatedMs(days * DAY));
+      collect();
+      return process.memoryUsage().heapUsed;
+    };
+    const afterOneDay = heapAt(1);
+    // Each container's time on each GPU kept for a reading that never comes: 49 MiB more after day 2.
+    expect((heapAt(2) - afterOneDay) / 2 ** 20).toBeLessThan(5);
+    // A run that collects metrics or keeps the control plane does read them.
+    expect(() => new ClusterRun(platform, { readsGpus: false })).toThrow(/reads its GPUs/);
+    expect(() => new ClusterRun(platform, { metrics: false, readsGpus: false, controlPlane: {} })).toThrow(/reads its GPUs/);
   });
 
   it("has the control plane observe the cluster at each frame", () => {

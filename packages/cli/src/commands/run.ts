@@ -534,6 +534,7 @@ async function runOffline(blueprint: Blueprint, output: Output, run: OfflineRun,
     const cluster = new ClusterRun(blueprint, {
       ...(run.seed === undefined ? {} : { seed: run.seed }),
       metrics: false,
+      readsGpus: false,
       observers: [collector.record],
     });
     // A frame an hour, so a long run can show where it is.
