@@ -33,6 +33,7 @@ export interface ClusterRunOptions {
    * report's timeline). A run that reads no GPU (a summary) says so, and keeps no GPU timelines:
    * the model keeps each container's time on each GPU until a reading has summed its energy,
    * about 50 MiB of heap a simulated day on platform.yaml: its 30-day summary run reached 3.2 GB.
+   * With `metrics: false` too, nothing reads the metrics' model, and it does not follow the run.
    */
   readonly readsGpus?: boolean;
   /**
@@ -96,20 +97,24 @@ export class ClusterRun {
     this.simulation = new Simulation(blueprint, options.seed === undefined ? {} : { seed: options.seed });
     for (const observer of options.observers ?? []) this.simulation.onEvent(observer);
     this.clock = options.clock ?? BLUEPRINT_CALENDAR;
-    // One model of when containers start, for the metrics and the kubelet's events alike.
-    const pulls = new ImagePulls(imagesOf(blueprint));
-    this.simulation.onEvent(pulls.record);
-    this.shard = ShardFilter.of(options.shard ?? WHOLE_RUN, this.simulation.view());
     this.collectMetrics = options.metrics ?? true;
     if (options.readsGpus === false && (this.collectMetrics || options.controlPlane !== undefined))
       throw new Error("a run that collects metrics or keeps the control plane reads its GPUs: readsGpus cannot be false");
+    // A run that collects no samples and reads no GPU (a summary) reads nothing of the metrics'
+    // model: it follows the simulation only where the logs need it (image pulls). Followed anyway,
+    // it was half of a 30-day summary run's time.
+    const metricsRead = options.readsGpus !== false;
+    // One model of when containers start, for the metrics and the kubelet's events alike.
+    const pulls = new ImagePulls(imagesOf(blueprint));
+    if (metricsRead || logs !== false) this.simulation.onEvent(pulls.record);
+    this.shard = ShardFilter.of(options.shard ?? WHOLE_RUN, this.simulation.view());
     // Run:ai's per-GPU families and the control plane read every GPU; a shard's exporters its own.
     const everyGpu = this.shard.ownsClusterWide(RUNAI_PLACEMENT.clusterWide) || options.controlPlane !== undefined;
     const gpusRead = options.readsGpus === false ? () => false : everyGpu ? undefined : (node: string) => this.shard.ownsNode(node);
     this.metrics = new ClusterMetrics(blueprint, this.clock, pulls, gpusRead);
     this.sources = options.sources === undefined ? undefined : this.metrics.sourcesNamed(options.sources);
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
-    this.simulation.onEvent(this.metrics.record);
+    if (metricsRead) this.simulation.onEvent(this.metrics.record);
     this.logs =
       logs === false
         ? undefined
