@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, driveAsync, every, type Frame, type LogRecordOut, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, driveAsync, every, type Frame, frameKept, type LogRecordOut, type Sample } from "@gpusynth/constructs";
 import { type DomainEvent, simulatedMs } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
 
@@ -140,31 +140,42 @@ describe("ClusterRun", () => {
     );
   });
 
-  it("drops the same of a stretch nobody reads however often it skips the logs, and writes the same after it", () => {
-    // A live warm-up and an inventory's later window skip as they go, not once at the end (skipLogs).
+  it("drops the same of a stretch nobody reads however often it skips it, and writes and reads the same after it", () => {
+    // A live warm-up and an inventory's later window skip as they go, not once at the end (skipPast).
     const after = (run: ClusterRun) => {
       const out: Frame[] = [];
-      drive(run, every(5 * MINUTE, { fromMs: 40 * MINUTE, toMs: 55 * MINUTE }), (frame) => out.push(frame));
+      drive(run, every(5 * MINUTE, { fromMs: 40 * MINUTE, toMs: 55 * MINUTE }), (frame) => out.push(frameKept(frame)));
       return out;
     };
     const once = new ClusterRun(blueprint, { logs: true });
     once.advanceTo(simulatedMs(40 * MINUTE));
-    once.skipLogs();
+    once.skipPast();
     const often = new ClusterRun(blueprint, { logs: true });
     for (let t = MINUTE; t <= 40 * MINUTE; t += 3 * MINUTE + 7_000) {
       often.advanceTo(simulatedMs(Math.min(t, 40 * MINUTE)));
-      often.skipLogs();
+      often.skipPast();
     }
     often.advanceTo(simulatedMs(40 * MINUTE));
-    often.skipLogs();
+    often.skipPast();
     const hourly = new ClusterRun(blueprint, { logs: true });
     hourly.skipTo(simulatedMs(40 * MINUTE));
     const expected = after(once).flatMap((f) => f.logs);
     // Both sources write in the stretch read: the scheduler's cycles and the storm's events.
     expect(new Set(expected.map((r) => r.receiver))).toEqual(new Set(["k8s_events", "filelog"]));
     expect(expected.every((r) => r.timeMs > blueprint.time.start + 40 * MINUTE)).toBe(true);
-    expect(after(often).flatMap((f) => f.logs)).toEqual(expected);
-    expect(after(hourly).flatMap((f) => f.logs)).toEqual(expected);
+    const [oftenAfter, hourlyAfter] = [after(often), after(hourly)];
+    expect(oftenAfter.flatMap((f) => f.logs)).toEqual(expected);
+    expect(hourlyAfter.flatMap((f) => f.logs)).toEqual(expected);
+    // The GPUs' energy summed as the stretch goes (skipPast) reads the same as summed at once by
+    // the first reading after it: every sample of a run that never skipped, the energy counters too.
+    const unskipped = new ClusterRun(blueprint);
+    unskipped.advanceTo(simulatedMs(40 * MINUTE));
+    const read = after(unskipped);
+    expect(
+      read.flatMap((f) => f.targets.flatMap((t) => t.samples)).some((s) => s.family.name === "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"),
+    ).toBe(true);
+    expect(differences(oftenAfter, read)).toEqual([]);
+    expect(differences(hourlyAfter, read)).toEqual([]);
   });
 
   it("counts, with logWriting.tally, exactly the scheduler's lines a run writes, frame by frame, after a first cycle written whole", () => {

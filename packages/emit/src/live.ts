@@ -140,16 +140,16 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
   let status = statusOf(run.simulation.view(), 0, 0);
   try {
     // The warm-up: simulated as fast as the CPU allows; its log records are nobody's news, dropped
-    // slice by slice.
+    // slice by slice, and its GPUs' energy summed as it goes (skipPast).
     const onSlice = (reached: number) => {
-      run.skipLogs();
+      run.skipPast();
       options.onWarmup?.(reached, servingMs, run.simulation.pendingCount);
     };
     await Promise.all([
       advance(run, servingMs, options.signal, Number.POSITIVE_INFINITY, onSlice),
       untilAborted(workers?.advanceTo(servingMs), options.signal),
     ]);
-    run.skipLogs();
+    run.skipPast();
     const wallStart = wall.now();
     clock.startServing(wallStart);
     workers?.serve(unixMs(wallStart));

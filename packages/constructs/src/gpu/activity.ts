@@ -357,6 +357,16 @@ export class GpuActivityModel {
     return { gpuUtil: Math.round(util), fbUsedMiB };
   }
 
+  /**
+   * Sums the GPU's energy counter up to t without reading it, so the runs summed are forgotten as
+   * a reading would forget them: for a stretch nobody reads (a live run's warm-up), whose runs a
+   * first reading would otherwise find all kept.
+   */
+  settle(gpu: GpuIdentity, model: GpuModel, t: number): void {
+    if (gpu.initialisedAt > t) return; // Its driver loads later: a reading then sums from there.
+    this.sinceDriverLoad(gpu, this.physicsOf(gpu.uuid, model), t);
+  }
+
   /** The run on the GPU at t, its load (after any wait on a slower rank), its utilisation (unrounded) and framebuffer in use. */
   private workAt(gpu: GpuIdentity, model: GpuModel, t: number, physics: GpuPhysics): Work {
     // Asked once per reader at the same instant (a GPU's timeline is the same until simulated time moves).
