@@ -314,7 +314,12 @@ warm-up, three of those runs took 5.2–5.6 % of a core against 4.1–5.0 % — 
 s more, V8's helpers less. With the young generation's size pinned
 (\`--min-semi-space-size=16 --max-semi-space-size=16\`, one run of each): 4.68 against 4.43 %, the
 same 22 scavenges. Most of the difference went with how large V8 let the young generation grow
-after a larger or smaller peak; what is left of it on the main thread is not explained.
+after a larger or smaller peak, not with the code: in one process, a platform frame after such a
+warm-up costs what it costs after one that kept its runs (frames 5 to 24 after the day: medians of
+53.5 and 59.1 ms against 57.7 and 62.2 ms, two runs of each in turns), and the first frame 0.67 s
+against 1.29 s, for 0.9 s more in the warm-up. The warm-up sums the GPUs once a simulated hour,
+not after each of its slices of a few simulated seconds: settling after each took its CPU from
+9.3–10.0 s to 15.5 s (to the first status line); hourly, 10.2–10.7 s.
 
 Until 2026-12-05 this run lost half of its metrics, and its figure (10.5–11.7 % of a core) was
 for the half it sent: a scrape of this cluster (about 100 MiB of OTLP) is encoded in about a second,
