@@ -205,7 +205,10 @@ The month as a user runs it, \`gpusynth run --offline --duration 30d --summary b
 2026-12-07: the GPU model kept each container's time on each GPU until a reading summed its energy,
 and a summary reads none (about 50 MiB of heap a simulated day), and the metrics' model followed
 every event for no reader. A run that reads no GPU now keeps neither (ClusterRunOptions.readsGpus):
-20.7 s and 369 MB, the same summary (measured the same hour on this machine).
+20.7 s and 369 MB, the same summary (measured the same hour on this machine). So does a thread
+that emits no metrics: an offline run of logs alone (4 days of platform.yaml's Kubernetes events,
+1.27 GB and 26.3 s before, 593 MB and 21.9 s after, the same records), and the run's own thread
+when worker threads emit the metrics, live or offline, unless it keeps the control plane.
 
 | day | seconds | pending at its end | jobs attempted | µs per attempt |
 |---|---|---|---|---|

@@ -110,6 +110,8 @@ export async function runLive(blueprint: Blueprint, options: LiveOptions): Promi
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     clock: clock.stamp,
     metrics: workers === undefined,
+    // With workers and no control plane, nothing reads this thread's GPUs: it keeps none of their runs.
+    readsGpus: workers === undefined || options.api !== undefined,
     logs: options.logs === undefined ? false : (options.logSources ?? true),
     ...(options.shard === undefined ? {} : { shard: options.shard }),
     // Its history is kept in stamped (wall-clock) time, like everything the run emits, one

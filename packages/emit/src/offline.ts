@@ -35,9 +35,12 @@ const NO_SCRAPE: ScrapeReport = { targets: 0, points: 0, failedTargets: 0 };
 export async function emitOffline(blueprint: Blueprint, sink: MetricsSink | undefined, options: OfflineOptions): Promise<OfflineResult> {
   const workers = sink === undefined ? undefined : shardWorkers(blueprint, { ...options, sink }, { kind: "calendar" });
   // With workers, this thread's run writes the logs and feeds the observers; the workers emit the metrics.
+  const metricsHere = sink !== undefined && workers === undefined;
   const run = new ClusterRun(blueprint, {
     ...(options.seed === undefined ? {} : { seed: options.seed }),
-    metrics: sink !== undefined && workers === undefined,
+    metrics: metricsHere,
+    // Offline, only the metrics read the GPUs: a thread that emits none keeps none of their runs.
+    readsGpus: metricsHere,
     logs: options.logs === undefined ? false : (options.logSources ?? true),
     ...(options.observers === undefined ? {} : { observers: options.observers }),
     ...(options.shard === undefined ? {} : { shard: options.shard }),

@@ -56,7 +56,8 @@ function ownBuffers(bodies: readonly Uint8Array[]): ArrayBuffer[] {
 
 answerCalls<ShardCalls, ShardEvent>(
   {
-    advance: (simulatedMs) => advance(run, simulatedMs),
+    // A live run's warm-up, which nobody reads: what its GPUs ran is summed as it goes (skipPast).
+    advance: (simulatedMs) => advance(run, simulatedMs, undefined, Number.POSITIVE_INFINITY, () => run.skipPast()),
     serve: (unixMs) => liveClock?.startServing(unixMs),
     tick: async ({ simulatedMs, timeMs }, post) => {
       await advance(run, simulatedMs);
