@@ -34,6 +34,7 @@ export interface ClusterRunOptions {
    * the model keeps each container's time on each GPU until a reading has summed its energy,
    * about 50 MiB of heap a simulated day on platform.yaml: its 30-day summary run reached 3.2 GB.
    * With `metrics: false` too, nothing reads the metrics' model, and it does not follow the run.
+   * A run that collects no metrics and keeps no control plane must say which it is.
    */
   readonly readsGpus?: boolean;
   /**
@@ -102,6 +103,10 @@ export class ClusterRun {
     this.collectMetrics = options.metrics ?? true;
     if (options.readsGpus === false && (this.collectMetrics || options.controlPlane !== undefined))
       throw new Error("a run that collects metrics or keeps the control plane reads its GPUs: readsGpus cannot be false");
+    if (!this.collectMetrics && options.controlPlane === undefined && options.readsGpus === undefined)
+      throw new Error(
+        "a run that collects no metrics says whether anything reads its GPUs (readsGpus): the runs kept for a reading that never comes grow by the simulated day",
+      );
     // A run that collects no samples and reads no GPU (a summary) reads nothing of the metrics'
     // model: it follows the simulation only where the logs need it (image pulls). Followed anyway,
     // it was half of a 30-day summary run's time.

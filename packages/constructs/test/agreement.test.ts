@@ -171,7 +171,7 @@ function problemsOf(path: string, seed: number, hours: number, check: string): s
     // Only the sources the checks read are collected: the kubelet's and node-exporter's are a
     // third of a frame's cost, and their agreement with the others is checked where they are
     // (kubelet-cadvisor, node-exporter).
-    const run = new ClusterRun(blueprint, { seed, metrics: false });
+    const run = new ClusterRun(blueprint, { seed, metrics: false, readsGpus: true });
     const sources = run.metrics.constructs.filter((c) => CHECKED_SOURCES.has(c.area));
     drive(run, every(INTERVAL, { toMs: hours * HOUR }), ({ view }) => {
       // One array for every check: samplesOf indexes it by family once.

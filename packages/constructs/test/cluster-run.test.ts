@@ -81,14 +81,14 @@ describe("ClusterRun", () => {
   it("hands every consumer each frame in order, and drives asynchronous consumers one instant at a time", async () => {
     const seen: string[] = [];
     drive(
-      new ClusterRun(blueprint, { metrics: false }),
+      new ClusterRun(blueprint, { metrics: false, readsGpus: false }),
       every(MINUTE, { toMs: 2 * MINUTE }),
       (f) => seen.push(`a${f.simulatedMs}`),
       (f) => seen.push(`b${f.simulatedMs}`),
     );
     expect(seen).toEqual(["a60000", "b60000", "a120000", "b120000"]);
     const order: string[] = [];
-    await driveAsync(new ClusterRun(blueprint, { metrics: false }), every(MINUTE, { toMs: 2 * MINUTE }), [
+    await driveAsync(new ClusterRun(blueprint, { metrics: false, readsGpus: false }), every(MINUTE, { toMs: 2 * MINUTE }), [
       {
         before: (t) => order.push(`before ${t}`),
         consume: async (f) => {
@@ -111,7 +111,7 @@ describe("ClusterRun", () => {
     expect(records.length).toBeGreaterThan(100);
     const ahead = withLogs.flatMap((f) => f.logs.filter((r) => r.timeMs > blueprint.time.start + f.simulatedMs));
     expect(ahead).toEqual([]);
-    const bare = frames(new ClusterRun(blueprint, { metrics: false }), 40 * MINUTE, 5 * MINUTE);
+    const bare = frames(new ClusterRun(blueprint, { metrics: false, readsGpus: false }), 40 * MINUTE, 5 * MINUTE);
     expect(bare.every((f) => f.targets.length === 0 && f.logs.length === 0)).toBe(true);
     expect(withLogs.every((f) => f.targets.length > 0)).toBe(true);
     // Collecting nothing changes nothing about the story.
@@ -240,8 +240,9 @@ describe("ClusterRun", () => {
     const afterOneDay = heapAt(1);
     // Each container's time on each GPU kept for a reading that never comes: 49 MiB more after day 2.
     expect((heapAt(2) - afterOneDay) / 2 ** 20).toBeLessThan(5);
-    // A run that collects metrics or keeps the control plane does read them.
+    // A run that collects metrics or keeps the control plane does read them; one that does neither says whether it does.
     expect(() => new ClusterRun(platform, { readsGpus: false })).toThrow(/reads its GPUs/);
+    expect(() => new ClusterRun(platform, { metrics: false })).toThrow(/says whether anything reads its GPUs/);
     expect(() => new ClusterRun(platform, { metrics: false, readsGpus: false, controlPlane: {} })).toThrow(/reads its GPUs/);
   });
 

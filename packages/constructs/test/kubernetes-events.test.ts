@@ -11,7 +11,7 @@ describe("Kubernetes events in the preemption-storm scenario", () => {
   const { blueprint } = loadBlueprint(scenario);
   const records: LogRecordOut[] = [];
   beforeAll(() => {
-    const run = new ClusterRun(blueprint, { metrics: false, logs: { events: true, scheduler: false } });
+    const run = new ClusterRun(blueprint, { metrics: false, readsGpus: false, logs: { events: true, scheduler: false } });
     drive(run, every(60_000, { toMs: 70 * 60_000 }), (frame) => records.push(...frame.logs));
   });
   const about = (pod: string) =>

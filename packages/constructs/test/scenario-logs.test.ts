@@ -22,7 +22,7 @@ type Expected = readonly [caller: string, message: RegExp];
  */
 function linesFound(scenario: string, hours: number, expected: readonly Expected[]): Set<Expected> {
   const { blueprint } = loadBlueprint(fileURLToPath(new URL(`../../../blueprints/scenarios/${scenario}.yaml`, import.meta.url)));
-  const run = new ClusterRun(blueprint, { metrics: false, logs: { events: false, scheduler: true } });
+  const run = new ClusterRun(blueprint, { metrics: false, readsGpus: false, logs: { events: false, scheduler: true } });
   const found = new Set<Expected>();
   drive(run, every(HOUR / 4, { toMs: hours * HOUR }), (frame) => {
     if (found.size === expected.length) return;

@@ -31,7 +31,7 @@ describe("OTLP/gRPC logs round trip", () => {
       events: { onOutageStart: (e) => failures.push(e), onRejected: (e) => failures.push(e) },
     });
     const pipeline = new LogsPipeline(sink);
-    const run = new ClusterRun(blueprint, { metrics: false, logs: true });
+    const run = new ClusterRun(blueprint, { metrics: false, readsGpus: false, logs: true });
     await driveAsync(run, every(60_000, { toMs: 32 * 60_000 }), [
       {
         consume: async (frame) => {

@@ -48,6 +48,7 @@ export function measure(
   const run = new ClusterRun(blueprint, {
     ...(seed === undefined ? {} : { seed }),
     metrics: false,
+    readsGpus: true,
     observers: [ledger.record, countFaults],
   });
 

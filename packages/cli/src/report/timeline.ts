@@ -354,7 +354,7 @@ export function recordTimeline(
     const moment = momentOf(event);
     if (moment !== undefined) moments.push(moment);
   };
-  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), metrics: false, observers: [observe] });
+  const run = new ClusterRun(blueprint, { ...(seed === undefined ? {} : { seed }), metrics: false, readsGpus: true, observers: [observe] });
   const allocation = new AllocationRecorder(blueprint);
   const start = run.simulation.view();
   const gpus = new GpuRecorder(start, run.metrics.activity);
