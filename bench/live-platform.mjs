@@ -295,7 +295,7 @@ ${result.coreShare <= 3 ? "Within the goal." : `Above the goal: see below, and b
 Until 2026-12-05 the warm-up kept its simulated day's Kubernetes events and scheduler cycles until
 it ended, only to drop them: this run's resident set peaked at 1,285 MiB at its first scrape, and
 deploy/'s pod for the shard with the logs (\`run --shard 0/4 --workers 1\`) at 1,120 MiB, above the
-1 GiB memory limit deploy/ gives it. The warm-up now drops them as it goes (ClusterRun.skipLogs
+1 GiB memory limit deploy/ gives it. The warm-up now drops them as it goes (ClusterRun.skipLogs, now skipPast
 after each slice; the records after it are the same, cluster-run.test.ts): this run peaks at 669
 and 689 MiB in two runs, the shard at 609 MiB, measured on the same machine the same day. A frame
 is no longer held by the run's loop while it waits for the next interval either

@@ -26,7 +26,7 @@ const WARM = 6 * HOUR;
 
 /** An hour's frames after the warm-up, with or without logs: CPU and the log batches. */
 function hour(logs) {
-  const run = new ClusterRun(blueprint, { metrics: false, logs });
+  const run = new ClusterRun(blueprint, { metrics: false, readsGpus: false, logs });
   // The warm-up's logs are drained and dropped, an hour at a time.
   drive(run, every(HOUR, { toMs: WARM }), () => {});
   const batches = [];
