@@ -28,7 +28,7 @@ export interface LiveProcess {
   /**
    * Sends `signal` and resolves with the exit code, the milliseconds it took, and how many of them
    * the process's main thread spent waiting for a CPU that other processes held (`queuedMs`, from
-   * /proc/<pid>/schedstat; 0 where there is none). A stop bounded in `ms - queuedMs` holds on a
+   * /proc/<pid>/schedstat; 0 where there is none). A stop bounded in `ms - queuedMs` (expectStoppedWithin) holds on a
    * loaded machine, where CI runs the lab beside the suite.
    */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number; queuedMs: number }>;
@@ -104,6 +104,15 @@ export function startLive(args: readonly string[], env: Record<string, string> =
     cpuMs: () => cpuMsOf(child.pid),
     queuedMs: () => queuedMsOf(child.pid),
   };
+}
+
+/**
+ * Expects a stop (LiveProcess.stop) to have taken at most `limitMs`, less the time the run's main
+ * thread waited for a CPU that other processes held.
+ */
+export function expectStoppedWithin(stopped: { readonly ms: number; readonly queuedMs: number }, limitMs: number): void {
+  const { ms, queuedMs } = stopped;
+  expect(ms - queuedMs, `ms to stop (${queuedMs} of ${ms} waiting for a CPU)`).toBeLessThanOrEqual(limitMs);
 }
 
 /** Kills the process if a test left it running. */

@@ -110,11 +110,10 @@ export class ClusterRun {
     // A run that collects no samples and reads no GPU (a summary) reads nothing of the metrics'
     // model: it follows the simulation only where the logs need it (image pulls). Followed anyway,
     // it was half of a 30-day summary run's time.
-    const metricsRead = options.readsGpus !== false;
-    this.metricsRead = metricsRead;
+    this.metricsRead = options.readsGpus !== false;
     // One model of when containers start, for the metrics and the kubelet's events alike.
     const pulls = new ImagePulls(imagesOf(blueprint));
-    if (metricsRead || logs !== false) this.simulation.onEvent(pulls.record);
+    if (this.metricsRead || logs !== false) this.simulation.onEvent(pulls.record);
     this.shard = ShardFilter.of(options.shard ?? WHOLE_RUN, this.simulation.view());
     // Run:ai's per-GPU families and the control plane read every GPU; a shard's exporters its own.
     const everyGpu = this.shard.ownsClusterWide(RUNAI_PLACEMENT.clusterWide) || options.controlPlane !== undefined;
@@ -122,7 +121,7 @@ export class ClusterRun {
     this.metrics = new ClusterMetrics(blueprint, this.clock, pulls, gpusRead);
     this.sources = options.sources === undefined ? undefined : this.metrics.sourcesNamed(options.sources);
     // The scheduler's event counters are metric state: counted whether or not frames carry samples.
-    if (metricsRead) this.simulation.onEvent(this.metrics.record);
+    if (this.metricsRead) this.simulation.onEvent(this.metrics.record);
     this.logs =
       logs === false
         ? undefined

@@ -48,7 +48,6 @@ export class ClusterMetrics {
     this.ownPulls = shared === undefined ? new ImagePulls(imagesOf(blueprint)) : undefined;
     const pulls = shared ?? (this.ownPulls as ImagePulls);
     this.timelines = new GpuTimelines(pulls, gpusRead);
-    this.gpusRead = gpusRead ?? (() => true);
     this.activity = new GpuActivityModel(this.timelines);
     const dcgm = new DcgmConstruct(this.activity, {
       ...DCGM_DEFAULTS,
@@ -69,9 +68,6 @@ export class ClusterMetrics {
     this.constructs = [runai, dcgm, this.kubeStateMetrics, this.kubelet, ...nodeExporter, this.scheduler];
   }
 
-  /** Whether the GPUs of a node are read (their runs kept). */
-  private readonly gpusRead: (node: string) => boolean;
-
   /**
    * Sums every read GPU's energy up to the view's time without reading it (GpuActivityModel.settle):
    * for a stretch nobody reads, so what its containers ran is not kept for the first reading after it.
@@ -79,7 +75,7 @@ export class ClusterMetrics {
   settleGpus(view: ClusterView): void {
     for (const pool of view.pools)
       for (const node of pool.nodes) {
-        if (!this.gpusRead(node.name)) continue;
+        if (!this.timelines.reads(node.name)) continue;
         for (const gpu of node.gpus) this.activity.settle(gpu, pool.model, view.now);
       }
   }

@@ -47,7 +47,7 @@ export class GpuTimelines {
    */
   constructor(
     private readonly pulls: ImagePulls,
-    private readonly reads: (node: string) => boolean = () => true,
+    readonly reads: (node: string) => boolean = () => true,
   ) {}
 
   readonly record = (event: DomainEvent): void => {
