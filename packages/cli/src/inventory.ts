@@ -4,7 +4,7 @@
  * offline and collecting every target at each scrape interval.
  */
 import type { Blueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, LABEL_PATTERN, type MetricFamily, type MetricType, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, LABEL_PATTERN, type LabelSet, type MetricFamily, type MetricType, seriesOf } from "@gpusynth/constructs";
 import { SCRAPE_REPORT } from "@gpusynth/emit";
 import { simulatedMs } from "@gpusynth/sim";
 
@@ -127,8 +127,10 @@ export function collectInventory(
   drive(run, every(intervalMs, { fromMs, toMs: durationMs }), (frame) => {
     onProgress?.(frame.simulatedMs);
     const seriesNow = new Map<FamilyInventory, number>();
-    for (const { target, samples } of frame.targets) {
-      // A target's samples come family by family: look the family up once per run of samples.
+    for (const listed of frame.targets) {
+      const target = listed.target;
+      const { families, labels, count } = seriesOf(listed);
+      // A target's series come family by family: look the family up once per run of series.
       let family: MetricFamily | undefined;
       let entry: Entry | undefined;
       let runStart = 0;
@@ -136,22 +138,22 @@ export function collectInventory(
         if (entry !== undefined) seriesNow.set(entry.family, (seriesNow.get(entry.family) ?? 0) + end - runStart);
         runStart = end;
       };
-      // An index, not an iterator: a platform frame is 450,000 samples.
-      for (let i = 0; i < samples.length; i++) {
-        const s = samples[i] as Sample;
-        if (s.family !== family) {
+      // An index, not an iterator: a platform frame is 450,000 series.
+      for (let i = 0; i < count; i++) {
+        if (families[i] !== family) {
           endRun(i);
-          family = s.family;
+          family = families[i] as MetricFamily;
           entry = entryOf(family);
           entry.jobs.add(target.job);
         }
         const known = entry as Entry;
-        if (known.complete || known.labelSets.has(s.labels)) continue;
+        const set = labels[i] as LabelSet;
+        if (known.complete || known.labelSets.has(set)) continue;
         // A label set is kept from one collect to the next (catalogue.ts): its keys are read once.
-        known.labelSets.add(s.labels);
-        for (const key in s.labels) if (!known.keys.has(key)) known.addKey(key);
+        known.labelSets.add(set);
+        for (const key in set) if (!known.keys.has(key)) known.addKey(key);
       }
-      endRun(samples.length);
+      endRun(count);
     }
     // The receiver's report on each target's scrape (signals/receiver.md): a series per target.
     for (const report of Object.values(SCRAPE_REPORT)) {

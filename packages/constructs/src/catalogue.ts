@@ -34,114 +34,115 @@ export interface Sample {
   readonly startMs?: number;
 }
 
-/** A time of OTLP's (seconds, nanoseconds) until a scrape sets it; never written to. */
-const NO_TIME = Object.freeze([0, 0]) as unknown as [number, number];
+/** A series' label set, as a Sample carries it (seriesLabels makes one). */
+export type LabelSet = Readonly<Record<string, string>>;
 
 /**
- * A sample that is also its series' OTLP data point, in the shape of the SDK's DataPoint: its
- * attributes are its labels with whatever its target adds, its times the scrape's, set by the
- * scrape that reads it (emit's ScrapeProducer: a sample is its target's alone). One object per
- * series instead of a Sample and a DataPoint: a platform run held 430,000 of each, and the
- * kubelet's series (which carry their target's metrics_path) 137,000 points more.
+ * Series as data: one place per series, its family, label set, value and start in four columns
+ * (issue 29's series kept as data rather than as objects). A platform run kept an object per
+ * series, 446,000 of them (37 MiB), each marked again by every full garbage collection; as
+ * columns, a series is four slots in four lists, its value a number held unboxed among the others.
+ * A consumer that wants objects reads `sample(at)` or `samples()`, made when read.
  */
-export interface PointSample extends Sample {
-  /** Its labels, or those with the labels its target adds (the kubelet's metrics_path), as the scrape that reads it sets them. */
-  attributes: Readonly<Record<string, string>>;
-  startTime: [number, number];
-  endTime: [number, number];
-}
+export class SeriesColumns {
+  readonly families: MetricFamily[] = [];
+  readonly labels: LabelSet[] = [];
+  /** Numbers only, so V8 keeps them unboxed in one block. */
+  readonly values: number[] = [];
+  /** A counter's start, simulated ms; NaN for a series without one. */
+  readonly starts: number[] = [];
+  /** How many places are listed. */
+  count = 0;
 
-/**
- * A series' sample as TargetSeries keeps it: one object for the series while it stays in its
- * place, its value set at each collect. One class, so every source's samples share one shape
- * and a consumer's reads of them stay monomorphic.
- *
- * Its value is not a field of its own but a slot of its keeper's list of numbers (`values`, at
- * `at`: the series' place in its target's collect, or in a subject's samples made together). V8
- * keeps a number field that ever held a fraction as a box of its own, one more object per series
- * for every full collection to mark (a platform run's 439,000 samples had 439,000 boxes), where
- * a list of numbers holds them unboxed in one block.
- */
-class SeriesSample implements PointSample {
-  attributes: Readonly<Record<string, string>>;
-  startTime = NO_TIME;
-  endTime = NO_TIME;
-  constructor(
-    readonly family: MetricFamily,
-    readonly labels: Readonly<Record<string, string>>,
-    readonly values: number[],
-    readonly at: number,
-    readonly startMs: number | undefined,
-  ) {
-    this.attributes = labels;
-  }
-
-  get value(): number {
-    return this.values[this.at] as number;
-  }
-}
-
-/** The sample as its series' data point (PointSample), where it is one of TargetSeries' or SharedLabelSets'. */
-export function pointOf(sample: Sample): PointSample | undefined {
-  return sample instanceof SeriesSample ? sample : undefined;
-}
-
-/**
- * A target's series from one collect to the next (issue 29's series with identity): a series
- * listed in the same place as at the target's last collect, with the same family, label set and
- * start, is listed as the same Sample, its value set in place; a series that arrives or moves gets
- * a new one. Sources list a target's series in a stable order and keep a series' label set while
- * its subject lives, so a series that stays is found in its place without a lookup, and a collect
- * of a steady cluster makes no object at all. Made anew at every collect, a platform frame's
- * 412,000 samples outlived V8's young generation while the frame was scraped, and were copied and
- * promoted, to be marked by the next full collection.
- *
- * What a collect lists is valid until the target's next collect: its samples' values change then,
- * and the collect after that writes over its list.
- */
-export class TargetSeries {
-  /** This collect's list, as far as `count`; the collect before last's beyond that, until written over. */
-  private listed: SeriesSample[] = [];
-  /** The last collect's list: where a series that stays is found. */
-  private last: SeriesSample[] = [];
-  private count = 0;
-  /** Each place's value in this collect (SeriesSample.value): numbers only, so V8 keeps them unboxed. */
-  private readonly values: number[] = [];
-
-  /** Starts a collect of the target. */
-  begin(): this {
-    const spare = this.last;
-    this.last = this.listed;
-    this.listed = spare;
-    this.count = 0;
-    return this;
+  /** The series of `samples` (a source that lists objects: a test's, the exporters' own metrics). */
+  static of(samples: readonly Sample[]): SeriesColumns {
+    const series = new SeriesColumns();
+    for (let i = 0; i < samples.length; i++) {
+      const s = samples[i] as Sample;
+      series.add(s.family, s.labels, s.value, s.startMs);
+    }
+    return series;
   }
 
   /** Lists the series of `family` with `labels` (a kept series label set: seriesLabels) at `value`; a counter with its start. */
-  add(family: MetricFamily, labels: Readonly<Record<string, string>>, value: number, startMs?: number): void {
+  add(family: MetricFamily, labels: LabelSet, value: number, startMs?: number): void {
     const at = this.count++;
+    this.families[at] = family;
+    this.labels[at] = labels;
     this.values[at] = value;
-    const held = this.last[at];
-    // The sample in this place at the last collect, where it was this target's (not one a source keeps: keep).
-    if (held !== undefined && held.labels === labels && held.family === family && held.startMs === startMs && held.values === this.values)
-      this.listed[at] = held;
-    else this.listed[at] = new SeriesSample(family, labels, this.values, at, startMs);
+    this.starts[at] = startMs ?? Number.NaN;
+  }
+
+  /** Lists `other`'s series after these. */
+  append(other: SeriesColumns): void {
+    // An index, not for…of: an iterator result per call cost 1.6 MiB of a platform frame.
+    for (let i = 0; i < other.count; i++)
+      this.add(other.families[i] as MetricFamily, other.labels[i] as LabelSet, other.values[i] as number, other.startAt(i));
+  }
+
+  /** The start of the series at `at`, if it has one. */
+  startAt(at: number): number | undefined {
+    const start = this.starts[at] as number;
+    return Number.isNaN(start) ? undefined : start;
+  }
+
+  /** The series at `at` as a Sample of its own. */
+  sample(at: number): Sample {
+    const family = this.families[at] as MetricFamily;
+    const labels = this.labels[at] as LabelSet;
+    const value = this.values[at] as number;
+    const startMs = this.startAt(at);
+    return startMs === undefined ? { family, labels, value } : { family, labels, value, startMs };
+  }
+
+  /** Every series as a Sample of its own, in order. */
+  samples(): Sample[] {
+    return Array.from({ length: this.count }, (_, at) => this.sample(at));
+  }
+
+  /** Starts the list anew, written over from its first place. */
+  protected restart(): void {
+    this.count = 0;
+  }
+
+  /** Drops what lies past the listed places, which would keep label sets alive (V8 shortens a list in place). */
+  protected trim(): void {
+    const count = this.count;
+    if (this.families.length === count) return;
+    this.families.length = count;
+    this.labels.length = count;
+    this.values.length = count;
+    this.starts.length = count;
+  }
+}
+
+/**
+ * A target's series from one collect to the next, as columns written over at every collect:
+ * sources list a target's series in a stable order and keep a series' label set while its subject
+ * lives, so a collect of a steady cluster writes the same label sets in the same places and makes
+ * no object at all.
+ *
+ * What a collect lists is valid until the target's next collect, which writes over it.
+ */
+export class TargetSeries extends SeriesColumns {
+  /** Starts a collect of the target. */
+  begin(): this {
+    this.restart();
+    return this;
   }
 
   /**
-   * Lists samples the source keeps itself, made once for a state that has not changed since
+   * Lists series the source keeps itself, made once for a state that has not changed since
    * (kube-state-metrics' pods): a series is either kept by its source or listed by add, never both.
    */
-  keep(samples: readonly Sample[]): void {
-    // An index, not for…of: an iterator result per call cost 1.6 MiB of a platform frame.
-    for (let i = 0; i < samples.length; i++) this.listed[this.count++] = samples[i] as SeriesSample;
+  keep(series: SeriesColumns): void {
+    this.append(series);
   }
 
-  /** Ends the collect: the samples it listed. */
-  end(): readonly Sample[] {
-    // Shortening an array keeps its storage (V8 trims it in place), so the next collects write into it.
-    this.listed.length = this.count;
-    return this.listed;
+  /** Ends the collect: the series it listed. */
+  end(): SeriesColumns {
+    this.trim();
+    return this;
   }
 }
 
@@ -158,6 +159,28 @@ export class SeriesByTarget {
     }
     return series.begin();
   }
+}
+
+/** A target's series listed as columns (a TargetSeries' collect): its samples made when read. */
+class ListedTarget implements TargetSamples {
+  constructor(
+    readonly target: ScrapeTarget,
+    readonly series: SeriesColumns,
+  ) {}
+
+  get samples(): readonly Sample[] {
+    return this.series.samples();
+  }
+}
+
+/** The target with the series a collect listed (TargetSeries.end). */
+export function listedTarget(target: ScrapeTarget, series: SeriesColumns): TargetSamples {
+  return new ListedTarget(target, series);
+}
+
+/** The target's series as columns: as its source listed them, or made from its samples. */
+export function seriesOf(target: TargetSamples): SeriesColumns {
+  return target.series ?? SeriesColumns.of(target.samples);
 }
 
 /**
@@ -216,7 +239,13 @@ export interface KubernetesEndpoint {
 
 export interface TargetSamples {
   readonly target: ScrapeTarget;
+  /** Its series, each a Sample of its own (made when read, where the source lists columns). */
   readonly samples: readonly Sample[];
+  /**
+   * The same series as columns, where the source lists them so (TargetSeries): what a scrape reads
+   * without an object per series (seriesOf reads either).
+   */
+  readonly series?: SeriesColumns;
 }
 
 /**
@@ -442,25 +471,24 @@ function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<stri
 }
 
 /**
- * Samples of one subject's families made together (a kube-state-metrics pod's, remade when its
- * state changes), on one label set for each set of labels: the series of several families with the
+ * Series of one subject's families made together (a kube-state-metrics pod's, remade when its
+ * state changes, kept as columns: `series`), on one label set for each set of labels: the series of several families with the
  * same labels (a pod's PodScheduled and Ready conditions, its container's four state families)
  * share it, and what encoders keep with it. A platform scrape's 231,000 label sets were 157,000
  * different ones.
  */
 export class SharedLabelSets {
-  private readonly byText = new Map<string, Readonly<Record<string, string>>>();
-  /** The values of the samples made here, in the order made (SeriesSample.value). */
-  private readonly values: number[] = [];
+  private readonly byText = new Map<string, LabelSet>();
+  /** The series made here, in the order made. */
+  readonly series = new SeriesColumns();
 
-  /** A sample of `family` from raw labels (filtered by seriesLabels), on the label set its labels share with the subject's other series. */
-  sample(family: MetricFamily, raw: Readonly<Record<string, string | undefined>>, value: number, startMs?: number): Sample {
-    this.values.push(value);
-    return new SeriesSample(family, this.of(family, raw), this.values, this.values.length - 1, startMs);
+  /** Lists a series of `family` from raw labels (filtered by seriesLabels), on the label set its labels share with the subject's other series. */
+  add(family: MetricFamily, raw: Readonly<Record<string, string | undefined>>, value: number, startMs?: number): void {
+    this.series.add(family, this.of(family, raw), value, startMs);
   }
 
   /** `family`'s label set of `raw` (seriesLabels), the one already made where another family's series has the same labels. */
-  of(family: MetricFamily, raw: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string>> {
+  of(family: MetricFamily, raw: Readonly<Record<string, string | undefined>>): LabelSet {
     const made = seriesLabels(family, raw);
     let text = "";
     for (const key in made) text += `${key}\u0000${made[key]}\u0000`;

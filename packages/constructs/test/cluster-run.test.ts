@@ -35,9 +35,10 @@ function differences(a: readonly Frame[], b: readonly Frame[]): string[] {
     fa.targets.forEach((ta, j) => {
       const tb = fb.targets[j];
       if (tb === undefined) return;
-      const length = Math.max(ta.samples.length, tb.samples.length);
+      const [as, bs] = [ta.samples, tb.samples];
+      const length = Math.max(as.length, bs.length);
       for (let k = 0; k < length && out.length < 5; k++) {
-        const [sa, sb] = [ta.samples[k], tb.samples[k]];
+        const [sa, sb] = [as[k], bs[k]];
         const same =
           sa !== undefined &&
           sb !== undefined &&
@@ -64,7 +65,7 @@ function sameLabels(a: Sample["labels"], b: Sample["labels"]): boolean {
 
 function frames(run: ClusterRun, durationMs: number, intervalMs: number): Frame[] {
   const out: Frame[] = [];
-  drive(run, every(intervalMs, { toMs: durationMs }), (frame) => out.push(frame));
+  drive(run, every(intervalMs, { toMs: durationMs }), (frame) => out.push(frameKept(frame)));
   return out;
 }
 
@@ -206,7 +207,7 @@ describe("ClusterRun", () => {
     const framesOf = (run: ClusterRun) => {
       const out: Frame[] = [];
       drive(run, schedule, (frame) => {
-        out.push(frame);
+        out.push(frameKept(frame));
         if (frame.view.pending.some((w) => w.pipelinedUntil !== null)) pipelinedFrames++;
       });
       return out;

@@ -5,7 +5,7 @@
  * as the object lives.
  */
 import { describe, expect, it } from "vitest";
-import { KeptLabelSets, type MetricFamily, SharedLabelSets, type SubjectLabelSets } from "../src/catalogue.js";
+import { KeptLabelSets, type MetricFamily, type Sample, SharedLabelSets, type SubjectLabelSets } from "../src/catalogue.js";
 
 const FAMILY: MetricFamily = { id: "test.family", name: "test_family", type: "gauge", help: "", labels: ["node", "gpu"] };
 const OTHER: MetricFamily = { ...FAMILY, id: "test.other", name: "test_other" };
@@ -62,9 +62,10 @@ describe("kept label sets", () => {
 
   it("made together (a pod's families), share one label set among the series with the same labels", () => {
     const shared = new SharedLabelSets();
-    const a = shared.sample(FAMILY, { node: "n1", gpu: "0", pod: "p" }, 1);
-    const b = shared.sample(OTHER, { node: "n1", gpu: "0" }, 2, 1_000);
-    const c = shared.sample(NODE_ONLY, { node: "n1", gpu: "0" }, 3);
+    shared.add(FAMILY, { node: "n1", gpu: "0", pod: "p" }, 1);
+    shared.add(OTHER, { node: "n1", gpu: "0" }, 2, 1_000);
+    shared.add(NODE_ONLY, { node: "n1", gpu: "0" }, 3);
+    const [a, b, c] = shared.series.samples() as [Sample, Sample, Sample];
     expect(b.labels).toBe(a.labels);
     expect(c.labels).not.toBe(a.labels);
     expect([a, b, c].map((s) => [s.family.name, s.labels, s.value, s.startMs])).toEqual([

@@ -87,7 +87,8 @@ describe("kube-state-metrics' telemetry target through a node reboot (gpu-fault.
     const metrics = new KsmSelfMetrics(pod);
     const watched = (t: number) =>
       metrics
-        .samples(t)
+        .collect(t)
+        .samples()
         .filter((s) => s.family.name === "kube_state_metrics_watch_total")
         .reduce((n, s) => n + s.value, 0);
     const before = watched(60 * MINUTE);

@@ -1,96 +1,114 @@
 /**
- * A target's series keep their Sample from one collect to the next (catalogue.ts TargetSeries):
- * a series in its place gets its new value in the same object, a series that arrives or moves
- * gets one of its own, and what a collect listed stays as it was until the target's next
- * collect. Then, on a real run: a steady cluster's collect lists the same objects again, and the
- * frames a consumer keeps (frameKept) keep the values of their instant.
+ * A target's series are columns written over at each collect (catalogue.ts TargetSeries): a
+ * series keeps its place and its label set, its value is this collect's, and a collect makes no
+ * object per series. Then, on a real run: each target's columns are the same from one frame to the
+ * next, nearly every place holding the same label set, and the frames a consumer keeps
+ * (frameKept) keep the values of their instant.
  */
 import { fileURLToPath } from "node:url";
 import { loadBlueprint } from "@gpusynth/blueprint";
-import { ClusterRun, drive, every, type Frame, frameKept, type Sample } from "@gpusynth/constructs";
+import { ClusterRun, drive, every, type Frame, frameKept, type SeriesColumns } from "@gpusynth/constructs";
 import { describe, expect, it } from "vitest";
 import { type MetricFamily, seriesLabels, TargetSeries } from "../src/catalogue.js";
 
 const UTIL: MetricFamily = { id: "test.util", name: "test_util", type: "gauge", help: "", labels: ["gpu"] };
 const ENERGY: MetricFamily = { id: "test.energy", name: "test_energy", type: "counter", help: "", labels: ["gpu"] };
 const gpu = (index: number) => seriesLabels(UTIL, { gpu: String(index) });
+/** What a collect listed, place by place. */
+const listed = (series: SeriesColumns) =>
+  Array.from({ length: series.count }, (_, at) => [
+    series.families[at]?.name,
+    series.labels[at]?.gpu,
+    series.values[at],
+    series.startAt(at),
+  ]);
 
 describe("a target's series", () => {
-  it("keep their sample in place, with each collect's value, and give a series that arrives or moves a new one", () => {
+  it("are listed in their places with each collect's values, in the same columns from one collect to the next", () => {
     const series = new TargetSeries();
     const [g0, g1, g2] = [gpu(0), gpu(1), gpu(2)];
     series.begin();
     series.add(UTIL, g0, 10);
     series.add(UTIL, g1, 20);
     series.add(ENERGY, g0, 5, 1_000);
-    const listed = [...series.end()];
-    series.begin();
-    series.add(UTIL, g0, 11);
-    series.add(UTIL, g1, 21);
-    series.add(ENERGY, g0, 6, 1_000);
-    const next = series.end();
-    // The same objects, with the new values.
-    expect(next).toHaveLength(3);
-    for (let i = 0; i < 3; i++) expect(next[i]).toBe(listed[i]);
-    expect(next.map((s) => s.value)).toEqual([11, 21, 6]);
+    const first = series.end();
+    expect(listed(first)).toEqual([
+      ["test_util", "0", 10, undefined],
+      ["test_util", "1", 20, undefined],
+      ["test_energy", "0", 5, 1_000],
+    ]);
+    // The label sets the source keeps, not copies: the encoders keep their bytes with them.
+    expect(first.labels[0]).toBe(g0);
 
-    // GPU 2 arrives between them, GPU 1 moves one place on, and the counter restarts: each a new
-    // sample, the values all this collect's.
+    // GPU 2 arrives between them, GPU 1 moves one place on, and the counter restarts.
     series.begin();
-    series.add(UTIL, g0, 12);
+    series.add(UTIL, g0, 12.5);
     series.add(UTIL, g2, 30);
     series.add(UTIL, g1, 22);
     series.add(ENERGY, g0, 1, 9_000);
-    const moved = series.end();
-    expect(moved[0]).toBe(listed[0]);
-    for (const i of [1, 2, 3]) expect(listed).not.toContain(moved[i]);
-    expect(moved.map((s) => [s.labels.gpu, s.value, s.startMs])).toEqual([
-      ["0", 12, undefined],
-      ["2", 30, undefined],
-      ["1", 22, undefined],
-      ["0", 1, 9_000],
+    const next = series.end();
+    expect(next).toBe(first);
+    expect(listed(next)).toEqual([
+      ["test_util", "0", 12.5, undefined],
+      ["test_util", "2", 30, undefined],
+      ["test_util", "1", 22, undefined],
+      ["test_energy", "0", 1, 9_000],
+    ]);
+    expect(next.samples().map((s) => [s.labels, s.value])).toEqual([
+      [g0, 12.5],
+      [g2, 30],
+      [g1, 22],
+      [g0, 1],
     ]);
   });
 
-  it("leave what a collect listed as it was until the target's next collect, and list no more than the collect did", () => {
+  it("list no more than the collect did, and hold no label set of a series that went", () => {
     const series = new TargetSeries();
     series.begin();
     for (let i = 0; i < 4; i++) series.add(UTIL, gpu(i), i);
-    const four = series.end();
+    series.end();
     series.begin();
     series.add(UTIL, gpu(0), 100);
-    // The collect in progress has not touched the last one's list.
-    expect(four.map((s) => s.labels.gpu)).toEqual(["0", "1", "2", "3"]);
     const one = series.end();
-    expect(one).toHaveLength(1);
-    expect(one).not.toBe(four);
+    expect(listed(one)).toEqual([["test_util", "0", 100, undefined]]);
+    expect([one.families.length, one.labels.length, one.values.length, one.starts.length]).toEqual([1, 1, 1, 1]);
   });
 });
 
 const lab = fileURLToPath(new URL("../../../blueprints/lab.yaml", import.meta.url));
 
-describe("a run's samples", () => {
-  it("are the same objects from one scrape to the next for almost every series, and a kept frame keeps its instant's values", () => {
+describe("a run's series", () => {
+  it("are each target's same columns from one scrape to the next, nearly every place with the same label set, and a kept frame keeps its instant's values", () => {
     const { blueprint } = loadBlueprint(lab);
     const schedule = [...every(15_000, { fromMs: 3_600_000, toMs: 3_900_000 })];
-    let previous: Frame | undefined;
+    let previous: Map<string, { series: SeriesColumns; labels: readonly object[] }> | undefined;
     let first: Frame | undefined;
     let same = 0;
-    let listed = 0;
+    let places = 0;
+    let sameColumns = 0;
+    let targets = 0;
     drive(new ClusterRun(blueprint, { seed: 4 }), schedule, (frame) => {
       first ??= frameKept(frame);
-      if (previous !== undefined) {
-        const before = new Set<Sample>(previous.targets.flatMap((t) => t.samples));
-        for (const t of frame.targets)
-          for (const s of t.samples) {
-            listed++;
-            if (before.has(s)) same++;
-          }
+      const now = new Map<string, { series: SeriesColumns; labels: readonly object[] }>();
+      for (const t of frame.targets) {
+        const series = t.series;
+        if (series === undefined) throw new Error(`${t.target.job}: its series are not listed as columns`);
+        const key = `${t.target.job}@${t.target.host}:${t.target.port}${t.target.path}`;
+        now.set(key, { series, labels: series.labels.slice(0, series.count) });
+        const before = previous?.get(key);
+        if (before === undefined) continue;
+        targets++;
+        if (before.series === series) sameColumns++;
+        for (let at = 0; at < series.count; at++) {
+          places++;
+          if (before.labels[at] === series.labels[at]) same++;
+        }
       }
-      previous = frame;
+      previous = now;
     });
-    expect(listed).toBeGreaterThan(100_000);
-    expect(same / listed).toBeGreaterThan(0.99);
+    expect(places).toBeGreaterThan(100_000);
+    expect(sameColumns).toBe(targets);
+    expect(same / places).toBeGreaterThan(0.99);
     // The first frame, kept through the run, shows what the same run stopped there shows.
     let alone: Frame | undefined;
     drive(new ClusterRun(blueprint, { seed: 4 }), schedule.slice(0, 1), (frame) => {

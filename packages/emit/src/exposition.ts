@@ -5,7 +5,7 @@
  * vendor's printf style (dcgm-exporter prints floats with six decimals, kube-state-metrics
  * uses Go's shortest form); the values are the same.
  */
-import { flattened, KEPT_TEXT, type MetricFamily, type Sample, SERIES_LABELS } from "@gpusynth/constructs";
+import { flattened, KEPT_TEXT, type MetricFamily, type Sample, SERIES_LABELS, SeriesColumns } from "@gpusynth/constructs";
 
 function escapeLabelValue(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
@@ -35,7 +35,7 @@ export function labelsText(labels: Sample["labels"] & { [KEPT_TEXT]?: string }):
 }
 
 /** A target's exposition as one string (expositionChunks joined): for a target of known, modest size. */
-export function exposition(samples: readonly Sample[]): string {
+export function exposition(samples: SeriesColumns | readonly Sample[]): string {
   return expositionChunks(samples).join("");
 }
 
@@ -47,12 +47,15 @@ export function exposition(samples: readonly Sample[]): string {
 export const LINES_PER_CHUNK = 65_536;
 
 /** A target's exposition in pieces of at most `linesPerChunk` whole lines each, in order: served one after the other. */
-export function expositionChunks(samples: readonly Sample[], linesPerChunk = LINES_PER_CHUNK): string[] {
-  const families = new Map<MetricFamily, Sample[]>();
-  for (const s of samples) {
-    const list = families.get(s.family);
-    if (list === undefined) families.set(s.family, [s]);
-    else list.push(s);
+export function expositionChunks(samples: SeriesColumns | readonly Sample[], linesPerChunk = LINES_PER_CHUNK): string[] {
+  const series = samples instanceof SeriesColumns ? samples : SeriesColumns.of(samples);
+  // Each family's places, in the order the family first comes: its series are written together.
+  const families = new Map<MetricFamily, number[]>();
+  for (let at = 0; at < series.count; at++) {
+    const family = series.families[at] as MetricFamily;
+    const places = families.get(family);
+    if (places === undefined) families.set(family, [at]);
+    else places.push(at);
   }
   const chunks: string[] = [];
   let lines: string[] = [];
@@ -63,10 +66,11 @@ export function expositionChunks(samples: readonly Sample[], linesPerChunk = LIN
       lines = [];
     }
   };
-  for (const [family, series] of families) {
+  for (const [family, places] of families) {
     if (family.help !== "") line(`# HELP ${family.name} ${escapeHelp(family.help)}`);
     line(`# TYPE ${family.name} ${family.type}`);
-    for (const s of series) line(`${family.name}${labelsText(s.labels)} ${sampleValueText(s.value)}`);
+    for (const at of places)
+      line(`${family.name}${labelsText(series.labels[at] as Sample["labels"])} ${sampleValueText(series.values[at] as number)}`);
   }
   if (lines.length > 0) chunks.push(`${lines.join("\n")}\n`);
   return chunks;

@@ -4,7 +4,7 @@
  * to a sink.
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { TargetSamples } from "@gpusynth/constructs";
+import { seriesOf, type TargetSamples } from "@gpusynth/constructs";
 import type { UnixMs } from "@gpusynth/sim";
 import { pointsOf } from "./delivery/requests.js";
 import { targetKey } from "./receiver.js";
@@ -43,7 +43,8 @@ export class MetricsPipeline {
     let failedTargets = 0;
     let since = performance.now();
     const scraped = new Set<string>();
-    for (const { target, samples } of collected) {
+    for (const listed of collected) {
+      const target = listed.target;
       if (performance.now() - since > YIELD_EVERY_MS) {
         await yieldToEventLoop();
         since = performance.now();
@@ -56,7 +57,7 @@ export class MetricsPipeline {
         provider = new TargetProvider(target, this.serviceMonitors ? serviceMonitorScrape(target) : plainScrape(target));
         this.targets.set(key, provider);
       }
-      const metrics = await provider.scrape(samples, timeMs);
+      const metrics = await provider.scrape(seriesOf(listed), timeMs);
       points += pointsOf(metrics);
       if (!(await this.sink.export(metrics))) failedTargets++;
     }

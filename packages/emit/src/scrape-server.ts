@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ScrapeTarget, TargetSamples } from "@gpusynth/constructs";
+import { type ScrapeTarget, seriesOf, type TargetSamples } from "@gpusynth/constructs";
 import { expositionChunks, LINES_PER_CHUNK } from "./exposition.js";
 import { closeNow, createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts, listenGuarded, originTarget } from "./http-guard.js";
 import { discoveryLabels, targetKey } from "./receiver.js";
@@ -48,10 +48,10 @@ export class ScrapeServer {
   /** Replaces what every target exposes; targets not in `collected` are down (404). */
   update(collected: readonly TargetSamples[]): void {
     this.publish(
-      collected.map(({ target, samples }) => ({
-        key: targetKey(target),
-        target,
-        exposition: () => expositionChunks(samples, this.linesPerChunk),
+      collected.map((listed) => ({
+        key: targetKey(listed.target),
+        target: listed.target,
+        exposition: () => expositionChunks(seriesOf(listed), this.linesPerChunk),
       })),
     );
   }

@@ -53,26 +53,22 @@ const NONE_STALE: readonly StalePoint[] = Object.freeze([]);
 /** How far ahead a label set is looked for when the two scrapes' series stop lining up. */
 const LOOKAHEAD = 32;
 
-/** A series' label set, as a point carries it. */
+/** A series' label set, as a point carries it: what staleness compares. */
 type LabelSet = DataPoint<number>["attributes"];
 
-/** A scrape's point of a series: its label set is what staleness compares. */
-type Series = { readonly attributes: LabelSet };
-
-/** The index of `labels` among the label sets of series[from, from + LOOKAHEAD), within the first `count`, or -1. */
-function ahead(series: readonly Series[], from: number, count: number, labels: LabelSet): number {
+/** The index of `labels` among series[from, from + LOOKAHEAD), within the first `count`, or -1. */
+function ahead(series: readonly LabelSet[], from: number, count: number, labels: LabelSet): number {
   const to = Math.min(count, from + LOOKAHEAD);
-  for (let k = from; k < to; k++) if ((series[k] as Series).attributes === labels) return k;
+  for (let k = from; k < to; k++) if (series[k] === labels) return k;
   return -1;
 }
 
 const textOf = (labels: LabelSet): string => labelsText(labels as Record<string, string>);
 
 /**
- * The stale points of one family: the series of `previous` (the last scrape's points, as far as
- * `previousCount`) that `current` (this scrape's, as far as `currentCount`) no longer has, stamped
- * `endTime`. A scrape's list may hold more than its series past its count (its own stale markers,
- * which are not series of the scrape).
+ * The stale points of one family: the series of `previous` (the label sets of the last scrape's
+ * points, as far as `previousCount`) that `current` (this scrape's, as far as `currentCount`) no
+ * longer has, stamped `endTime`.
  *
  * Sources keep a series' label set while its subject lives and list their series in a stable
  * order, so the two scrapes are walked side by side by identity, and where they stop lining up
@@ -81,9 +77,9 @@ const textOf = (labels: LabelSet): string => labelsText(labels as Record<string,
  * anew each scrape gives other objects for the same series.
  */
 export function staleOf(
-  previous: readonly Series[],
+  previous: readonly LabelSet[],
   previousCount: number,
-  current: readonly Series[],
+  current: readonly LabelSet[],
   currentCount: number,
   endTime: HrTime,
   startTime: HrTime,
@@ -91,16 +87,15 @@ export function staleOf(
   // Mostly every series is still there, in its place: nothing is made for the family then (a
   // platform scrape walks about 45,000 families).
   let same = 0;
-  while (same < previousCount && same < currentCount && (previous[same] as Series).attributes === (current[same] as Series).attributes)
-    same++;
+  while (same < previousCount && same < currentCount && previous[same] === current[same]) same++;
   if (same === previousCount) return NONE_STALE;
   const gone: LabelSet[] = [];
   const arrived: LabelSet[] = [];
   let i = same;
   let j = same;
   while (i < previousCount && j < currentCount) {
-    const before = (previous[i] as Series).attributes;
-    const now = (current[j] as Series).attributes;
+    const before = previous[i] as LabelSet;
+    const now = current[j] as LabelSet;
     if (before === now) {
       i++;
       j++;
@@ -108,12 +103,12 @@ export function staleOf(
     }
     const inserted = ahead(current, j + 1, currentCount, before);
     if (inserted >= 0) {
-      while (j < inserted) arrived.push((current[j++] as Series).attributes);
+      while (j < inserted) arrived.push(current[j++] as LabelSet);
       continue;
     }
     const removed = ahead(previous, i + 1, previousCount, now);
     if (removed >= 0) {
-      while (i < removed) gone.push((previous[i++] as Series).attributes);
+      while (i < removed) gone.push(previous[i++] as LabelSet);
       continue;
     }
     gone.push(before);
@@ -121,9 +116,9 @@ export function staleOf(
     i++;
     j++;
   }
-  while (i < previousCount) gone.push((previous[i++] as Series).attributes);
+  while (i < previousCount) gone.push(previous[i++] as LabelSet);
   if (gone.length === 0) return NONE_STALE;
-  while (j < currentCount) arrived.push((current[j++] as Series).attributes);
+  while (j < currentCount) arrived.push(current[j++] as LabelSet);
   // A label set seen on both sides out of line, or built anew with the same labels, is the same series.
   const still = new Set(arrived.map(textOf));
   return gone.filter((labels) => !still.has(textOf(labels))).map((labels) => stalePoint(labels, endTime, startTime));

@@ -11,6 +11,7 @@ import { type MetricFamily, type Sample, seriesLabels, type TargetSamples } from
 import { unixMs } from "@gpusynth/sim";
 import type { DataPoint, ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { describe, expect, it } from "vitest";
+import { columnMetricOf } from "../src/column-metric.js";
 import { serializeMetricsJson } from "../src/delivery/json-metrics.js";
 import { MetricsEncoder } from "../src/delivery/metrics-encoder.js";
 import { MetricsPipeline } from "../src/metrics-pipeline.js";
@@ -198,18 +199,23 @@ describe("stale series, as the collector's prometheus receiver sends them", () =
     );
     expect(back.flatMap((e) => e.protobuf).filter((p) => p.flags !== undefined)).toEqual([]);
   });
-  it("keeps a series' point from scrape to scrape with the new value and time; a series that moves or arrives between them gets a point of its own", async () => {
-    const points: Array<Array<{ point: object; value: number; time: string }>> = [];
+  it("hands each scrape's series over as columns of their kept label sets and this scrape's values and time, and as DataPoints to a reader that asks", async () => {
+    const scrapes: Array<{ attributes: readonly object[]; values: number[]; times: string[]; read: number[] }> = [];
     const metrics = new MetricsPipeline({
       export: async (m) => {
-        const dataPoints = m.scopeMetrics[0]?.metrics.find((metric) => metric.descriptor.name === util.name)?.dataPoints ?? [];
-        points.push(
-          (dataPoints as DataPoint<number>[]).map((point) => ({
-            point,
-            value: point.value,
-            time: `${point.endTime[0]}.${point.endTime[1]}`,
-          })),
-        );
+        const metric = m.scopeMetrics[0]?.metrics.find((each) => each.descriptor.name === util.name);
+        const columns = metric === undefined ? undefined : columnMetricOf(metric);
+        if (metric === undefined || columns === undefined) throw new Error("the scrape's metric is not held as columns");
+        const { attributes, values, count, endTime } = columns.columns;
+        const read = metric.dataPoints as DataPoint<number>[];
+        scrapes.push({
+          attributes: attributes.slice(0, count),
+          values: values.slice(0, count),
+          times: read.map((p) => `${p.endTime[0]}.${p.endTime[1]}`),
+          read: read.map((p) => p.value),
+        });
+        expect(read.map((p) => p.attributes)).toEqual(attributes.slice(0, count));
+        expect(`${endTime[0]}.${endTime[1]}`).toBe(scrapes[scrapes.length - 1]?.times[0]);
         return true;
       },
       shutdown: async () => {},
@@ -233,15 +239,18 @@ describe("stale series, as the collector's prometheus receiver sends them", () =
     await scrape([gpu0, gpu1, gpu2], [1, 2, 3], 0);
     // GPU 3's series arrives between 0's and 1's: 1 and 2 are no longer in their places.
     await scrape([gpu0, gpu3, gpu1, gpu2], [4, 5, 6, 7], 15_000);
-    await scrape([gpu0, gpu3, gpu1, gpu2], [8, 9, 10, 11], 30_000);
-    const [first, second, third] = points as [(typeof points)[0], (typeof points)[0], (typeof points)[0]];
-    expect(second.map((p) => p.value)).toEqual([4, 5, 6, 7]);
-    expect(third.map((p) => p.value)).toEqual([8, 9, 10, 11]);
-    expect(new Set([...second, ...third].map((p) => p.time)).size).toBe(2);
-    expect(second.map((p) => p.time)).toEqual(Array(4).fill("1767225615.0"));
-    // GPU 0's series kept its point; the others in new places got their own, kept from then on.
-    expect(second[0]?.point).toBe(first[0]?.point);
-    expect(second.slice(1).some((p) => first.some((f) => f.point === p.point))).toBe(false);
-    expect(third.every((p, i) => p.point === second[i]?.point)).toBe(true);
+    await scrape([gpu0, gpu3, gpu1, gpu2], [8.5, 9, 10, 11], 30_000);
+    const [first, second, third] = scrapes as [(typeof scrapes)[0], (typeof scrapes)[0], (typeof scrapes)[0]];
+    // The kept label sets themselves (what the encoders keep their bytes with), in the scrape's order.
+    expect(first.attributes).toEqual([gpu0, gpu1, gpu2]);
+    expect(second.attributes.every((labels, i) => labels === [gpu0, gpu3, gpu1, gpu2][i])).toBe(true);
+    expect([first.values, second.values, third.values]).toEqual([
+      [1, 2, 3],
+      [4, 5, 6, 7],
+      [8.5, 9, 10, 11],
+    ]);
+    expect([first.read, second.read, third.read]).toEqual([first.values, second.values, third.values]);
+    expect(second.times).toEqual(Array(4).fill("1767225615.0"));
+    expect(third.times).toEqual(Array(4).fill("1767225630.0"));
   });
 });

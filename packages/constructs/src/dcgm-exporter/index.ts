@@ -9,6 +9,7 @@
 import type { OptionalDcgmCounter } from "@gpusynth/blueprint";
 import type { ClusterView, DeepReadonly, Gpu, Node, Pool } from "@gpusynth/sim";
 import {
+  listedTarget,
   type MetricConstruct,
   type ScrapeTarget,
   SeriesByTarget,
@@ -94,7 +95,7 @@ export class DcgmConstruct implements MetricConstruct {
           if (gpu.health !== "ok") continue;
           this.gpuSamples(series, pool, node, gpu, this.activity.read(gpu, pool.model, view.now));
         }
-        result.push({ target, samples: series.end() });
+        result.push(listedTarget(target, series.end()));
       }
     }
     return result;

@@ -5,7 +5,7 @@
  * scheduled per action); latencies are modelled from the cycle's work.
  */
 import { type ClusterView, type CycleAttemptRef, type DomainEvent, idleCycleAfter, podGroupName, type Queue } from "@gpusynth/sim";
-import { KeptLabelSets, type MetricConstruct, type MetricFamily, type TargetSamples, TargetSeries } from "../catalogue.js";
+import { KeptLabelSets, listedTarget, type MetricConstruct, type MetricFamily, type TargetSamples, TargetSeries } from "../catalogue.js";
 import { queueName } from "../naming.js";
 import { stableUuid } from "../noise.js";
 import { KAI_QUEUE_CONTROLLER, KAI_SCHEDULER, SCHEDULER_FAMILIES } from "./families.js";
@@ -204,11 +204,11 @@ export class SchedulerConstruct implements MetricConstruct {
     }
     const { port } = this.options;
     return [
-      { target: { job: this.options.schedulerJob, host: this.options.schedulerHost, port, path: "/metrics" }, samples: scheduler.end() },
-      {
-        target: { job: this.options.queueControllerJob, host: this.options.queueControllerHost, port, path: "/metrics" },
-        samples: controller.end(),
-      },
+      listedTarget({ job: this.options.schedulerJob, host: this.options.schedulerHost, port, path: "/metrics" }, scheduler.end()),
+      listedTarget(
+        { job: this.options.queueControllerJob, host: this.options.queueControllerHost, port, path: "/metrics" },
+        controller.end(),
+      ),
     ];
   }
 }

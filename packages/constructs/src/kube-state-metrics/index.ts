@@ -22,9 +22,10 @@ import {
 import { nodeInternalIp, nodeOrdinal, PodIpam, podCidr } from "../addresses.js";
 import {
   KeptLabelSets,
+  listedTarget,
   type MetricConstruct,
   type MetricFamily,
-  type Sample,
+  type SeriesColumns,
   type Share,
   SharedLabelSets,
   type TargetSamples,
@@ -121,7 +122,7 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
    * Each pod's series from the last collect, by uid, with the state they were made from: a pod
    * whose state has not changed since (most pods, most of the time) is not worked out again.
    */
-  private pods = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
+  private pods = new Map<string, { readonly key: string; readonly series: SeriesColumns }>();
 
   /** Each pod's IP, as its node's IPAM handed it out; fed the simulation's events (record). */
   private readonly podIps: PodIpam;
@@ -198,132 +199,111 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
     this.system.collect(view, seconds, served);
 
     const previous = this.pods;
-    const current = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
+    const current = new Map<string, { readonly key: string; readonly series: SeriesColumns }>();
     this.pods = current;
     const podSamples = (w: DeepReadonly<Workload>, pod: { name: string; uid: string; createdAt: number }, state: PodState) => {
       const out = served[this.podShards.of(pod.uid)];
       if (out === undefined) return;
       const key = stateKey(state);
       let made = previous.get(pod.uid);
-      if (made === undefined || made.key !== key) made = { key, samples: makePodSamples(w, pod, state) };
+      if (made === undefined || made.key !== key) made = { key, series: podSeries(w, pod, state) };
       current.set(pod.uid, made);
-      out.keep(made.samples);
+      out.keep(made.series);
     };
-    const makePodSamples = (
+    const podSeries = (
       w: DeepReadonly<Workload>,
       pod: { name: string; uid: string; createdAt: number },
       state: PodState,
-    ): Sample[] => {
-      const samples: Sample[] = [];
+    ): SeriesColumns => {
       const shared = new SharedLabelSets();
       const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
       const ordinal =
         state.node === undefined ? undefined : (this.nodeSeries.get(state.node)?.ordinal ?? nodeOrdinal(view.pools, state.node));
       const controller = podController(w.type, w.name);
       const container = containerName(w.type, w.name);
-      samples.push(
-        shared.sample(
-          KSM.podInfo,
-          {
-            ...base,
-            host_ip: ordinal === undefined ? undefined : nodeInternalIp(ordinal),
-            pod_ip: ordinal === undefined ? undefined : this.podIps.ipOf(pod.uid),
-            node: state.node?.name,
-            created_by_kind: controller.kind,
-            created_by_name: controller.name,
-            priority_class: w.priorityClass,
-            host_network: "false",
-          },
-          1,
-        ),
+      shared.add(
+        KSM.podInfo,
+        {
+          ...base,
+          host_ip: ordinal === undefined ? undefined : nodeInternalIp(ordinal),
+          pod_ip: ordinal === undefined ? undefined : this.podIps.ipOf(pod.uid),
+          node: state.node?.name,
+          created_by_kind: controller.kind,
+          created_by_name: controller.name,
+          priority_class: w.priorityClass,
+          host_network: "false",
+        },
+        1,
       );
-      for (const phase of PHASES) samples.push(shared.sample(KSM.podStatusPhase, { ...base, phase }, phase === state.phase ? 1 : 0));
-      for (const reason of POD_STATUS_REASONS)
-        samples.push(shared.sample(KSM.podStatusReason, { ...base, reason }, reason === state.statusReason ? 1 : 0));
-      samples.push(
-        shared.sample(KSM.podOwner, { ...base, owner_kind: controller.kind, owner_name: controller.name, owner_is_controller: "true" }, 1),
-      );
-      samples.push(
-        shared.sample(
-          KSM.podLabels,
-          { ...base, [ksmLabelName("project")]: w.project, [ksmLabelName("runai/queue")]: w.project, [ksmLabelName("user")]: w.user },
-          1,
-        ),
+      for (const phase of PHASES) shared.add(KSM.podStatusPhase, { ...base, phase }, phase === state.phase ? 1 : 0);
+      for (const reason of POD_STATUS_REASONS) shared.add(KSM.podStatusReason, { ...base, reason }, reason === state.statusReason ? 1 : 0);
+      shared.add(KSM.podOwner, { ...base, owner_kind: controller.kind, owner_name: controller.name, owner_is_controller: "true" }, 1);
+      shared.add(
+        KSM.podLabels,
+        { ...base, [ksmLabelName("project")]: w.project, [ksmLabelName("runai/queue")]: w.project, [ksmLabelName("user")]: w.user },
+        1,
       );
       if (state.scheduled !== undefined) {
         const current = state.scheduled ? "true" : "false";
-        for (const condition of CONDITION_STATUSES)
-          samples.push(shared.sample(KSM.podScheduled, { ...base, condition }, condition === current ? 1 : 0));
-        if (!state.scheduled) samples.push(shared.sample(KSM.podUnschedulable, base, 1));
+        for (const condition of CONDITION_STATUSES) shared.add(KSM.podScheduled, { ...base, condition }, condition === current ? 1 : 0);
+        if (!state.scheduled) shared.add(KSM.podUnschedulable, base, 1);
       }
-      if (state.reason !== undefined) samples.push(shared.sample(KSM.podTerminatedReason, { ...base, container, reason: state.reason }, 1));
+      if (state.reason !== undefined) shared.add(KSM.podTerminatedReason, { ...base, container, reason: state.reason }, 1);
       if (state.restarts !== undefined) {
         // pod.go: one series per container status, the spec's image beside the runtime's: the
         // reference as pulled, its digest, and the current (or last) container's ID, new with
         // every restart. Digests and IDs are stable stand-ins (no registry is modelled).
         if (w.image !== undefined)
-          samples.push(
-            shared.sample(
-              KSM.containerInfo,
-              {
-                ...base,
-                container,
-                image_spec: w.image,
-                image: w.image,
-                image_id: imageId(w.image),
-                container_id: `containerd://${stableHex(`container/${pod.uid}/${state.restarts}`, 8)}`,
-              },
-              1,
-            ),
+          shared.add(
+            KSM.containerInfo,
+            {
+              ...base,
+              container,
+              image_spec: w.image,
+              image: w.image,
+              image_id: imageId(w.image),
+              container_id: `containerd://${stableHex(`container/${pod.uid}/${state.restarts}`, 8)}`,
+            },
+            1,
           );
-        samples.push(shared.sample(KSM.podRestarts, { ...base, container }, state.restarts, pod.createdAt));
+        shared.add(KSM.podRestarts, { ...base, container }, state.restarts, pod.createdAt);
         // Restarts happen only after a failure here: the last termination was an Error, or the
         // OOM killer's (the kubelet's reason OOMKilled) for a container that runs out of memory.
         if (state.restarts > 0 || state.crashLooping === true)
-          samples.push(
-            shared.sample(KSM.podLastTerminatedReason, { ...base, container, reason: w.ending === "oom" ? "OOMKilled" : "Error" }, 1),
-          );
+          shared.add(KSM.podLastTerminatedReason, { ...base, container, reason: w.ending === "oom" ? "OOMKilled" : "Error" }, 1);
       }
-      if (state.crashLooping === true)
-        samples.push(shared.sample(KSM.podWaitingReason, { ...base, container, reason: "CrashLoopBackOff" }, 1));
+      if (state.crashLooping === true) shared.add(KSM.podWaitingReason, { ...base, container, reason: "CrashLoopBackOff" }, 1);
       // The kubelet's waiting reason while it pulls the image and creates the container.
-      if (state.creating === true)
-        samples.push(shared.sample(KSM.podWaitingReason, { ...base, container, reason: "ContainerCreating" }, 1));
+      if (state.creating === true) shared.add(KSM.podWaitingReason, { ...base, container, reason: "ContainerCreating" }, 1);
       if (state.restarts !== undefined) {
         // A bound pod has a container status and a Ready condition: ready while its container
         // runs; not while it waits out a crash back-off or after it terminated.
         const terminated = state.phase === "Succeeded" || state.phase === "Failed";
         const waiting = state.crashLooping === true || state.creating === true;
         const running = !terminated && !waiting;
-        samples.push(shared.sample(KSM.containerReady, { ...base, container }, running ? 1 : 0));
-        samples.push(shared.sample(KSM.containerRunning, { ...base, container }, running ? 1 : 0));
-        samples.push(shared.sample(KSM.containerWaiting, { ...base, container }, waiting ? 1 : 0));
-        samples.push(shared.sample(KSM.containerTerminated, { ...base, container }, terminated ? 1 : 0));
+        shared.add(KSM.containerReady, { ...base, container }, running ? 1 : 0);
+        shared.add(KSM.containerRunning, { ...base, container }, running ? 1 : 0);
+        shared.add(KSM.containerWaiting, { ...base, container }, waiting ? 1 : 0);
+        shared.add(KSM.containerTerminated, { ...base, container }, terminated ? 1 : 0);
         for (const condition of CONDITION_STATUSES)
-          samples.push(shared.sample(KSM.podReady, { ...base, condition }, condition === (running ? "true" : "false") ? 1 : 0));
+          shared.add(KSM.podReady, { ...base, condition }, condition === (running ? "true" : "false") ? 1 : 0);
       }
       // pod.go: one series per resource of the container's requests (limits): cpu in cores
       // (MilliValue / 1000), memory in bytes, nvidia.com/gpu as an extended resource (integer).
       // Run:ai sets requests per GPU, a CPU or memory limit only where the workload asks for one;
       // an extended resource's limit is required and equals its request.
       const resource = { ...base, container, node: state.node?.name };
-      samples.push(
-        shared.sample(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, (w.cpuMilliPerGpu * state.gpus) / 1000),
-      );
-      samples.push(
-        shared.sample(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, w.memoryBytesPerGpu * state.gpus),
-      );
-      samples.push(shared.sample(KSM.podResourceRequests, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
+      shared.add(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, (w.cpuMilliPerGpu * state.gpus) / 1000);
+      shared.add(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, w.memoryBytesPerGpu * state.gpus);
+      shared.add(KSM.podResourceRequests, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus);
       if (w.cpuLimitMilliPerGpu !== undefined)
-        samples.push(
-          shared.sample(KSM.podResourceLimits, { ...resource, resource: "cpu", unit: "core" }, (w.cpuLimitMilliPerGpu * state.gpus) / 1000),
-        );
+        shared.add(KSM.podResourceLimits, { ...resource, resource: "cpu", unit: "core" }, (w.cpuLimitMilliPerGpu * state.gpus) / 1000);
       if (w.memoryLimitBytes !== undefined)
-        samples.push(shared.sample(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, w.memoryLimitBytes));
-      samples.push(shared.sample(KSM.podResourceLimits, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus));
-      samples.push(shared.sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
-      if (state.startedAt !== undefined) samples.push(shared.sample(KSM.podStartTime, base, Math.floor(seconds(state.startedAt))));
-      return samples;
+        shared.add(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, w.memoryLimitBytes);
+      shared.add(KSM.podResourceLimits, { ...resource, resource: "nvidia_com_gpu", unit: "integer" }, state.gpus);
+      shared.add(KSM.podCreated, base, Math.floor(seconds(pod.createdAt)));
+      if (state.startedAt !== undefined) shared.add(KSM.podStartTime, base, Math.floor(seconds(state.startedAt)));
+      return shared.series;
     };
 
     for (const w of view.pending) {
@@ -373,12 +353,9 @@ export class KubeStateMetricsConstruct implements MetricConstruct {
       const series = served[i];
       if (series === undefined) return [];
       return [
-        { target: { job: this.options.job, host: pod.ip, port: this.options.port, path: "/metrics" }, samples: series.end() },
+        listedTarget({ job: this.options.job, host: pod.ip, port: this.options.port, path: "/metrics" }, series.end()),
         // Its own metrics, on its telemetry port: the same job (kube-prometheus' ServiceMonitor scrapes both ports of one Service).
-        {
-          target: { job: this.options.job, host: pod.ip, port: this.options.telemetryPort, path: "/metrics" },
-          samples: self.samples(view.now),
-        },
+        listedTarget({ job: this.options.job, host: pod.ip, port: this.options.telemetryPort, path: "/metrics" }, self.collect(view.now)),
       ];
     });
   }

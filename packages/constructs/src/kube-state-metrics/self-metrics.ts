@@ -8,7 +8,7 @@
  * restarts (its node rebooted).
  */
 import type { DomainEvent } from "@gpusynth/sim";
-import { type Sample, seriesLabels, TargetSeries } from "../catalogue.js";
+import { type SeriesColumns, seriesLabels, TargetSeries } from "../catalogue.js";
 import { between } from "../noise.js";
 import type { SystemPod } from "../system-workloads.js";
 import { KSM_SELF } from "./families.js";
@@ -138,7 +138,7 @@ export class KsmSelfMetrics {
   };
 
   /** In the order client_golang's Gather writes them: sorted by name. */
-  samples(now: number): readonly Sample[] {
+  collect(now: number): SeriesColumns {
     const { labels, startedAt } = this;
     const out = this.series.begin();
     out.add(KSM_SELF.crdAdds, labels.none, 0, startedAt);

@@ -8,7 +8,7 @@
  * not-ready toleration is not modelled).
  */
 import type { ClusterView, DomainEvent } from "@gpusynth/sim";
-import { type Sample, SharedLabelSets, type TargetSeries } from "../catalogue.js";
+import { type SeriesColumns, SharedLabelSets, type TargetSeries } from "../catalogue.js";
 import { stableHex } from "../noise.js";
 import { replicaSetName, type System, type SystemPod, type SystemWorkload } from "../system-workloads.js";
 import { KSM } from "./families.js";
@@ -22,7 +22,7 @@ interface ControllerObject {
   /** The kube-state-metrics shard its UID hashes to. */
   readonly shard: number;
   readonly pods: readonly SystemPod[];
-  made?: { readonly key: string; readonly samples: readonly Sample[] };
+  made?: { readonly key: string; readonly series: SeriesColumns };
 }
 
 export class SystemWorkloadSamples {
@@ -36,7 +36,7 @@ export class SystemWorkloadSamples {
   /** Each node's completed reboots: its system pods' containers restarted once per reboot. */
   private readonly reboots = new Map<string, number>();
   /** Each pod's series, with the state they were made from. */
-  private readonly made = new Map<string, { readonly key: string; readonly samples: readonly Sample[] }>();
+  private readonly made = new Map<string, { readonly key: string; readonly series: SeriesColumns }>();
 
   /** `shardOf`: the kube-state-metrics shard of an object's UID. */
   constructor(system: System, shardOf: (uid: string) => number) {
@@ -79,10 +79,10 @@ export class SystemWorkloadSamples {
       const key = down ? `down|${restarts}` : `up|${restarts}`;
       let made = this.made.get(pod.uid);
       if (made === undefined || made.key !== key) {
-        made = { key, samples: podSamples(pod, down, restarts, seconds) };
+        made = { key, series: podSeries(pod, down, restarts, seconds) };
         this.made.set(pod.uid, made);
       }
-      out.keep(made.samples);
+      out.keep(made.series);
     }
     for (const controller of this.controllers) {
       const out = served[controller.shard];
@@ -90,80 +90,70 @@ export class SystemWorkloadSamples {
       const ready = controller.pods.reduce((n, p) => (rebooting.has(p.node) ? n : n + 1), 0);
       const key = String(ready);
       if (controller.made?.key !== key) {
-        const samples: Sample[] = [];
-        controllerSamples(controller, ready, Math.floor(seconds(this.installedAt)), samples);
-        controller.made = { key, samples };
+        controller.made = { key, series: controllerSeries(controller, ready, Math.floor(seconds(this.installedAt))) };
       }
-      out.keep(controller.made.samples);
+      out.keep(controller.made.series);
     }
   }
 }
 
-function podSamples(pod: SystemPod, rebooting: boolean, restarts: number, seconds: (simulatedMs: number) => number): Sample[] {
-  const out: Sample[] = [];
+function podSeries(pod: SystemPod, rebooting: boolean, restarts: number, seconds: (simulatedMs: number) => number): SeriesColumns {
   const shared = new SharedLabelSets();
   const w = pod.workload;
   const base = { namespace: w.namespace, pod: pod.name, uid: pod.uid };
-  out.push(
-    shared.sample(
-      KSM.podInfo,
-      {
-        ...base,
-        host_ip: pod.hostIp,
-        pod_ip: pod.ip,
-        node: pod.node,
-        created_by_kind: pod.owner.kind,
-        created_by_name: pod.owner.name,
-        priority_class: w.priorityClass,
-        host_network: String(w.hostNetwork),
-      },
-      1,
-    ),
+  shared.add(
+    KSM.podInfo,
+    {
+      ...base,
+      host_ip: pod.hostIp,
+      pod_ip: pod.ip,
+      node: pod.node,
+      created_by_kind: pod.owner.kind,
+      created_by_name: pod.owner.name,
+      priority_class: w.priorityClass,
+      host_network: String(w.hostNetwork),
+    },
+    1,
   );
-  for (const phase of PHASES) out.push(shared.sample(KSM.podStatusPhase, { ...base, phase }, phase === "Running" ? 1 : 0));
-  for (const reason of POD_STATUS_REASONS) out.push(shared.sample(KSM.podStatusReason, { ...base, reason }, 0));
-  out.push(
-    shared.sample(KSM.podOwner, { ...base, owner_kind: pod.owner.kind, owner_name: pod.owner.name, owner_is_controller: "true" }, 1),
-  );
+  for (const phase of PHASES) shared.add(KSM.podStatusPhase, { ...base, phase }, phase === "Running" ? 1 : 0);
+  for (const reason of POD_STATUS_REASONS) shared.add(KSM.podStatusReason, { ...base, reason }, 0);
+  shared.add(KSM.podOwner, { ...base, owner_kind: pod.owner.kind, owner_name: pod.owner.name, owner_is_controller: "true" }, 1);
   // No label of the allowlist (project, runai/queue, user): the series carries only the pod's identity.
-  out.push(shared.sample(KSM.podLabels, base, 1));
-  for (const condition of CONDITION_STATUSES)
-    out.push(shared.sample(KSM.podScheduled, { ...base, condition }, condition === "true" ? 1 : 0));
+  shared.add(KSM.podLabels, base, 1);
+  for (const condition of CONDITION_STATUSES) shared.add(KSM.podScheduled, { ...base, condition }, condition === "true" ? 1 : 0);
   const ready = rebooting ? "false" : "true";
-  for (const condition of CONDITION_STATUSES) out.push(shared.sample(KSM.podReady, { ...base, condition }, condition === ready ? 1 : 0));
+  for (const condition of CONDITION_STATUSES) shared.add(KSM.podReady, { ...base, condition }, condition === ready ? 1 : 0);
   for (const c of w.containers) {
     const container = { ...base, container: c.name };
-    out.push(
-      shared.sample(
-        KSM.containerInfo,
-        {
-          ...container,
-          image_spec: c.image,
-          image: c.image,
-          image_id: imageId(c.image),
-          container_id: `containerd://${stableHex(`container/${pod.uid}/${c.name}/${restarts}`, 8)}`,
-        },
-        1,
-      ),
+    shared.add(
+      KSM.containerInfo,
+      {
+        ...container,
+        image_spec: c.image,
+        image: c.image,
+        image_id: imageId(c.image),
+        container_id: `containerd://${stableHex(`container/${pod.uid}/${c.name}/${restarts}`, 8)}`,
+      },
+      1,
     );
-    out.push(shared.sample(KSM.podRestarts, container, restarts, pod.createdAt));
-    out.push(shared.sample(KSM.containerReady, container, 1));
-    out.push(shared.sample(KSM.containerRunning, container, 1));
-    out.push(shared.sample(KSM.containerWaiting, container, 0));
-    out.push(shared.sample(KSM.containerTerminated, container, 0));
+    shared.add(KSM.podRestarts, container, restarts, pod.createdAt);
+    shared.add(KSM.containerReady, container, 1);
+    shared.add(KSM.containerRunning, container, 1);
+    shared.add(KSM.containerWaiting, container, 0);
+    shared.add(KSM.containerTerminated, container, 0);
     const resource = { ...container, node: pod.node };
     if (c.requests?.cpuMilli !== undefined)
-      out.push(shared.sample(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, c.requests.cpuMilli / 1000));
+      shared.add(KSM.podResourceRequests, { ...resource, resource: "cpu", unit: "core" }, c.requests.cpuMilli / 1000);
     if (c.requests?.memoryBytes !== undefined)
-      out.push(shared.sample(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, c.requests.memoryBytes));
+      shared.add(KSM.podResourceRequests, { ...resource, resource: "memory", unit: "byte" }, c.requests.memoryBytes);
     if (c.limits?.cpuMilli !== undefined)
-      out.push(shared.sample(KSM.podResourceLimits, { ...resource, resource: "cpu", unit: "core" }, c.limits.cpuMilli / 1000));
+      shared.add(KSM.podResourceLimits, { ...resource, resource: "cpu", unit: "core" }, c.limits.cpuMilli / 1000);
     if (c.limits?.memoryBytes !== undefined)
-      out.push(shared.sample(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, c.limits.memoryBytes));
+      shared.add(KSM.podResourceLimits, { ...resource, resource: "memory", unit: "byte" }, c.limits.memoryBytes);
   }
-  out.push(shared.sample(KSM.podCreated, base, Math.floor(seconds(pod.createdAt))));
-  out.push(shared.sample(KSM.podStartTime, base, Math.floor(seconds(pod.startedAt))));
-  return out;
+  shared.add(KSM.podCreated, base, Math.floor(seconds(pod.createdAt)));
+  shared.add(KSM.podStartTime, base, Math.floor(seconds(pod.startedAt)));
+  return shared.series;
 }
 
 /** A percentage of a replica count as the rolling update applies it (intstr.GetScaledValueFromIntOrPercent). */
@@ -174,67 +164,61 @@ function scaled(value: number | `${number}%`, replicas: number, roundUp: boolean
 }
 
 /** A controller's series: `ready` of its pods on nodes that are up (a DaemonSet's desired are its pods, a Deployment's its replicas). */
-function controllerSamples(controller: ControllerObject, ready: number, createdS: number, out: Sample[]): void {
+function controllerSeries(controller: ControllerObject, ready: number, createdS: number): SeriesColumns {
   const shared = new SharedLabelSets();
   const w = controller.workload;
   if (controller.kind === "ReplicaSet") {
-    out.push(
-      shared.sample(
-        KSM.replicaSetOwner,
-        {
-          namespace: w.namespace,
-          replicaset: replicaSetName(w),
-          owner_kind: "Deployment",
-          owner_name: w.name,
-          owner_is_controller: "true",
-        },
-        1,
-      ),
+    shared.add(
+      KSM.replicaSetOwner,
+      {
+        namespace: w.namespace,
+        replicaset: replicaSetName(w),
+        owner_kind: "Deployment",
+        owner_name: w.name,
+        owner_is_controller: "true",
+      },
+      1,
     );
-    return;
+    return shared.series;
   }
   if (controller.kind === "DaemonSet") {
     const labels = { namespace: w.namespace, daemonset: w.name };
     const desired = controller.pods.length;
-    out.push(
-      shared.sample(KSM.daemonSetCreated, labels, createdS),
-      shared.sample(KSM.daemonSetCurrent, labels, desired),
-      shared.sample(KSM.daemonSetDesired, labels, desired),
-      shared.sample(KSM.daemonSetAvailable, labels, ready),
-      shared.sample(KSM.daemonSetMisscheduled, labels, 0),
-      shared.sample(KSM.daemonSetReady, labels, ready),
-      shared.sample(KSM.daemonSetUnavailable, labels, desired - ready),
-      shared.sample(KSM.daemonSetObservedGeneration, labels, 1),
-      shared.sample(KSM.daemonSetUpdated, labels, desired),
-      shared.sample(KSM.daemonSetGeneration, labels, 1),
-    );
-    return;
+    shared.add(KSM.daemonSetCreated, labels, createdS);
+    shared.add(KSM.daemonSetCurrent, labels, desired);
+    shared.add(KSM.daemonSetDesired, labels, desired);
+    shared.add(KSM.daemonSetAvailable, labels, ready);
+    shared.add(KSM.daemonSetMisscheduled, labels, 0);
+    shared.add(KSM.daemonSetReady, labels, ready);
+    shared.add(KSM.daemonSetUnavailable, labels, desired - ready);
+    shared.add(KSM.daemonSetObservedGeneration, labels, 1);
+    shared.add(KSM.daemonSetUpdated, labels, desired);
+    shared.add(KSM.daemonSetGeneration, labels, 1);
+    return shared.series;
   }
   const labels = { namespace: w.namespace, deployment: w.name };
   const replicas = w.replicas ?? 1;
   const maxUnavailable = w.rollingUpdate === undefined ? 0 : scaled(w.rollingUpdate.maxUnavailable, replicas, false);
   // Available while at least replicas − maxUnavailable are (the deployment controller's MinimumReplicasAvailable).
   const available = ready >= replicas - maxUnavailable ? "true" : "false";
-  out.push(
-    shared.sample(KSM.deploymentCreated, labels, createdS),
-    shared.sample(KSM.deploymentReplicas, labels, replicas),
-    shared.sample(KSM.deploymentReady, labels, ready),
-    shared.sample(KSM.deploymentAvailable, labels, ready),
-    shared.sample(KSM.deploymentUnavailable, labels, replicas - ready),
-    shared.sample(KSM.deploymentUpdated, labels, replicas),
-    shared.sample(KSM.deploymentObservedGeneration, labels, 1),
-  );
+  shared.add(KSM.deploymentCreated, labels, createdS);
+  shared.add(KSM.deploymentReplicas, labels, replicas);
+  shared.add(KSM.deploymentReady, labels, ready);
+  shared.add(KSM.deploymentAvailable, labels, ready);
+  shared.add(KSM.deploymentUnavailable, labels, replicas - ready);
+  shared.add(KSM.deploymentUpdated, labels, replicas);
+  shared.add(KSM.deploymentObservedGeneration, labels, 1);
   for (const [condition, status] of [
     ["Available", available],
     ["Progressing", "true"],
   ] as const)
-    for (const s of CONDITION_STATUSES)
-      out.push(shared.sample(KSM.deploymentCondition, { ...labels, condition, status: s }, s === status ? 1 : 0));
-  out.push(shared.sample(KSM.deploymentSpecReplicas, labels, replicas), shared.sample(KSM.deploymentPaused, labels, 0));
-  if (w.rollingUpdate !== undefined)
-    out.push(
-      shared.sample(KSM.deploymentMaxUnavailable, labels, maxUnavailable),
-      shared.sample(KSM.deploymentMaxSurge, labels, scaled(w.rollingUpdate.maxSurge, replicas, true)),
-    );
-  out.push(shared.sample(KSM.deploymentGeneration, labels, 1));
+    for (const s of CONDITION_STATUSES) shared.add(KSM.deploymentCondition, { ...labels, condition, status: s }, s === status ? 1 : 0);
+  shared.add(KSM.deploymentSpecReplicas, labels, replicas);
+  shared.add(KSM.deploymentPaused, labels, 0);
+  if (w.rollingUpdate !== undefined) {
+    shared.add(KSM.deploymentMaxUnavailable, labels, maxUnavailable);
+    shared.add(KSM.deploymentMaxSurge, labels, scaled(w.rollingUpdate.maxSurge, replicas, true));
+  }
+  shared.add(KSM.deploymentGeneration, labels, 1);
+  return shared.series;
 }

@@ -11,6 +11,7 @@ import {
   KeptByKey,
   KeptLabelSets,
   type KubernetesEndpoint,
+  listedTarget,
   type MetricConstruct,
   type MetricFamily,
   type ScrapeTarget,
@@ -125,11 +126,11 @@ export class KubeletConstruct implements MetricConstruct {
         const cadvisorTarget = this.target(node.name, CADVISOR_PATH);
         const cadvisor = this.series.begin(cadvisorTarget);
         this.samples(cadvisor, cgroups, Math.floor(seconds(view.now)), seconds);
-        result.push({ target: cadvisorTarget, samples: cadvisor.end() });
+        result.push(listedTarget(cadvisorTarget, cadvisor.end()));
         const ownTarget = this.target(node.name, KUBELET_METRICS_PATH);
         const own = this.series.begin(ownTarget);
         this.ownSamples(own, node.name, containers.length);
-        result.push({ target: ownTarget, samples: own.end() });
+        result.push(listedTarget(ownTarget, own.end()));
       }
     return result;
   }

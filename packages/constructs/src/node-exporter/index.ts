@@ -8,6 +8,7 @@ import { type Blueprint, nodeCpus, nodeMemoryBytes } from "@gpusynth/blueprint";
 import type { ClusterView } from "@gpusynth/sim";
 import {
   KeptLabelSets,
+  listedTarget,
   type MetricConstruct,
   type ScrapeTarget,
   SeriesByTarget,
@@ -71,7 +72,7 @@ export class NodeExporterConstruct implements MetricConstruct {
         const target = this.target(node.name);
         const series = this.series.begin(target);
         this.samples(series, host, containers, view);
-        result.push({ target, samples: series.end() });
+        result.push(listedTarget(target, series.end()));
       }
     return result;
   }

@@ -10,6 +10,7 @@ import type { ClusterView, DeepReadonly, Gpu, Node, Pool, Workload } from "@gpus
 import { systemPodIp } from "../addresses.js";
 import {
   KeptLabelSets,
+  listedTarget,
   type MetricConstruct,
   SharedLabelSets,
   type SubjectLabelSets,
@@ -176,9 +177,7 @@ export class RunaiConstruct implements MetricConstruct {
       }
     }
     cpuMemorySamples(out, view, clusterId, this.containers, kept);
-    return [
-      { target: { job: target.job, host: systemPodIp(`runai/${target.job}`), port: target.port, path: target.path }, samples: out.end() },
-    ];
+    return [listedTarget({ job: target.job, host: systemPodIp(`runai/${target.job}`), port: target.port, path: target.path }, out.end())];
   }
 
   /** A node's series label sets, made the first time it is collected: its name and GPUs never change. */

@@ -37,6 +37,7 @@ import {
   type ResourceMetrics,
   type ScopeMetrics,
 } from "@opentelemetry/sdk-metrics";
+import { type ColumnMetric, columnMetricOf } from "../column-metric.js";
 import { FLAG_NO_RECORDED_VALUE, isNoRecordedValue } from "../staleness.js";
 import {
   encodePart,
@@ -173,10 +174,10 @@ export class MetricsEncoder {
         w.uint32(temporality);
         w.byte(SUM_TEMPORALITY);
       }
-      this.writePoints(metric.dataPoints, int);
+      this.writePointsOf(metric, int);
       w.delimit(METRIC_SUM, dataEnd);
     } else if (metric.dataPointType === DataPointType.GAUGE) {
-      this.writePoints(metric.dataPoints, int);
+      this.writePointsOf(metric, int);
       w.delimit(METRIC_GAUGE, dataEnd);
     } else {
       throw new Unsupported("a histogram");
@@ -185,39 +186,66 @@ export class MetricsEncoder {
     w.delimit(SCOPE_METRICS_METRICS, end);
   }
 
+  /** The metric's points: read from its columns where it is a scrape's (column-metric.ts), without a DataPoint each. */
+  private writePointsOf(metric: MetricData, int: boolean): void {
+    const columns = columnMetricOf(metric);
+    if (columns === undefined) this.writePoints(metric.dataPoints as DataPoint<number>[], int);
+    else this.writeColumnPoints(columns, int);
+  }
+
   private writePoints(points: readonly DataPoint<number>[], int: boolean): void {
     this.age(points.length);
+    for (let p = points.length - 1; p >= 0; p--) this.writePoint(points[p] as DataPoint<number>, int);
+  }
+
+  private writeColumnPoints(metric: ColumnMetric, int: boolean): void {
+    this.age(metric.pointCount);
     const w = this.writer;
-    for (let p = points.length - 1; p >= 0; p--) {
-      const point = points[p] as DataPoint<number>;
-      const times = this.times.block(point.startTime, point.endTime);
-      const attributes = point.attributes as (Attributes & { [KEPT_OTLP]?: string }) | undefined;
-      const kept = attributes?.[KEPT_OTLP];
+    const { attributes, values, count, startTime, endTime } = metric.columns;
+    const times = this.times.block(startTime, endTime);
+    for (let p = metric.to - 1; p >= metric.from; p--) {
       // The common point: a double and a label set's kept bytes, written in one go.
-      if (kept !== undefined && !int && !Number.isNaN(point.value)) {
-        w.numberPoint(DATA_POINTS, times, POINT_AS_DOUBLE, point.value, kept);
-        continue;
+      if (p < count && !int) {
+        const kept = (attributes[p] as Attributes & { [KEPT_OTLP]?: string })[KEPT_OTLP];
+        const value = values[p] as number;
+        if (kept !== undefined && !Number.isNaN(value)) {
+          w.numberPoint(DATA_POINTS, times, POINT_AS_DOUBLE, value, kept);
+          continue;
+        }
       }
-      const end = w.mark();
-      const stale = isNoRecordedValue(point);
-      if (stale) {
-        // As the receiver writes a stale marker: the flag and no value (it follows the attributes).
-        w.uint32(FLAG_NO_RECORDED_VALUE);
-        w.byte(POINT_FLAGS);
-      }
-      if (kept !== undefined) w.latin1(kept);
-      else if (attributes) this.writeAttributesOf(attributes);
-      if (!stale && int) {
-        const [low, high] = int64Halves(point.value);
-        w.fixed64(low, high);
-        w.byte(POINT_AS_INT);
-      } else if (!stale) {
-        w.double(point.value);
-        w.byte(POINT_AS_DOUBLE);
-      }
-      w.bytes(times);
-      w.delimit(DATA_POINTS, end);
+      this.writePoint(metric.pointAt(p), int);
     }
+  }
+
+  private writePoint(point: DataPoint<number>, int: boolean): void {
+    const w = this.writer;
+    const times = this.times.block(point.startTime, point.endTime);
+    const attributes = point.attributes as (Attributes & { [KEPT_OTLP]?: string }) | undefined;
+    const kept = attributes?.[KEPT_OTLP];
+    // The common point: a double and a label set's kept bytes, written in one go.
+    if (kept !== undefined && !int && !Number.isNaN(point.value)) {
+      w.numberPoint(DATA_POINTS, times, POINT_AS_DOUBLE, point.value, kept);
+      return;
+    }
+    const end = w.mark();
+    const stale = isNoRecordedValue(point);
+    if (stale) {
+      // As the receiver writes a stale marker: the flag and no value (it follows the attributes).
+      w.uint32(FLAG_NO_RECORDED_VALUE);
+      w.byte(POINT_FLAGS);
+    }
+    if (kept !== undefined) w.latin1(kept);
+    else if (attributes) this.writeAttributesOf(attributes);
+    if (!stale && int) {
+      const [low, high] = int64Halves(point.value);
+      w.fixed64(low, high);
+      w.byte(POINT_AS_INT);
+    } else if (!stale) {
+      w.double(point.value);
+      w.byte(POINT_AS_DOUBLE);
+    }
+    w.bytes(times);
+    w.delimit(DATA_POINTS, end);
   }
 
   /** A point's attributes from their KeyValues kept one by one; a series' label set keeps them together. */

@@ -12,6 +12,7 @@
 import { ProtobufLogsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { MetricData, ResourceMetrics, ScopeMetrics } from "@opentelemetry/sdk-metrics";
+import { columnMetricOf, pointCountOf } from "../column-metric.js";
 import { JsonLogsEncoder } from "./json-logs.js";
 import { serializeMetricsJson } from "./json-metrics.js";
 import { LogsEncoder } from "./logs-encoder.js";
@@ -222,7 +223,7 @@ const SAMPLED_ABOVE = 8 * SAMPLE_POINTS;
 /** How many data points a scrape holds. */
 export function pointsOf(metrics: ResourceMetrics): number {
   let points = 0;
-  for (const scope of metrics.scopeMetrics) for (const metric of scope.metrics) points += metric.dataPoints.length;
+  for (const scope of metrics.scopeMetrics) for (const metric of scope.metrics) points += pointCountOf(metric);
   return points;
 }
 
@@ -239,7 +240,7 @@ function spansOf(metrics: ResourceMetrics): MetricSpan[] {
   metrics.scopeMetrics.forEach((scope, s) => {
     for (const metric of scope.metrics) {
       spans.push({ scope: s, metric, first });
-      first += metric.dataPoints.length;
+      first += pointCountOf(metric);
     }
   });
   return spans;
@@ -250,7 +251,7 @@ function pointRange(metrics: ResourceMetrics, spans: readonly MetricSpan[], from
   const scopes: ScopeMetrics[] = [];
   let lastScope = -1;
   for (const { scope, metric, first } of spans) {
-    const count = metric.dataPoints.length;
+    const count = pointCountOf(metric);
     if (count === 0 || first + count <= from || first >= to) continue;
     if (scope !== lastScope) {
       scopes.push({ scope: (metrics.scopeMetrics[scope] as ScopeMetrics).scope, metrics: [] });
@@ -258,10 +259,16 @@ function pointRange(metrics: ResourceMetrics, spans: readonly MetricSpan[], from
     }
     const start = Math.max(from, first) - first;
     const end = Math.min(to, first + count) - first;
-    const dataPoints = start === 0 && end === count ? metric.dataPoints : metric.dataPoints.slice(start, end);
-    (scopes[scopes.length - 1] as ScopeMetrics).metrics.push({ ...metric, dataPoints } as MetricData);
+    (scopes[scopes.length - 1] as ScopeMetrics).metrics.push(start === 0 && end === count ? metric : metricRange(metric, start, end));
   }
   return { resource: metrics.resource, scopeMetrics: scopes };
+}
+
+/** The metric holding only its points [start, end): a scrape's as a range of its columns, without making its DataPoints. */
+function metricRange(metric: MetricData, start: number, end: number): MetricData {
+  const columns = columnMetricOf(metric);
+  if (columns !== undefined) return columns.range(start, end) as MetricData;
+  return { ...metric, dataPoints: metric.dataPoints.slice(start, end) } as MetricData;
 }
 
 /**

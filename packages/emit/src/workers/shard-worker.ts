@@ -5,7 +5,7 @@
  * last tick's samples to render a target's exposition when a scraper asks.
  */
 import { workerData } from "node:worker_threads";
-import { BLUEPRINT_CALENDAR, ClusterRun, LiveClock, type Sample } from "@gpusynth/constructs";
+import { BLUEPRINT_CALENDAR, ClusterRun, LiveClock, type SeriesColumns, seriesOf } from "@gpusynth/constructs";
 import { expositionChunks } from "../exposition.js";
 import { MetricsPipeline } from "../metrics-pipeline.js";
 import { advance } from "../pacing.js";
@@ -41,7 +41,7 @@ const pipeline =
         },
         data.blueprint.telemetry.serviceMonitors,
       );
-let latest = new Map<string, readonly Sample[]>();
+let latest = new Map<string, SeriesColumns>();
 
 /**
  * The buffers that hold exactly one request body each (a body larger than a shared slab): they move
@@ -62,7 +62,7 @@ answerCalls<ShardCalls, ShardEvent>(
     tick: async ({ simulatedMs, timeMs }, post) => {
       await advance(run, simulatedMs);
       const frame = run.frame();
-      latest = new Map(frame.targets.map((t) => [targetKey(t.target), t.samples]));
+      latest = new Map(frame.targets.map((t) => [targetKey(t.target), seriesOf(t)]));
       postScrape = post;
       const report = await pipeline?.scrape(frame.targets, timeMs);
       return {
@@ -71,8 +71,8 @@ answerCalls<ShardCalls, ShardEvent>(
       };
     },
     render: (key) => {
-      const samples = latest.get(key);
-      return samples === undefined ? undefined : expositionChunks(samples);
+      const series = latest.get(key);
+      return series === undefined ? undefined : expositionChunks(series);
     },
   },
   { immediate: ["render"], onClose: () => pipeline?.shutdown() },
