@@ -37,8 +37,7 @@ function stalePoint(attributes: LabelSet, endTime: HrTime, startTime: HrTime): S
 
 /**
  * A point of its own, for a sink that keeps it: the same attributes and value, its times copied, a
- * stale marker still one; only a DataPoint's fields, whatever else its object holds (a sample that is
- * its series' point, catalogue.ts PointSample).
+ * stale marker still one; only a DataPoint's fields, whatever else its object holds.
  */
 export function pointCopied(point: DataPoint<number>): DataPoint<number> {
   const startTime: HrTime = [point.startTime[0], point.startTime[1]];
