@@ -209,10 +209,10 @@ timed alone on the last interval's ResourceMetrics: the SDK's ProtobufMetricsSer
 | encoder speed-up over the SDK serializer | ${result.encoderSpeedup}× | |
 
 Where the time goes: the frame (simulation and constructs: every target's samples) ${Math.round(frameCpu)} ms,
-collecting through the SDK's reader (the MetricProducer sets each series' DataPoint, kept from the
-last scrape, to the sample's value — the point in the same place of its family as at the last scrape,
-found by the label set's identity, without a lookup —, groups the points by family and walks each
-family's beside the last scrape's to find the stale series, as the receiver's scrape loop does) ${Math.round(pipelineCpu - sinkEncodingCpu)} ms, encoding ${Math.round(sinkEncodingCpu)} ms. The SDK's serializer would take ${Math.round(sdkSerializerCpu)} ms for the same
+collecting through the SDK's reader (the MetricProducer copies each series' label set and value from
+its target's columns into its family's, and walks each family's label sets beside the last scrape's,
+by identity and in place, to find the stale series, as the receiver's scrape loop does; a metric's
+points stay columns, no DataPoint made: packages/emit/src/column-metric.ts) ${Math.round(pipelineCpu - sinkEncodingCpu)} ms, encoding ${Math.round(sinkEncodingCpu)} ms. The SDK's serializer would take ${Math.round(sdkSerializerCpu)} ms for the same
 requests: it writes every attribute of every point byte by byte, where gpusynth's encoder keeps each
 attribute's encoded KeyValue, each series' label set's encoded attributes (in the label set itself:
 the sources keep their series' label sets from one scrape to the next), each metric's header, the Resource and the scope, and writes messages back
@@ -226,7 +226,9 @@ to 2,100 points each in enterprise.yaml and two thirds of its points, were encod
 Measured in turns in one process on enterprise.yaml's scrapes (the sink's encoding alone, medians of
 20 rounds, three pairs, 2026-12-07): 0.197 and 0.196 µs a point before, 0.155 and 0.157 after (a
 first pair, 0.232 and 0.258, ran while the machine was slower). The rest of the interval is the
-frame: every source's samples. Since 2026-12-07 a series keeps its Sample from one collect to the
+frame: every source's samples. Since 2026-12-07 (later) a run keeps no object per series: a target's
+series are columns written over at each collect (constructs/src/catalogue.ts \`SeriesColumns\`), and a
+scrape's metric reads its points from columns too (bench/results/live-platform.md). Before that, a series kept its Sample from one collect to the
 next too (TargetSeries, packages/constructs/src/catalogue.ts), its value set in place, and the
 MetricProducer each family's list of points: measured in turns with the commit before (one run of
 each, this machine, 2026-12-07), the frame went from 249 to 224 ms an interval and the whole
