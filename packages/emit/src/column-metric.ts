@@ -41,30 +41,51 @@ export class ColumnMetric {
   readonly aggregationTemporality = AggregationTemporality.CUMULATIVE;
   /** Present on a counter's metric only (a Sum's), as on the SDK's. */
   declare readonly isMonotonic?: true;
+  // Private, so a spread of the metric (a copy of its own fields) carries only the SDK's fields.
+  readonly #columns: PointColumns;
+  readonly #from: number;
+  readonly #to: number;
   #points: DataPoint<number>[] | undefined;
 
   /** The points [from, to) of `columns` (counted across the series' points, then the stale markers). */
   constructor(
     readonly descriptor: MetricDescriptor,
     counter: boolean,
-    readonly columns: PointColumns,
-    readonly from: number,
-    readonly to: number,
+    columns: PointColumns,
+    from: number,
+    to: number,
   ) {
     this.dataPointType = counter ? DataPointType.SUM : DataPointType.GAUGE;
     if (counter) (this as { isMonotonic?: true }).isMonotonic = true;
+    this.#columns = columns;
+    this.#from = from;
+    this.#to = to;
+  }
+
+  /** The family's points in the scrape, all of them (a range holds some: from, to). */
+  get columns(): PointColumns {
+    return this.#columns;
+  }
+
+  /** The first of the columns' points the metric holds. */
+  get from(): number {
+    return this.#from;
+  }
+
+  /** Past the last of the columns' points the metric holds. */
+  get to(): number {
+    return this.#to;
   }
 
   /** How many points the metric holds. */
   get pointCount(): number {
-    return this.to - this.from;
+    return this.#to - this.#from;
   }
 
   /** The point at `at` (from ≤ at < to) as a DataPoint. */
   pointAt(at: number): DataPoint<number> {
-    const { count, stale } = this.columns;
+    const { attributes, values, count, startTime, endTime, stale } = this.#columns;
     if (at >= count) return stale[at - count] as DataPoint<number>;
-    const { attributes, values, startTime, endTime } = this.columns;
     return { attributes: attributes[at] as LabelSet, startTime, endTime, value: values[at] as number } satisfies SeriesPoint;
   }
 
@@ -72,7 +93,7 @@ export class ColumnMetric {
   get dataPoints(): DataPoint<number>[] {
     if (this.#points === undefined) {
       const points: DataPoint<number>[] = [];
-      for (let at = this.from; at < this.to; at++) points.push(this.pointAt(at));
+      for (let at = this.#from; at < this.#to; at++) points.push(this.pointAt(at));
       this.#points = points;
     }
     return this.#points;
@@ -80,7 +101,7 @@ export class ColumnMetric {
 
   /** The metric holding only its points [start, end) (counted from its first). */
   range(start: number, end: number): ColumnMetric {
-    return new ColumnMetric(this.descriptor, this.isMonotonic === true, this.columns, this.from + start, this.from + end);
+    return new ColumnMetric(this.descriptor, this.isMonotonic === true, this.#columns, this.#from + start, this.#from + end);
   }
 }
 

@@ -16,8 +16,9 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { type DataPoint, MeterProvider, type MetricData, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { describe, expect, it } from "vitest";
 import { shippedBlueprints } from "../../cli/src/repo-paths.js";
+import { columnMetricOf } from "../src/column-metric.js";
 import { serializeMetricsJson } from "../src/delivery/json-metrics.js";
-import { splitMetrics } from "../src/delivery/requests.js";
+import { type Encoded, splitMetrics } from "../src/delivery/requests.js";
 
 const blueprints = fileURLToPath(new URL("../../../blueprints/", import.meta.url));
 const shipped = shippedBlueprints().filter((path) => !path.endsWith("/hyperscale.yaml"));
@@ -36,13 +37,19 @@ function withoutStalePoints(metrics: ResourceMetrics): ResourceMetrics {
   const scopeMetrics = metrics.scopeMetrics.map((scope) => ({
     ...scope,
     metrics: scope.metrics.flatMap((metric) => {
-      const dataPoints = (metric.dataPoints as DataPoint<number>[]).filter((p) => !Number.isNaN(p.value));
-      stale += metric.dataPoints.length - dataPoints.length;
+      const all = metric.dataPoints as DataPoint<number>[];
+      const dataPoints = all.filter((p) => !Number.isNaN(p.value));
+      stale += all.length - dataPoints.length;
+      // A metric with none is left as the scrape made it (its points a scrape's columns).
+      if (dataPoints.length === all.length) return [metric];
       return dataPoints.length === 0 ? [] : [{ ...metric, dataPoints } as MetricData];
     }),
   }));
   return stale === 0 ? metrics : { ...metrics, scopeMetrics };
 }
+
+/** The request limit a target is cut at: the receiver's 4 MiB, or a quarter of its size where it fits (so it is cut). */
+const limitFor = (bytes: number): number => Math.min(4 * 2 ** 20, Math.floor(bytes / 4));
 
 /** A sink that encodes every target both ways (and as JSON, when `json`) and keeps the targets whose bytes differ. */
 function comparingSink(encoder: MetricsEncoder, json = false) {
@@ -56,6 +63,9 @@ function comparingSink(encoder: MetricsEncoder, json = false) {
     largest: undefined as ResourceMetrics | undefined,
     /** The SDK's bytes for the largest target. */
     largestBytes: 0,
+    /** The largest target cut by gpusynth's encoder as the run handed it over (its metrics' points still columns), and whether any were. */
+    largestCut: undefined as Encoded | undefined,
+    largestAsColumns: false,
   };
   const sink: MetricsSink = {
     export: async (scraped) => {
@@ -68,6 +78,15 @@ function comparingSink(encoder: MetricsEncoder, json = false) {
       if (points(metrics) > (seen.largest === undefined ? 0 : points(seen.largest))) {
         seen.largest = metricsKept(metrics);
         seen.largestBytes = theirs.byteLength;
+        // Cut now, while its points are the scrape's columns (ranges of them, not copies of DataPoints).
+        const cutEncoder = new MetricsEncoder();
+        seen.largestCut = splitMetrics(
+          metrics,
+          (part) => cutEncoder.encode(part) ?? new Uint8Array(),
+          limitFor(theirs.byteLength),
+          "target",
+        );
+        seen.largestAsColumns = metrics.scopeMetrics.some((scope) => scope.metrics.some((metric) => columnMetricOf(metric) !== undefined));
       }
       if (ours === undefined || Buffer.compare(ours, theirs) !== 0)
         seen.differing.push(String(metrics.resource.attributes["service.name"]));
@@ -103,11 +122,12 @@ describe("the OTLP metrics encoder", () => {
       expect(seen.counters).toBeGreaterThan(0);
       // The largest target (platform's: Run:ai's exporter), cut at the receiver's 4 MiB or, where
       // it fits, at a quarter of its size: the same requests, point for point and byte for byte.
-      const target = seen.largest as ResourceMetrics;
-      const limit = Math.min(4 * 2 ** 20, Math.floor(seen.largestBytes / 4));
-      const encoder = new MetricsEncoder();
-      const ours = splitMetrics(target, (part) => encoder.encode(part) ?? new Uint8Array(), limit, "target");
-      const theirs = splitMetrics(target, sdk, limit, "target");
+      // The largest as cut while the run handed it over, its points ranges of the scrape's columns,
+      // against the SDK's serializer on a copy of its DataPoints, cut the same way.
+      const limit = limitFor(seen.largestBytes);
+      const ours = seen.largestCut as Encoded;
+      const theirs = splitMetrics(seen.largest as ResourceMetrics, sdk, limit, "target");
+      expect(seen.largestAsColumns).toBe(true);
       expect(ours.requests.length).toBeGreaterThan(1);
       expect(ours.requests.map((r) => r.items)).toEqual(theirs.requests.map((r) => r.items));
       expect(ours.requests.every((r, i) => Buffer.compare(r.body, theirs.requests[i]?.body ?? new Uint8Array()) === 0)).toBe(true);
