@@ -16,6 +16,7 @@ import { flattened, KEPT_JSON, SERIES_LABELS } from "@gpusynth/constructs";
 import { type Attributes, ValueType } from "@opentelemetry/api";
 import type { DataPoint, MetricData, ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { AggregationTemporality, DataPointType } from "@opentelemetry/sdk-metrics";
+import { type ColumnMetric, columnMetricOf } from "../column-metric.js";
 import { FLAG_NO_RECORDED_VALUE, isNoRecordedValue } from "../staleness.js";
 import { hrTimeJson, keyValuesJson, numberJson, resourceJson, scopeJson } from "./json-common.js";
 
@@ -54,15 +55,34 @@ function metricJson(metric: MetricData): string {
     out += `"sum":{"aggregationTemporality":${metric.aggregationTemporality === AggregationTemporality.DELTA ? 1 : 2},"isMonotonic":${metric.isMonotonic},"dataPoints":[`;
   else if (metric.dataPointType === DataPointType.GAUGE) out += '"gauge":{"dataPoints":[';
   else throw new Error(`${name}: only sums and gauges are written (a ${metric.dataPointType} came)`);
+  const valueKey = valueType === ValueType.INT ? '"asInt"' : '"asDouble"';
+  const columns = columnMetricOf(metric);
+  if (columns !== undefined) return `${out}${columnPointsJson(columns, valueKey)}]}}`;
   const points = metric.dataPoints as DataPoint<number>[];
   for (let i = 0; i < points.length; i++) {
-    const point = points[i] as DataPoint<number>;
     if (i > 0) out += ",";
-    out += `{"attributes":${attributesJson(point.attributes)},"startTimeUnixNano":"${nanos(point.startTime)}","timeUnixNano":"${nanos(point.endTime)}"`;
-    if (isNoRecordedValue(point as never)) out += `,"flags":${FLAG_NO_RECORDED_VALUE}}`;
-    else out += `,${valueType === ValueType.INT ? '"asInt"' : '"asDouble"'}:${numberJson(point.value)}}`;
+    out += pointJson(points[i] as DataPoint<number>, valueKey);
   }
   return `${out}]}}`;
+}
+
+function pointJson(point: DataPoint<number>, valueKey: string): string {
+  const head = `{"attributes":${attributesJson(point.attributes)},"startTimeUnixNano":"${nanos(point.startTime)}","timeUnixNano":"${nanos(point.endTime)}"`;
+  if (isNoRecordedValue(point as never)) return `${head},"flags":${FLAG_NO_RECORDED_VALUE}}`;
+  return `${head},${valueKey}:${numberJson(point.value)}}`;
+}
+
+/** A scrape metric's points read from its columns (column-metric.ts), without a DataPoint each. */
+function columnPointsJson(metric: ColumnMetric, valueKey: string): string {
+  const { attributes, values, count, startTime, endTime } = metric.columns;
+  const times = `"startTimeUnixNano":"${nanos(startTime)}","timeUnixNano":"${nanos(endTime)}"`;
+  let out = "";
+  for (let at = metric.from; at < metric.to; at++) {
+    if (at > metric.from) out += ",";
+    if (at >= count) out += pointJson(metric.pointAt(at), valueKey);
+    else out += `{"attributes":${attributesJson(attributes[at] as Attributes)},${times},${valueKey}:${numberJson(values[at] as number)}}`;
+  }
+  return out;
 }
 
 /**
