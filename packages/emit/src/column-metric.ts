@@ -1,6 +1,6 @@
 /**
- * A scrape's metric with its points kept as columns (target-provider.ts), which gpusynth's protobuf
- * encoder and the request split read without a DataPoint object per series.
+ * A scrape's metric with its points kept as columns (target-provider.ts), which gpusynth's encoders
+ * (protobuf and OTLP JSON) and the request split read without a DataPoint object per series.
  *
  * A platform scrape is about 450,000 points. Kept from one scrape to the next as objects, they were
  * 450,000 objects for every full garbage collection to mark; made anew at each scrape, a large
@@ -9,7 +9,7 @@
  * series: a family's label sets and values are two lists its slot keeps and writes over.
  *
  * It is still the SDK's MetricData: `dataPoints` makes the DataPoints when something else reads
- * them (the SDK's serializers, a stock exporter, the OTLP JSON writer, a test), once per metric.
+ * them (the SDK's serializers, a stock exporter, a test), once per metric.
  * As that is a getter of the class, a spread of the metric (`{ ...metric }`) does not carry it: a
  * copy names its points (`{ ...metric, dataPoints }`, as sinks.ts' metricsKept does).
  */
