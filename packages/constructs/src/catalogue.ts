@@ -88,11 +88,7 @@ export class SeriesColumns {
 
   /** The series at `at` as a Sample of its own. */
   sample(at: number): Sample {
-    const family = this.families[at] as MetricFamily;
-    const labels = this.labels[at] as LabelSet;
-    const value = this.values[at] as number;
-    const startMs = this.startAt(at);
-    return startMs === undefined ? { family, labels, value } : { family, labels, value, startMs };
+    return plainSample(this.families[at] as MetricFamily, this.labels[at] as LabelSet, this.values[at] as number, this.startAt(at));
   }
 
   /** Every series as a Sample of its own, in order. */
@@ -189,14 +185,18 @@ export function seriesOf(target: TargetSamples): SeriesColumns {
  * valid only until then (TargetSeries).
  */
 export function targetsKept(targets: readonly TargetSamples[]): TargetSamples[] {
-  return targets.map(({ target, samples }) => ({ target, samples: samplesKept(samples) }));
+  // A listed target's samples are made anew when read: already its own.
+  return targets.map((t) => ({ target: t.target, samples: t.series?.samples() ?? samplesKept(t.samples) }));
 }
 
 /** The samples as they are now (targetsKept): plain objects of their own. */
 export function samplesKept(samples: readonly Sample[]): Sample[] {
-  return samples.map(({ family, labels, value, startMs }) =>
-    startMs === undefined ? { family, labels, value } : { family, labels, value, startMs },
-  );
+  return samples.map(({ family, labels, value, startMs }) => plainSample(family, labels, value, startMs));
+}
+
+/** A Sample of its own: a key it does not carry is absent (no `startMs: undefined`). */
+function plainSample(family: MetricFamily, labels: LabelSet, value: number, startMs: number | undefined): Sample {
+  return startMs === undefined ? { family, labels, value } : { family, labels, value, startMs };
 }
 
 /** One emulated scrape target: what a collector's prometheus receiver would scrape. */

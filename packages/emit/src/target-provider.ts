@@ -123,8 +123,8 @@ class FamilySlot {
  * The target's current scrape, as MetricData built straight from its series' columns.
  *
  * A series keeps its label set from one scrape to the next, as a Prometheus exporter keeps its
- * series, and its point is made for the scrape (ScrapedPoint): its attributes the label set (with
- * the labels its target adds), its value its source's, its time the scrape's. Sources list their
+ * series, and its point is two places in its family's lists (FamilySlot): its attributes (the label
+ * set, with the labels its target adds) and its value; its time is the scrape's. Sources list their
  * series in a stable order and keep a series' label set while its subject lives, so the series of
  * the family's previous scrape are compared in place, without a lookup (staleness.ts). The OTLP
  * encoders and the SDK's exporters read what a collect hands over at once (sinks.ts gives a stock

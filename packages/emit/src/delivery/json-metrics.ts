@@ -67,22 +67,31 @@ function metricJson(metric: MetricData): string {
 }
 
 function pointJson(point: DataPoint<number>, valueKey: string): string {
-  const head = `{"attributes":${attributesJson(point.attributes)},"startTimeUnixNano":"${nanos(point.startTime)}","timeUnixNano":"${nanos(point.endTime)}"`;
-  if (isNoRecordedValue(point as never)) return `${head},"flags":${FLAG_NO_RECORDED_VALUE}}`;
-  return `${head},${valueKey}:${numberJson(point.value)}}`;
+  const times = timesJson(point.startTime, point.endTime);
+  if (isNoRecordedValue(point as never)) return pointText(point.attributes, times, `"flags":${FLAG_NO_RECORDED_VALUE}`);
+  return pointText(point.attributes, times, `${valueKey}:${numberJson(point.value)}`);
 }
 
 /** A scrape metric's points read from its columns (column-metric.ts), without a DataPoint each. */
 function columnPointsJson(metric: ColumnMetric, valueKey: string): string {
   const { attributes, values, count, startTime, endTime } = metric.columns;
-  const times = `"startTimeUnixNano":"${nanos(startTime)}","timeUnixNano":"${nanos(endTime)}"`;
+  const times = timesJson(startTime, endTime);
   let out = "";
   for (let at = metric.from; at < metric.to; at++) {
     if (at > metric.from) out += ",";
     if (at >= count) out += pointJson(metric.pointAt(at), valueKey);
-    else out += `{"attributes":${attributesJson(attributes[at] as Attributes)},${times},${valueKey}:${numberJson(values[at] as number)}}`;
+    else out += pointText(attributes[at] as Attributes, times, `${valueKey}:${numberJson(values[at] as number)}`);
   }
   return out;
+}
+
+/** A point's JSON: its attributes, its times (timesJson), and its value or flags. */
+function pointText(attributes: Attributes, times: string, value: string): string {
+  return `{"attributes":${attributesJson(attributes)},${times},${value}}`;
+}
+
+function timesJson(start: readonly [number, number], end: readonly [number, number]): string {
+  return `"startTimeUnixNano":"${nanos(start)}","timeUnixNano":"${nanos(end)}"`;
 }
 
 /**

@@ -200,33 +200,28 @@ export class MetricsEncoder {
 
   private writeColumnPoints(metric: ColumnMetric, int: boolean): void {
     this.age(metric.pointCount);
-    const w = this.writer;
     const { attributes, values, count, startTime, endTime } = metric.columns;
     const times = this.times.block(startTime, endTime);
     for (let p = metric.to - 1; p >= metric.from; p--) {
-      // The common point: a double and a label set's kept bytes, written in one go.
-      if (p < count && !int) {
-        const kept = (attributes[p] as Attributes & { [KEPT_OTLP]?: string })[KEPT_OTLP];
-        const value = values[p] as number;
-        if (kept !== undefined && !Number.isNaN(value)) {
-          w.numberPoint(DATA_POINTS, times, POINT_AS_DOUBLE, value, kept);
-          continue;
-        }
-      }
+      if (p < count && this.wroteCommon(attributes[p], values[p] as number, times, int)) continue;
       this.writePoint(metric.pointAt(p), int);
     }
+  }
+
+  /** The common point, a double and a label set's kept bytes, written in one go; false for any other. */
+  private wroteCommon(attributes: Attributes | undefined, value: number, times: Uint8Array, int: boolean): boolean {
+    const kept = (attributes as (Attributes & { [KEPT_OTLP]?: string }) | undefined)?.[KEPT_OTLP];
+    if (kept === undefined || int || Number.isNaN(value)) return false;
+    this.writer.numberPoint(DATA_POINTS, times, POINT_AS_DOUBLE, value, kept);
+    return true;
   }
 
   private writePoint(point: DataPoint<number>, int: boolean): void {
     const w = this.writer;
     const times = this.times.block(point.startTime, point.endTime);
+    if (this.wroteCommon(point.attributes, point.value, times, int)) return;
     const attributes = point.attributes as (Attributes & { [KEPT_OTLP]?: string }) | undefined;
     const kept = attributes?.[KEPT_OTLP];
-    // The common point: a double and a label set's kept bytes, written in one go.
-    if (kept !== undefined && !int && !Number.isNaN(point.value)) {
-      w.numberPoint(DATA_POINTS, times, POINT_AS_DOUBLE, point.value, kept);
-      return;
-    }
     const end = w.mark();
     const stale = isNoRecordedValue(point);
     if (stale) {
