@@ -10,8 +10,16 @@
 // each worker thread's script is an entry of its own beside them (inventory-worker.js,
 // shard-worker.js: workerScript resolves "./<name>.js" next to the calling chunk).
 //
+// The bundle is CommonJS, so that bin/code-cache.js can compile its chunks with V8's code cache:
+// once the bundle is whole, a short live run of lab.yaml (its OTLP pushed to a receiver here that
+// takes everything) writes each chunk's cache, what it compiled, beside it. Measured in
+// bench/results/cli-startup.md. A priming run that fails leaves a bundle without caches, which
+// runs as fast as before them: the build says so and goes on.
+//
 // Skipped while the bundle is as new as the build (bundle-state.js); --force bundles anyway.
+import { spawn } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 import { BUNDLE_DIR, BUNDLE_STAMP, bundleIsCurrent } from "../packages/cli/bin/bundle-state.js";
@@ -30,8 +38,44 @@ await build({
     "shard-worker": `${root}packages/emit/dist/workers/shard-worker.js`,
   },
   platform: "node",
-  output: { dir: out, format: "esm", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
+  // A dynamic import of a built-in (the SDK's HTTP transport loads node:http so) as a require: a
+  // chunk compiled by code-cache.js has no loader for import().
+  output: { dir: out, format: "cjs", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js", dynamicImportInCjs: false },
   logLevel: "warn",
 });
+// packages/cli is an ES module package; its bundle's chunks are CommonJS.
+writeFileSync(`${out}package.json`, `${JSON.stringify({ type: "commonjs" })}\n`);
 // Written last, so a bundle that failed half-way is never taken for current.
 writeFileSync(BUNDLE_STAMP, "");
+await primeCodeCache();
+
+/**
+ * Writes the chunks' code caches from a run as the tests and a user's first tries run the command:
+ * live, lab.yaml's warm-up and three intervals, its scrape server listening, pushing OTLP/HTTP
+ * (metrics and logs) to a receiver that takes everything.
+ */
+async function primeCodeCache() {
+  let received = 0;
+  const receiver = createServer((request, response) => {
+    received++;
+    request.resume();
+    request.on("end", () => response.writeHead(200, { "content-type": "application/x-protobuf" }).end());
+  });
+  await new Promise((listening) => receiver.listen(0, "127.0.0.1", listening));
+  const endpoint = `http://127.0.0.1:${receiver.address().port}`;
+  const args = ["run", "--speed", "60", "--interval", "1s", "--duration", "3s", "--listen", "127.0.0.1:0", "--otlp-endpoint", endpoint];
+  const run = spawn(process.execPath, [`${root}packages/cli/bin/gpusynth.js`, ...args, `${root}blueprints/lab.yaml`], {
+    env: { ...process.env, GPUSYNTH_CODE_CACHE: "write" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  run.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const status = await new Promise((exited) => run.on("close", exited));
+  receiver.close();
+  if (status !== 0)
+    console.warn(`bundle-cli: the run that writes the code caches exited with ${status}; the bundle runs without them\n${stderr}`);
+  // A run that could not push compiled less of what runs than it should.
+  else if (received === 0) console.warn(`bundle-cli: the run that writes the code caches pushed nothing to its receiver\n${stderr}`);
+}
