@@ -8,8 +8,8 @@
 //
 // A cache V8 does not accept (another Node.js, other V8 flags, a chunk rebuilt since) is ignored
 // and the chunk compiled as without one: the cache only ever saves time. GPUSYNTH_CODE_CACHE=off
-// loads the bundle without it (bench/cli-startup.mjs compares the two); =write writes each chunk's
-// cache when the process exits (the build's priming run).
+// loads the bundle without it (bench/cli-startup.mjs compares the two); =write writes the cache of
+// each chunk that had none when the process exits (the build's priming runs).
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { dirname } from "node:path";
@@ -18,6 +18,10 @@ import { Script } from "node:vm";
 
 /** Where a chunk's compiled code is kept. */
 export const cacheFileOf = (chunk) => `${chunk}.v8-cache`;
+
+/** Each chunk this process compiled here, and whether V8 took its cache (a test reads it). */
+const compiled = [];
+export const chunksCompiled = () => compiled.map(({ chunk, cached }) => ({ chunk, cached }));
 
 /** The bundle's entry module `entry` (a file URL) required, its chunks compiled with their caches. */
 export function requireBundle(entry, mode = process.env.GPUSYNTH_CODE_CACHE) {
@@ -31,8 +35,11 @@ export function requireBundle(entry, mode = process.env.GPUSYNTH_CODE_CACHE) {
     if (!filename.startsWith(folder)) return compile.call(this, content, filename);
     // The bundle has no import() (scripts/bundle-cli.mjs makes each a require), which a Script
     // without a loader for it could not run.
-    const script = new Script(Module.wrap(content), { filename, cachedData: cachedDataOf(filename) });
-    if (mode === "write") written.push({ filename, script });
+    const cachedData = cachedDataOf(filename);
+    const script = new Script(Module.wrap(content), { filename, cachedData });
+    compiled.push({ chunk: filename, cached: cachedData !== undefined && !script.cachedDataRejected });
+    // A chunk whose cache V8 took keeps it: an earlier priming run compiled it for a larger run.
+    if (mode === "write" && (cachedData === undefined || script.cachedDataRejected)) written.push({ filename, script });
     const wrapper = script.runInThisContext({ displayErrors: true });
     return wrapper.call(this.exports, this.exports, createRequire(filename), this, filename, dirname(filename));
   };

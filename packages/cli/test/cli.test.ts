@@ -83,6 +83,20 @@ describe("gpusynth --help", () => {
       expect(stdout).toBe(`gpusynth ${version}\n`);
     }
   });
+
+  it("starts from its bundle, every chunk compiled from the code cache the build wrote", () => {
+    // As bin/gpusynth.js starts it, then what each chunk's compile took (code-cache.js).
+    const script = `import { chunksCompiled, requireBundle } from ${JSON.stringify(join(root, "packages/cli/bin/code-cache.js"))};
+      const { main } = requireBundle(new URL(${JSON.stringify(`file://${join(root, "packages/cli/bundle/main.js")}`)}));
+      await main(["validate", ${JSON.stringify(lab)}], { out: () => {}, err: () => {}, interactive: false });
+      console.log(JSON.stringify(chunksCompiled()));`;
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+    expect(result.stderr).toBe("");
+    const chunks = JSON.parse(result.stdout) as { chunk: string; cached: boolean }[];
+    // main.js and the chunks validate needs: the blueprint's schema and its parser among them.
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.filter((c) => !c.cached)).toEqual([]);
+  });
 });
 
 describe("gpusynth validate", () => {
