@@ -8,14 +8,14 @@ import { type GPU_MODELS, loadBlueprint } from "@gpusynth/blueprint";
 import { ClusterRun, drive, every, type Sample, type TargetSamples, xidMessage } from "@gpusynth/constructs";
 import type { ClusterView } from "@gpusynth/sim";
 import { describe, expect, it } from "vitest";
-import { familyIndex } from "./family-index.js";
+import { familyIndex, targetsSeries } from "./family-index.js";
 
 const file = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const HOUR = 3_600_000;
 const INTERVAL = 5 * 60_000;
 
 /** Each scrape's samples by family name, indexed once: every check reads several families of it. */
-const samplesOf = familyIndex((collected: readonly TargetSamples[]) => collected.map((t) => t.samples));
+const samplesOf = familyIndex(targetsSeries);
 
 type Check = (view: ClusterView, collected: TargetSamples[], problems: string[]) => void;
 
