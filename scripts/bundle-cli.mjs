@@ -52,7 +52,7 @@ await primeCodeCache();
 
 /**
  * Writes the chunks' code caches from a run as the tests and a user's first tries run the command:
- * live, lab.yaml's warm-up and three intervals, its scrape server listening, pushing OTLP/HTTP
+ * live, lab.yaml's warm-up and two intervals, its scrape server listening, pushing OTLP/HTTP
  * (metrics and logs) to a receiver that takes everything.
  */
 async function primeCodeCache() {
@@ -64,7 +64,7 @@ async function primeCodeCache() {
   });
   await new Promise((listening) => receiver.listen(0, "127.0.0.1", listening));
   const endpoint = `http://127.0.0.1:${receiver.address().port}`;
-  const args = ["run", "--speed", "60", "--interval", "1s", "--duration", "3s", "--listen", "127.0.0.1:0", "--otlp-endpoint", endpoint];
+  const args = ["run", "--speed", "60", "--interval", "500ms", "--duration", "1s", "--listen", "127.0.0.1:0", "--otlp-endpoint", endpoint];
   const run = spawn(process.execPath, [`${root}packages/cli/bin/gpusynth.js`, ...args, `${root}blueprints/lab.yaml`], {
     env: { ...process.env, GPUSYNTH_CODE_CACHE: "write" },
     stdio: ["ignore", "ignore", "pipe"],
