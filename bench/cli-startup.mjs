@@ -105,8 +105,10 @@ bundle is CommonJS, and bin/code-cache.js compiles each chunk with the code V8 c
 a priming run at build time (a live run of lab.yaml pushing OTLP: scripts/bundle-cli.mjs), kept
 beside it: V8 then neither parses the chunk nor compiles the functions it holds. A cache V8
 refuses (another Node.js, other V8 flags) is ignored. What is left is Node.js itself (about 0.05 s
-for \`node -e 0\`), the functions the priming run never ran, and the command's own work. The test
-suite starts the command about sixty times.
+for \`node -e 0\`), the functions the priming run never ran, and the command's own work. Only
+\`gpusynth --help\` starts faster from dist/: the bundle's entry requires the chunk that holds the
+blueprint's code (with zod and yaml, half a megabyte) before it reads its arguments, where dist/'s
+modules load what the help needs. The test suite starts the command about sixty times.
 
 Reproduce: \`npx just bench\` (or \`npm run bench\`).
 `,
