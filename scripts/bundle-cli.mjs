@@ -56,6 +56,9 @@ await primeCodeCache();
  * (metrics and logs) to a receiver that takes everything.
  */
 async function primeCodeCache() {
+  // The run as the build means it, whatever OTEL_* or GPUSYNTH_* settings the shell holds.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(OTEL|GPUSYNTH)_/.test(name)));
+  env.GPUSYNTH_CODE_CACHE = "write";
   let received = 0;
   const receiver = createServer((request, response) => {
     received++;
@@ -66,7 +69,7 @@ async function primeCodeCache() {
   const endpoint = `http://127.0.0.1:${receiver.address().port}`;
   const args = ["run", "--speed", "60", "--interval", "500ms", "--duration", "1s", "--listen", "127.0.0.1:0", "--otlp-endpoint", endpoint];
   const run = spawn(process.execPath, [`${root}packages/cli/bin/gpusynth.js`, ...args, `${root}blueprints/lab.yaml`], {
-    env: { ...process.env, GPUSYNTH_CODE_CACHE: "write" },
+    env,
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
@@ -80,7 +83,7 @@ async function primeCodeCache() {
   // A run that could not push compiled less of what runs than it should.
   else if (received === 0) console.warn(`bundle-cli: the run that writes the code caches pushed nothing to its receiver\n${stderr}`);
   const validate = spawnSync(process.execPath, [`${root}packages/cli/bin/gpusynth.js`, "validate", `${root}blueprints/lab.yaml`], {
-    env: { ...process.env, GPUSYNTH_CODE_CACHE: "write" },
+    env,
     encoding: "utf8",
   });
   if (validate.status !== 0)

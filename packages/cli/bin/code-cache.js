@@ -1,7 +1,7 @@
 // The command's bundle loaded with V8's code cache. Node.js 20 keeps no compiled code between
 // processes (module.enableCompileCache came in 22), so every `gpusynth` process parsed the
-// bundle's few megabytes and compiled each function it ran anew: about a third of a second-long
-// live run's CPU. V8 can hand back what a script compiled, the functions that ran included
+// bundle's few megabytes and compiled each function it ran anew: about a fifth of the CPU of a
+// two-second live run of lab.yaml (bench/results/cli-startup.md). V8 can hand back what a script compiled, the functions that ran included
 // (vm.Script#createCachedData), and take it again at the next compile of the same source; so the
 // bundle is CommonJS (scripts/bundle-cli.mjs), each of its chunks compiled here with its cache
 // beside it (`<chunk>.v8-cache`), written once by the build from a representative run.
@@ -12,7 +12,7 @@
 // each chunk that had none when the process exits (the build's priming runs).
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
-import { dirname } from "node:path";
+import { dirname, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 
@@ -27,7 +27,7 @@ export const chunksCompiled = () => compiled.map(({ chunk, cached }) => ({ chunk
 export function requireBundle(entry, mode = process.env.GPUSYNTH_CODE_CACHE) {
   const main = fileURLToPath(entry);
   if (mode === "off") return createRequire(main)(main);
-  const folder = `${dirname(main)}/`;
+  const folder = `${dirname(main)}${sep}`;
   const written = [];
   const compile = Module.prototype._compile;
   // CommonJS compiles every file through here; only the bundle's chunks take the cache.
