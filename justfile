@@ -99,10 +99,13 @@ test: build
     vitest run --sequence.seed="$seed" --reporter=default --reporter=json --outputFile=.vitest-report.json
 
 # Where the suite's CPU goes: each test file's CPU, its children's and its wall time, and how many
-# cores the files kept busy over the run (vitest.file-cost.ts, scripts/test-cost.mjs).
+# cores the files kept busy over the run (vitest.file-cost.ts, scripts/test-cost.mjs), with this
+# machine's speed before and after it (scripts/reference-speed.mjs).
 test-cost: build
     rm -f .test-cost.tsv
+    node scripts/reference-speed.mjs > .test-cost.speed
     GPUSYNTH_TEST_COST="$PWD/.test-cost.tsv" vitest run
+    node scripts/reference-speed.mjs >> .test-cost.speed
     node scripts/test-cost.mjs .test-cost.tsv
 
 # Replays the order a seed gives (the seed `just test` printed); without one, a new random order.

@@ -2,8 +2,10 @@
 // the suite's CPU went: in all, file by file (the file's own and its children's), and over time —
 // how many cores the files kept busy in each 5 s of the run, which shows whether the suite's wall
 // time is its CPU over the cores or waits (vitest.config.ts, maxWorkers).
+// With the machine's speed before and after the suite, where `just test-cost` wrote it beside the
+// file (.test-cost.speed: scripts/reference-speed.mjs), since the suite's CPU follows it.
 // Usage: node scripts/test-cost.mjs [.test-cost.tsv] [files to list]
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -52,3 +54,12 @@ for (const f of files) {
 }
 console.log("\ncores busy in each 5 s from the first file's start (each file's CPU spread evenly over its wall time):");
 console.log(bins.map((busy, b) => `${b * 5}s ${(busy / BIN_MS).toFixed(2)}`).join("  "));
+
+const speedFile = path.replace(/\.tsv$/, ".speed");
+if (existsSync(speedFile)) {
+  const [before, after] = readFileSync(speedFile, "utf8").trim().split("\n");
+  console.log(
+    `\nthis machine's speed: the reference workload (scripts/reference-speed.mjs) took ${before} s before the suite and ${after} s after; ` +
+      "the suite's CPU follows it, so compare suites measured at the same reference speed",
+  );
+}
