@@ -7,8 +7,9 @@
 //
 // The bundle keeps dist/'s layout where code finds files by its own URL: its chunks sit two
 // folders below the repository as dist/'s files do (repo-paths.ts, main.ts's ../package.json), and
-// each worker thread's script is an entry of its own beside them (inventory-worker.js,
-// shard-worker.js: workerScript resolves "./<name>.js" next to the calling chunk).
+// each worker thread's script is an entry of its own beside them (inventory-worker.main.js,
+// shard-worker.main.js, started by inventory-worker.js and shard-worker.js: workerScript resolves
+// "./<name>.js" next to the calling chunk).
 //
 // The bundle is CommonJS, so that bin/code-cache.js can compile its chunks with V8's code cache:
 // once the bundle is whole, a short live run of lab.yaml (its OTLP pushed to a receiver here that
@@ -31,12 +32,14 @@ if (!existsSync(main)) throw new Error(`bundle-cli: ${main} is missing: build th
 if (!process.argv.includes("--force") && bundleIsCurrent()) process.exit(0);
 
 const out = fileURLToPath(BUNDLE_DIR);
+/** The worker threads' scripts, each an entry of the bundle. */
+const WORKERS = ["inventory-worker", "shard-worker"];
 rmSync(out, { recursive: true, force: true });
 await build({
   input: {
     main,
-    "inventory-worker": `${root}packages/cli/dist/inventory-worker.js`,
-    "shard-worker": `${root}packages/emit/dist/workers/shard-worker.js`,
+    [`${WORKERS[0]}.main`]: `${root}packages/cli/dist/inventory-worker.js`,
+    [`${WORKERS[1]}.main`]: `${root}packages/emit/dist/workers/shard-worker.js`,
   },
   platform: "node",
   // A dynamic import of a built-in (the SDK's HTTP transport loads node:http so) as a require: a
@@ -46,6 +49,14 @@ await build({
 });
 // packages/cli is an ES module package; its bundle's chunks are CommonJS.
 writeFileSync(`${out}package.json`, `${JSON.stringify({ type: "commonjs" })}\n`);
+// A worker thread's script (`./<name>.js`, as workerScript finds it) loads its entry with the code
+// cache, as bin/gpusynth.js loads the command's: a thread compiles the chunks anew otherwise.
+for (const name of WORKERS)
+  writeFileSync(
+    `${out}${name}.js`,
+    `// The ${name} thread's entry (${name}.main.js), its chunks compiled with V8's code cache.\n` +
+      `require("../bin/code-cache.js").requireBundle(require("node:url").pathToFileURL(\`\${__dirname}/${name}.main.js\`));\n`,
+  );
 // Written last, so a bundle that failed half-way is never taken for current.
 writeFileSync(BUNDLE_STAMP, "");
 await primeCodeCache();

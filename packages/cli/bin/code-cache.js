@@ -4,7 +4,8 @@
 // two-second live run of lab.yaml (bench/results/cli-startup.md). V8 can hand back what a script compiled, the functions that ran included
 // (vm.Script#createCachedData), and take it again at the next compile of the same source; so the
 // bundle is CommonJS (scripts/bundle-cli.mjs), each of its chunks compiled here with its cache
-// beside it (`<chunk>.v8-cache`), written once by the build from a representative run.
+// beside it (`<chunk>.v8-cache`), written once by the build from a representative run. A worker
+// thread's script in the bundle loads its entry through here too (scripts/bundle-cli.mjs).
 //
 // A cache V8 does not accept (another Node.js, other V8 flags, a chunk rebuilt since) is ignored
 // and the chunk compiled as without one: the cache only ever saves time. GPUSYNTH_CODE_CACHE=off
