@@ -22,7 +22,7 @@ export const cacheFileOf = (chunk) => `${chunk}.v8-cache`;
 
 /** Each chunk this process compiled here, and whether V8 took its cache (a test reads it). */
 const compiled = [];
-export const chunksCompiled = () => compiled.map(({ chunk, cached }) => ({ chunk, cached }));
+export const chunksCompiled = () => [...compiled];
 
 /** The bundle's entry module `entry` (a file URL) required, its chunks compiled with their caches. */
 export function requireBundle(entry, mode = process.env.GPUSYNTH_CODE_CACHE) {

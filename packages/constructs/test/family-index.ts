@@ -15,7 +15,9 @@ interface FamilyPlaces {
  * A lookup of `owner`'s samples of one family, the index made the first time `owner` is asked
  * about. `heldBy` gives the owner's series as they are held: lists of samples, or a target's
  * columns (seriesOf), whose samples are made only for the families asked about. A frame's hundred
- * thousand samples were made, for a few families read (agreement.test: a fifth of its CPU).
+ * thousand samples were made, for a few families read (agreement.test: a fifth of its CPU). A
+ * family's samples are made when it is first asked for: ask within the frame the columns are of,
+ * as their next collect writes over them (TargetSeries).
  */
 export function familyIndex<Owner extends object>(
   heldBy: (owner: Owner) => Iterable<readonly Sample[] | SeriesColumns>,
