@@ -112,14 +112,16 @@ test-cost: build
 race seed="": build
     GPUSYNTH_TEST_SEED="{{seed}}" just test
 
-# Simulation and emission speed benchmarks, one hyperscale shard's cost, and a live platform run's
-# CPU and memory measured from outside the process; write bench/results/.
+# Simulation and emission speed benchmarks, one hyperscale shard's cost, a live platform run's
+# CPU and memory measured from outside the process, and what its interval costs after sleeping
+# through the interval before; write bench/results/.
 bench: build
     node --expose-gc bench/sim-speed.mjs
     node --expose-gc --max-old-space-size=4096 bench/emit-speed.mjs
     node --expose-gc bench/logs-speed.mjs
     node --expose-gc --max-old-space-size=4096 bench/hyperscale.mjs
     node bench/live-platform.mjs
+    node --expose-gc bench/burst-after-idle.mjs
     node bench/cli-startup.mjs
 
 # Every shipped blueprint's rates against the real-world bands it declares (the tests check lab).

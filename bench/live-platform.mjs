@@ -292,6 +292,18 @@ this is OTLP/gRPC's port.
 
 ${result.coreShare <= 3 ? "Within the goal." : `Above the goal: see below, and bench/results/emit-speed.md for the metrics alone.`}
 
+On this machine an interval costs the run more than the same work run back to back
+(bench/results/burst-after-idle.md, \`bench/burst-after-idle.mjs\`): after the process slept through
+the interval before, the first pass over its memory, the frame, takes three to five times its CPU
+time (a platform frame 232 and 436 ms against 84 and 94 ms back to back, the whole interval 408 and
+633 ms against 288 and 292: medians of four in one process, two runs, 2026-12-08), and a pass over
+150 MB of heap objects with no gpusynth code in it does the same (412 and 469 ms against 126 and
+123). The machine is a Firecracker virtual machine (\`nested_pvm=1\` on its kernel's command line);
+after a virtual core halts, memory costs several times as much to reach until it is touched again.
+A live run's share of a core measured here counts every interval at that cost: 408 to 633 ms every
+15 s is 2.7 to 4.2 % of a core, 290 ms would be 1.9 %. What the run can change is how much memory
+an interval touches.
+
 Until 2026-12-05 the warm-up kept its simulated day's Kubernetes events and scheduler cycles until
 it ended, only to drop them: this run's resident set peaked at 1,285 MiB at its first scrape, and
 deploy/'s pod for the shard with the logs (\`run --shard 0/4 --workers 1\`) at 1,120 MiB, above the
