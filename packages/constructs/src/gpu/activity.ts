@@ -217,6 +217,31 @@ interface Cursor {
   at: number;
 }
 
+/**
+ * What one GPU's physics has summed of one of its runs, kept on the run (Run.integrals): a run lives
+ * on one GPU's timeline, and is forgotten with it. Made for a physics (a GPU's board), so a board
+ * made anew (another model) sums the run afresh. A platform run kept these in two WeakMaps per GPU:
+ * 8,192 tables (ephemerons, which a full garbage collection marks apart), and two lookups in them
+ * per GPU at each reading; a platform frame took 56.6 and 53.3 ms with the slot against 64.7 and
+ * 62.1 with the maps (in turns, 2026-12-08).
+ */
+interface RunIntegrals {
+  readonly physics: GpuPhysics;
+  /** A repeating run's integrals before its rhythm repeats, and over one period of it. */
+  periodic?: { readonly before: Sums; readonly perPeriod: Sums };
+  /** The run's integrals summed piece by piece from `from` (its start, or its current period's) up to `at`. */
+  summed?: { readonly from: number; at: number; readonly sums: Sums };
+}
+
+/** What `physics` has summed of `run`, made the first time. */
+function integralsOf(run: Run, physics: GpuPhysics): RunIntegrals {
+  const kept = run.integrals as RunIntegrals | undefined;
+  if (kept !== undefined && kept.physics === physics) return kept;
+  const made: RunIntegrals = { physics };
+  run.integrals = made;
+  return made;
+}
+
 /** One GPU's board, its fixed traits and what its integrals have summed so far. */
 interface GpuPhysics {
   readonly board: Board;
@@ -226,10 +251,6 @@ interface GpuPhysics {
   readonly cursor: Cursor;
   /** The integrals from 0 to the driver's last (re)initialisation, once per initialisation. */
   initialised?: { readonly at: number; readonly sums: Sums };
-  /** A repeating run's integrals before its rhythm repeats, and over one period of it. */
-  readonly periodic: WeakMap<Run, { readonly before: Sums; readonly perPeriod: Sums }>;
-  /** A run's integrals summed piece by piece from `from` (its start, or its current period's) up to `at`. */
-  readonly summed: WeakMap<Run, { readonly from: number; at: number; readonly sums: Sums }>;
   last?: { readonly t: number; readonly initialisedAt: number; readonly reading: GpuReading };
   /** Its work at the last instant asked (workAt): Run:ai's exporter asks before dcgm-exporter reads. */
   work?: Work;
@@ -271,8 +292,6 @@ export class GpuActivityModel {
         idlePcie: between(`${uuid}/pcie-idle`, 2e4, 2.5e5),
         beforeJ: board.idleW * (uptimeMs / SECOND),
         cursor: { next: 0, sums: { joules: 0, cappedMs: 0 }, at: 0 },
-        periodic: new WeakMap(),
-        summed: new WeakMap(),
       };
       this.gpus.set(uuid, physics);
     }
@@ -484,13 +503,14 @@ export class GpuActivityModel {
     if (period === undefined) return this.summedOnward(physics, caps, run, from, to);
     if (to <= period.from) return this.walked(physics, caps, run, from, to);
     const whole = Math.floor((to - period.from) / period.ms);
-    let periodic = physics.periodic.get(run);
+    const integrals = integralsOf(run, physics);
+    let periodic = integrals.periodic;
     if (periodic === undefined) {
       periodic = {
         before: this.walked(physics, caps, run, from, period.from),
         perPeriod: this.walked(physics, caps, run, period.from, period.from + period.ms),
       };
-      physics.periodic.set(run, periodic);
+      integrals.periodic = periodic;
     }
     const { before, perPeriod } = periodic;
     const after = this.summedOnward(physics, caps, run, period.from + whole * period.ms, to);
@@ -506,10 +526,11 @@ export class GpuActivityModel {
    * as walked(). Sums kept from another start are dropped (a new period began).
    */
   private summedOnward(physics: GpuPhysics, caps: readonly PowerCap[], run: Run, from: number, to: number): Sums {
-    let sum = physics.summed.get(run);
+    const integrals = integralsOf(run, physics);
+    let sum = integrals.summed;
     if (sum === undefined || sum.from !== from) {
       sum = { from, at: from, sums: { joules: 0, cappedMs: 0 } };
-      physics.summed.set(run, sum);
+      integrals.summed = sum;
     } else if (sum.at > to) {
       // An instant before the sums kept (a driver initialised mid-run): summed afresh, the kept sums left as they are.
       return this.walked(physics, caps, run, from, to);

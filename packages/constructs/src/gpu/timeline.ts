@@ -23,6 +23,11 @@ export interface Run {
    * share of each step this GPU waits on the slow one, from `from` (to `to`, or the run's end).
    */
   waits?: Wait[];
+  /**
+   * What a reader of the GPU's physics has summed of the run so far (activity.ts, RunIntegrals):
+   * kept on the run, which lives on one GPU's timeline, rather than in two WeakMaps per GPU.
+   */
+  integrals?: unknown;
 }
 
 /** A stretch of a run spent partly waiting at collectives on a slower rank. */
@@ -148,7 +153,16 @@ export class GpuTimelines {
           const wait = dataWaitShare(workload);
           const of: RunOf = { workloadUid: workload.uid, type: workload.type, rank, from, ...(wait > 0 ? { dataWait: wait } : {}) };
           const intensity = between(`${workload.uid}/power`, 0.8, 1);
-          const run = { of, podUid: pod.uid, rhythm: rhythmOf(of), intensity, to: Number.POSITIVE_INFINITY, gpu: gpu.uuid };
+          // Its integrals slot from the start: the run keeps one shape when a reading fills it.
+          const run = {
+            of,
+            podUid: pod.uid,
+            rhythm: rhythmOf(of),
+            intensity,
+            to: Number.POSITIVE_INFINITY,
+            gpu: gpu.uuid,
+            integrals: undefined,
+          };
           this.of(gpu.uuid).push(run);
           let runs = this.active.get(workload.uid);
           if (runs === undefined) {
