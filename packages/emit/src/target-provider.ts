@@ -45,6 +45,22 @@ class OnDemandReader extends MetricReader {
 }
 
 /**
+ * A family's MetricDescriptor, one for every target that lists the family: what an encoder keeps
+ * of a metric's header (its name and help, metrics-encoder.ts) is kept once per family. Made per
+ * target and family, a platform run's 25,000 descriptors each had their header encoded and kept in
+ * a buffer of its own (each an ArrayBuffer, with memory outside the heap).
+ */
+function descriptorOf(family: MetricFamily): MetricDescriptor {
+  let descriptor = descriptors.get(family);
+  if (descriptor === undefined) {
+    descriptor = { name: family.name, description: family.help, unit: "", valueType: ValueType.DOUBLE };
+    descriptors.set(family, descriptor);
+  }
+  return descriptor;
+}
+const descriptors = new WeakMap<MetricFamily, MetricDescriptor>();
+
+/**
  * One family of the target, from one scrape to the next: its series' label sets and values in this
  * scrape and the label sets of the scrape before (what a series missing now is stale against), as
  * lists written over at each scrape. Made the first time the family is scraped and kept, so a scrape
@@ -66,7 +82,7 @@ class FamilySlot {
   private readonly descriptor: MetricDescriptor;
 
   constructor(readonly family: MetricFamily) {
-    this.descriptor = { name: family.name, description: family.help, unit: "", valueType: ValueType.DOUBLE };
+    this.descriptor = descriptorOf(family);
   }
 
   /** Lists the family in scrape `scrape`, the first time in it: the last scrape's label sets become `before`. */
