@@ -45,14 +45,16 @@ export type LabelSet = Readonly<Record<string, string>>;
  * A consumer that wants objects reads `sample(at)` or `samples()`, made when read.
  */
 export class SeriesColumns {
-  readonly families: MetricFamily[] = [];
-  readonly labels: LabelSet[] = [];
+  families: MetricFamily[] = [];
+  labels: LabelSet[] = [];
   /** Numbers only, so V8 keeps them unboxed in one block. */
-  readonly values: number[] = [];
+  values: number[] = [];
   /** A counter's start, simulated ms; NaN for a series without one. */
-  readonly starts: number[] = [];
+  starts: number[] = [];
   /** How many places are listed. */
   count = 0;
+  /** Whether the lists hold no room past `count` (fit). */
+  private fitted = false;
 
   /** The series of `samples` (a source that lists objects: a test's, the exporters' own metrics). */
   static of(samples: readonly Sample[]): SeriesColumns {
@@ -64,8 +66,26 @@ export class SeriesColumns {
     return series;
   }
 
+  /**
+   * The same series in lists of their size: for series made once and kept while their state holds
+   * (kube-state-metrics' pods, TargetSeries.keep). A list filled by writes holds up to half again
+   * and 16 places more than it used: a platform run's 5,500 kept pod states, about 18 series each,
+   * held 7.5 MiB of lists.
+   */
+  fit(): this {
+    if (this.fitted) return this;
+    const count = this.count;
+    this.families = this.families.slice(0, count);
+    this.labels = this.labels.slice(0, count);
+    this.values = this.values.slice(0, count);
+    this.starts = this.starts.slice(0, count);
+    this.fitted = true;
+    return this;
+  }
+
   /** Lists the series of `family` with `labels` (a kept series label set: seriesLabels) at `value`; a counter with its start. */
   add(family: MetricFamily, labels: LabelSet, value: number, startMs?: number): void {
+    this.fitted = false;
     const at = this.count++;
     this.families[at] = family;
     this.labels[at] = labels;
@@ -132,7 +152,7 @@ export class TargetSeries extends SeriesColumns {
    * (kube-state-metrics' pods): a series is either kept by its source or listed by add, never both.
    */
   keep(series: SeriesColumns): void {
-    this.append(series);
+    this.append(series.fit());
   }
 
   /** Ends the collect: the series it listed. */
