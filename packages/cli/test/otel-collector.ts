@@ -59,7 +59,7 @@ export class Collector {
       command: binary,
       ports: names,
       args: () => [...configs, QUIET].flatMap((c) => ["--config", c]),
-      env: (ports) => goServerEnv({ ...endpointsOf(ports), ...env }),
+      env: (ports) => goServerEnv({ ...endpointsOf(ports), ...env }, { allThreads: true }),
       ready: COLLECTOR_READY,
     });
     const kill = () => child.kill("SIGKILL");
