@@ -20,6 +20,7 @@ import { cpus, totalmem } from "node:os";
 import { parseBlueprint } from "../packages/blueprint/dist/index.js";
 import { ClusterRun } from "../packages/constructs/dist/index.js";
 import { encodeMetrics, MetricsPipeline, RequestSlabs } from "../packages/emit/dist/index.js";
+import { cpuMs, timedInterval } from "./timed-interval.mjs";
 
 const INTERVAL_MS = 15_000;
 const DAY_MS = 86_400_000;
@@ -34,10 +35,6 @@ function spin(ms) {
   while (performance.now() < end) x += Math.sqrt(x + 1);
   globalThis.spun = x;
 }
-const cpuMs = (since) => {
-  const d = process.cpuUsage(since);
-  return (d.user + d.system) / 1000;
-};
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -101,13 +98,8 @@ const pipeline = new MetricsPipeline(sink);
 let t = DAY_MS;
 async function interval() {
   t += INTERVAL_MS;
-  const frameStart = process.cpuUsage();
-  run.advanceTo(t);
-  const frame = run.frame();
-  const frameMs = cpuMs(frameStart);
-  const pipelineStart = process.cpuUsage();
-  await pipeline.scrape(frame.targets, blueprint.time.start + t);
-  return { frameMs, pipelineMs: cpuMs(pipelineStart) };
+  const { frameMs, pipelineMs } = await timedInterval(run, pipeline, t);
+  return { frameMs, pipelineMs };
 }
 for (let i = 0; i < 3; i++) await interval(); // the JIT's warm-up
 const intervals = { backToBack: [], afterSleep: [] };

@@ -13,6 +13,7 @@ import { parseDocument } from "yaml";
 import { parseBlueprint } from "../packages/blueprint/dist/index.js";
 import { ClusterRun } from "../packages/constructs/dist/index.js";
 import { encodeMetrics, MetricsEncoder, MetricsPipeline, RequestSlabs } from "../packages/emit/dist/index.js";
+import { cpuMs, timedInterval } from "./timed-interval.mjs";
 
 const SCALE = 8;
 const INTERVAL = 15_000;
@@ -57,11 +58,6 @@ const sink = {
   async shutdown() {},
 };
 
-function cpuMs(since) {
-  const d = process.cpuUsage(since);
-  return (d.user + d.system) / 1000;
-}
-
 // Warm up: a simulated half day to reach a busy steady state.
 const run = new ClusterRun(blueprint);
 run.advanceTo(12 * 3_600_000);
@@ -69,14 +65,9 @@ const pipeline = new MetricsPipeline(sink);
 let t = 12 * 3_600_000;
 const scrapeOnce = async () => {
   t += INTERVAL;
-  const frameStart = process.cpuUsage();
-  run.advanceTo(t);
-  const frame = run.frame();
-  const frameMs = cpuMs(frameStart);
-  const pipelineStart = process.cpuUsage();
-  await pipeline.scrape(frame.targets, blueprint.time.start + t);
+  const { frame, frameMs, pipelineMs } = await timedInterval(run, pipeline, t);
   nodeExporterPoints = frame.targets.reduce((s, x) => s + (x.target.job === "node-exporter" ? x.samples.length : 0), 0);
-  return { frameMs, pipelineMs: cpuMs(pipelineStart), points: frame.targets.reduce((s, x) => s + x.samples.length, 0) };
+  return { frameMs, pipelineMs, points: frame.targets.reduce((s, x) => s + x.samples.length, 0) };
 };
 /** The last scrape's points from node-exporter (8 per logical CPU of every node). */
 let nodeExporterPoints = 0;
@@ -130,11 +121,8 @@ async function shardCpuMs(index, count) {
   const cpu = [];
   for (let i = 0; i < 3 + MEASURED; i++) {
     at += INTERVAL;
-    const start = process.cpuUsage();
-    shardRun.advanceTo(at);
-    const frame = shardRun.frame();
-    await shardPipeline.scrape(frame.targets, blueprint.time.start + at);
-    if (i >= 3) cpu.push(cpuMs(start));
+    const { frameMs, pipelineMs } = await timedInterval(shardRun, shardPipeline, at);
+    if (i >= 3) cpu.push(frameMs + pipelineMs);
   }
   return median(cpu);
 }

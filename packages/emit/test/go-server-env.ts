@@ -21,6 +21,6 @@
  * request undelivered at its interrupt (collector-scrape.test, 2026-12-08).
  */
 export function goServerEnv(env: NodeJS.ProcessEnv = {}, { allThreads = false } = {}): NodeJS.ProcessEnv {
-  const threads = process.env.GOMAXPROCS ?? (allThreads ? undefined : "1");
-  return { ...process.env, GOGC: process.env.GOGC ?? "400", ...(threads === undefined ? {} : { GOMAXPROCS: threads }), ...env };
+  const oneThread = allThreads ? {} : { GOMAXPROCS: process.env.GOMAXPROCS ?? "1" };
+  return { ...process.env, GOGC: process.env.GOGC ?? "400", ...oneThread, ...env };
 }
